@@ -1,0 +1,1 @@
+// Wrapper target stub: SwiftPM needs a source.

@@ -1,0 +1,3 @@
+from swiftpm_guard.cli import main
+
+raise SystemExit(main())

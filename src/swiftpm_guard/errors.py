@@ -1,0 +1,34 @@
+"""The one exception hierarchy: bad input and broken infrastructure, never findings.
+
+`cli.main` catches `GuardError` once and prints `str(error)` as a single line.
+"""
+
+from __future__ import annotations
+
+
+class GuardError(Exception):
+    """Base of every error the tool reports as one line instead of a traceback."""
+
+    exit_code = 2
+
+
+class UsageError(GuardError):
+    """The command line or action inputs are wrong (exit 2)."""
+
+
+class InputError(GuardError):
+    """An input file or value cannot be used (exit 2); names file, line and value."""
+
+    def __init__(self, message: str, *, file: str | None = None, line: int | None = None) -> None:
+        self.file = file
+        self.line = line
+        where = file if file is not None else ""
+        if file is not None and line is not None:
+            where = f"{file}:{line}"
+        super().__init__(f"{where}: {message}" if where else message)
+
+
+class InfrastructureError(GuardError):
+    """Something outside the inputs failed: git, the network, an API (exit 3)."""
+
+    exit_code = 3

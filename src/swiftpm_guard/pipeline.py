@@ -1,0 +1,68 @@
+"""One run, end to end up to the report: sources → model → render → checks.
+
+This is the only place that knows every source; sinks (files, check runs, git) come after.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from swiftpm_guard.checks import CheckOptions, check, merge_artifacts
+from swiftpm_guard.model import Artifact, Finding, Rendered, Report
+from swiftpm_guard.render import render
+from swiftpm_guard.settings import Settings
+from swiftpm_guard.sources.artifacts import (
+    expand_declared,
+    read_checksums,
+    read_declared,
+    scan_artifact_dir,
+)
+from swiftpm_guard.sources.template import load_template
+
+
+@dataclass(frozen=True, slots=True)
+class Outcome:
+    report: Report
+    rendered: tuple[Rendered, ...]
+
+
+def gather_artifacts(settings: Settings) -> tuple[list[Artifact], list[Finding]]:
+    """Read every source the settings name into one list of artifacts (and source findings)."""
+    artifacts: list[Artifact] = []
+    findings: list[Finding] = []
+    for folder in settings.artifacts:
+        found, problems = scan_artifact_dir(folder)
+        artifacts += found
+        findings += problems
+    for path in settings.checksums:
+        artifacts += read_checksums(path)
+    for spec in settings.frameworks:
+        artifacts += expand_declared(read_declared(spec), settings.debug_suffix)
+    if settings.frameworks_from:
+        from swiftpm_guard.sources.workflow import read_workflow_frameworks
+
+        for workflow in settings.frameworks_from:
+            names = read_workflow_frameworks(workflow)
+            artifacts += expand_declared(names, settings.debug_suffix)
+    return artifacts, findings
+
+
+def evaluate(settings: Settings, *, require_checksums: bool = False) -> Outcome:
+    """Read, render and check; raises only for bad input, never for findings."""
+    artifacts, findings = gather_artifacts(settings)
+    built, conflicts = merge_artifacts(artifacts)
+    templates = []
+    for path in settings.templates:
+        template, stub_findings = load_template(path, stubs_dir=settings.stubs_dir)
+        templates.append(template)
+        findings += stub_findings
+    rendered = tuple(render(t, settings.version, built) for t in templates)
+    options = CheckOptions(
+        version=settings.version,
+        debug_suffix=settings.debug_suffix,
+        version_pattern=settings.version_pattern,
+        warn=settings.warn,
+        require_checksums=require_checksums,
+    )
+    report = check(rendered, built, options, findings + conflicts)
+    return Outcome(report=report, rendered=rendered)

@@ -1,0 +1,57 @@
+"""One frozen, validated description of a run, built by the CLI or the action."""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass, field
+from pathlib import Path
+
+from swiftpm_guard.checks import DEFAULT_VERSION_PATTERN
+from swiftpm_guard.errors import UsageError
+from swiftpm_guard.model import CODES
+from swiftpm_guard.sources.workflow import WorkflowSpec
+
+#: Characters a version may hold whatever --version-pattern says: it reaches URLs, branch
+#: names and file names, so anything else is refused before it gets there.
+_SAFE_VERSION = re.compile(r"[0-9A-Za-z][0-9A-Za-z._+-]{0,63}")
+_SUFFIX = re.compile(r"[A-Za-z0-9_]{0,32}")
+
+
+def validate_version(version: str) -> str:
+    """Refuse versions that could escape a path, URL or ref (exit 2, before anything runs)."""
+    if not _SAFE_VERSION.fullmatch(version) or ".." in version or version.endswith("."):
+        raise UsageError(f"--version {version!r} is not a safe version string "
+                         "(letters, digits, '.', '_', '+', '-'; no '..')")
+    return version
+
+
+@dataclass(frozen=True, kw_only=True)
+class Settings:
+    templates: tuple[Path, ...]
+    version: str
+    artifacts: tuple[Path, ...] = ()
+    checksums: tuple[Path, ...] = ()
+    frameworks: tuple[str, ...] = ()
+    frameworks_from: tuple[WorkflowSpec, ...] = ()
+    stubs_dir: Path | None = None
+    debug_suffix: str = "_debug"
+    version_pattern: str = DEFAULT_VERSION_PATTERN
+    warn: frozenset[str] = field(default_factory=frozenset)
+
+    def __post_init__(self) -> None:
+        if not self.templates:
+            raise UsageError("give at least one --template")
+        if not (self.artifacts or self.checksums or self.frameworks or self.frameworks_from):
+            raise UsageError("give at least one source: --artifacts, --checksums, "
+                             "--frameworks or --frameworks-from")
+        validate_version(self.version)
+        if not _SUFFIX.fullmatch(self.debug_suffix):
+            raise UsageError(f"--debug-suffix {self.debug_suffix!r} is not [A-Za-z0-9_]*")
+        try:
+            re.compile(self.version_pattern)
+        except re.error as error:
+            raise UsageError(f"--version-pattern is not a regular expression: {error}") from None
+        unknown = sorted(self.warn - CODES.keys())
+        if unknown:
+            raise UsageError(f"--warn {unknown[0]!r} is not a finding code "
+                             f"(codes: {', '.join(CODES)})")

@@ -1,0 +1,208 @@
+"""The built set, from a folder of zips, a checksums file or a declared list of names."""
+
+from __future__ import annotations
+
+import hashlib
+import os
+import re
+import zipfile
+from collections.abc import Iterable
+from concurrent.futures import ThreadPoolExecutor
+from dataclasses import dataclass
+from pathlib import Path
+
+from swiftpm_guard.errors import InputError
+from swiftpm_guard.limits import CHECKSUMS_MAX_BYTES, LIST_MAX_BYTES
+from swiftpm_guard.model import NAME_RE, Artifact, Finding, Location, Severity
+from swiftpm_guard.sources.files import read_text
+
+#: `<name>-<version>.zip`: names never hold a hyphen, so the first one splits.
+ZIP_NAME_RE = re.compile(r"(?P<name>[A-Za-z0-9_]+)-(?P<version>[^/\\]+)\.zip")
+_HEX64 = re.compile(r"[0-9A-Fa-f]{64}")
+#: hashlib releases the GIL on large updates, so threads hash files truly in parallel.
+_CHUNK = 1024 * 1024
+
+
+def sha256_file(path: Path) -> str:
+    """SHA-256 of a file, streaming in fixed-size chunks (constant memory)."""
+    digest = hashlib.sha256()
+    buffer = bytearray(_CHUNK)
+    view = memoryview(buffer)
+    with path.open("rb") as stream:
+        while size := stream.readinto(buffer):
+            digest.update(view[:size])
+    return digest.hexdigest()
+
+
+@dataclass(frozen=True, slots=True)
+class _ZipResult:
+    artifact: Artifact | None
+    findings: tuple[Finding, ...]
+
+
+def scan_artifact_dir(folder: Path, *, display: str | None = None,
+                      workers: int | None = None) -> tuple[list[Artifact], list[Finding]]:
+    """Hash and inspect every `*.zip` in `folder` (not recursive), several at a time."""
+    shown = display or str(folder)
+    if not folder.is_dir():
+        raise InputError("artifact folder not found", file=shown)
+    root = folder.resolve()
+    zips = sorted(_zip_entries(folder, root, shown))
+    if not zips:
+        raise InputError("artifact folder holds no *.zip files", file=shown)
+    pool_size = workers or min(len(zips), os.cpu_count() or 1)
+    with ThreadPoolExecutor(max_workers=pool_size) as pool:
+        results = list(pool.map(lambda p: _inspect_zip(p, f"{shown}/{p.name}"), zips))
+    artifacts = [r.artifact for r in results if r.artifact is not None]
+    findings = [f for r in results for f in r.findings]
+    return artifacts, findings
+
+
+def _zip_entries(folder: Path, root: Path, shown: str) -> Iterable[Path]:
+    for entry in os.scandir(folder):
+        if not entry.name.endswith(".zip"):
+            continue
+        path = Path(entry.path)
+        if entry.is_symlink():
+            target = path.resolve()
+            if not target.is_relative_to(root):
+                raise InputError(f"symlink '{entry.name}' points outside the artifact folder",
+                                 file=shown)
+        if path.is_file():
+            yield path
+
+
+def _inspect_zip(path: Path, shown: str) -> _ZipResult:
+    match = ZIP_NAME_RE.fullmatch(path.name)
+    if match is None:
+        return _ZipResult(None, (_layout(path.name, shown,
+                                         "file name is not <name>-<version>.zip"),))
+    name = match.group("name")
+    try:
+        checksum = sha256_file(path)
+    except OSError as error:
+        raise InputError(f"cannot read zip: {error.strerror}", file=shown) from None
+    artifact = Artifact(name=name, sha256=checksum, origin=Location(shown), file_name=path.name,
+                        version=match.group("version"))
+    return _ZipResult(artifact, tuple(_layout_findings(path, name, shown)))
+
+
+def _layout(subject: str, shown: str, message: str) -> Finding:
+    return Finding(code="zip-layout", severity=Severity.ERROR, subject=subject,
+                   message=message, file=shown)
+
+
+def _layout_findings(path: Path, name: str, shown: str) -> list[Finding]:
+    """Check the central directory only: cheap, and a zip bomb costs nothing here."""
+    try:
+        with zipfile.ZipFile(path) as archive:
+            entries = archive.namelist()
+    except (zipfile.BadZipFile, OSError, ValueError) as error:
+        return [_layout(name, shown, f"not a readable zip archive ({error})")]
+    findings: list[Finding] = []
+    root = f"{name}.xcframework/"
+    if not any(entry.startswith(root) for entry in entries):
+        tops = sorted({entry.split("/", 1)[0] for entry in entries})[:5]
+        findings.append(_layout(name, shown, f"no {root} at the zip's root (found: "
+                                             f"{', '.join(tops) or 'nothing'}); SwiftPM cannot "
+                                             "map it to the target"))
+    macos = [e for e in entries if e.startswith("__MACOSX/")]
+    if macos:
+        findings.append(_layout(name, shown, f"{len(macos)} __MACOSX/ entries (Finder "
+                                             "metadata); zip with `ditto -c -k --keepParent` "
+                                             "or `zip -X`"))
+    unsafe = [e for e in entries if e.startswith(("/", "\\")) or ".." in e.split("/")]
+    if unsafe:
+        findings.append(_layout(name, shown, f"entry '{unsafe[0]}' escapes the archive root"))
+    return findings
+
+
+def parse_checksums(text: str, *, file: str) -> list[Artifact]:
+    """`<name> <sha256>` lines (the upload step) or `<sha256>  <name>-<version>.zip` (sha256sum).
+
+    Blank lines and `#` comments are skipped; any other shape is an InputError naming the line.
+    A value of the wrong length or case is kept as is: the checks report it as `bad-checksum`.
+    """
+    artifacts: list[Artifact] = []
+    for number, raw in enumerate(text.splitlines(), start=1):
+        line = raw.strip()
+        if not line or line.startswith("#"):
+            continue
+        artifacts.append(_checksum_line(line, file, number))
+    return artifacts
+
+
+def _checksum_line(line: str, file: str, number: int) -> Artifact:
+    where = Location(file, number)
+    fields = line.split()
+    if len(fields) == 2 and _HEX64.fullmatch(fields[0]) and fields[1].endswith(".zip"):
+        # sha256sum prints "<hex>  <file>", or "<hex> *<file>" in binary mode.
+        file_name = fields[1].removeprefix("*")
+        match = ZIP_NAME_RE.fullmatch(file_name)
+        if match is None:
+            raise InputError(f"'{file_name}' is not <name>-<version>.zip", file=file,
+                             line=number)
+        return Artifact(name=match.group("name"), sha256=fields[0], origin=where,
+                        file_name=file_name, version=match.group("version"))
+    if len(fields) == 2 and NAME_RE.fullmatch(fields[0]):
+        return Artifact(name=fields[0], sha256=fields[1], origin=where)
+    shown = line if len(line) <= 80 else line[:77] + "..."
+    raise InputError(f"expected '<name> <sha256>' or '<sha256>  <name>-<version>.zip', got "
+                     f"{shown!r}", file=file, line=number)
+
+
+def read_checksums(path: Path, *, display: str | None = None) -> list[Artifact]:
+    shown = display or str(path)
+    text = read_text(path, display=shown, max_bytes=CHECKSUMS_MAX_BYTES, what="checksums file")
+    artifacts = parse_checksums(text, file=shown)
+    if not artifacts:
+        raise InputError("checksums file lists no artifacts", file=shown)
+    return artifacts
+
+
+@dataclass(frozen=True, slots=True)
+class DeclaredName:
+    """A framework base name from a list or a workflow, with where it was written."""
+
+    name: str
+    origin: Location
+
+
+def expand_declared(names: Iterable[DeclaredName], debug_suffix: str) -> list[Artifact]:
+    """Each declared base name means the release zip and its debug twin, checksums unknown."""
+    artifacts: list[Artifact] = []
+    for declared in names:
+        for name in (declared.name, declared.name + debug_suffix):
+            artifacts.append(Artifact(name=name, sha256=None, origin=declared.origin))
+    return artifacts
+
+
+def parse_name_list(text: str, *, file: str) -> list[DeclaredName]:
+    """Names separated by commas, whitespace or newlines; `#` starts a comment."""
+    names: list[DeclaredName] = []
+    for number, raw in enumerate(text.splitlines(), start=1):
+        for item in re.split(r"[,\s]+", raw.split("#", 1)[0]):
+            if not item:
+                continue
+            if not NAME_RE.fullmatch(item):
+                raise InputError(f"framework name {item!r} is not [A-Za-z0-9_]+", file=file,
+                                 line=number)
+            names.append(DeclaredName(item, Location(file, number)))
+    return names
+
+
+def read_declared(spec: str) -> list[DeclaredName]:
+    """`--frameworks a,b,c` or `--frameworks @FILE`."""
+    if spec.startswith("@"):
+        shown = spec[1:]
+        text = read_text(Path(shown), display=shown, max_bytes=LIST_MAX_BYTES,
+                         what="framework list")
+        names = parse_name_list(text, file=shown)
+        source = shown
+    else:
+        names = parse_name_list(spec, file="--frameworks")
+        names = [DeclaredName(n.name, Location("--frameworks")) for n in names]
+        source = "--frameworks"
+    if not names:
+        raise InputError("no framework names given", file=source)
+    return names

@@ -1,0 +1,13 @@
+import sys
+from pathlib import Path
+
+import pytest
+
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+
+from support.release import Release, write_release  # noqa: E402
+
+
+@pytest.fixture
+def release(tmp_path: Path) -> Release:
+    return write_release(tmp_path / "release")
