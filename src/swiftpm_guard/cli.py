@@ -11,7 +11,7 @@ import sys
 from collections.abc import Sequence
 from pathlib import Path
 
-from swiftpm_guard import __version__
+from swiftpm_guard import __version__, cli_publish
 from swiftpm_guard.errors import GuardError, UsageError
 from swiftpm_guard.model import CODES
 from swiftpm_guard.pipeline import Outcome, evaluate
@@ -72,6 +72,7 @@ def build_parser() -> argparse.ArgumentParser:
     render.add_argument("--draft", metavar="PATH",
                         help="write the substituted text here even when findings block it")
     commands.add_parser("codes", help="list the finding codes")
+    cli_publish.add_parsers(commands)
     return parser
 
 
@@ -154,6 +155,8 @@ def main(argv: Sequence[str] | None = None) -> int:
         args = build_parser().parse_args(argv)
         if args.command == "codes":
             return _codes()
+        if args.command in cli_publish.COMMANDS:
+            return cli_publish.run(args)
         return run(args)
     except GuardError as error:
         print(f"swiftpm-guard: error: {error}", file=sys.stderr)

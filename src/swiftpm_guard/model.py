@@ -152,4 +152,6 @@ CODES: dict[str, str] = {
     "missing-version": "the template never uses __VERSION__ (warning)",
     "malformed-placeholder": "a near-miss such as __SHA256_x_ or __VERSION",
     "zip-layout": "a zip is unreadable, lacks <name>.xcframework/ at its root, or has __MACOSX/",
+    "branch-exists": "publish: the swiftpm-<version> branch is already on the remote (or appeared "
+    "while publishing); published versions are never rewritten without --allow-overwrite",
 }
