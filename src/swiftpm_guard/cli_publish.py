@@ -41,28 +41,50 @@ def add_parsers(commands: Any) -> None:
     sources.add_argument("--artifacts", action="append", default=[], metavar="DIR")
     sources.add_argument("--checksums", action="append", default=[], metavar="FILE")
     sources.add_argument("--frameworks", action="append", default=[], metavar="NAMES")
-    sources.add_argument("--frameworks-from", action="append", default=[],
-                         metavar="WORKFLOW.yml:JOB:VAR")
+    sources.add_argument(
+        "--frameworks-from", action="append", default=[], metavar="WORKFLOW.yml:JOB:VAR"
+    )
     ref = pub.add_argument_group("template ref")
-    ref.add_argument("--template-ref", default=DEFAULT_TEMPLATE_REF, metavar="REF",
-                     help="branch (or refs/…) on the remote holding the template and stubs")
-    ref.add_argument("--template", action="append", metavar="PATH",
-                     help="template path inside the ref (default Package.swift.template)")
+    ref.add_argument(
+        "--template-ref",
+        default=DEFAULT_TEMPLATE_REF,
+        metavar="REF",
+        help="branch (or refs/…) on the remote holding the template and stubs",
+    )
+    ref.add_argument(
+        "--template",
+        action="append",
+        metavar="PATH",
+        help="template path inside the ref (default Package.swift.template)",
+    )
     ref.add_argument("--version", required=True, help="X.Y.Z or X.Y.Z.YYYYMMDD")
     ref.add_argument("--version-pattern", metavar="REGEX")
     ref.add_argument("--debug-suffix", default="_debug", metavar="SUFFIX")
     _add_remote(pub)
     push = pub.add_argument_group("pushing")
-    push.add_argument("--dry-run", action="store_true",
-                      help="check and show the manifest, diff and snippet; push nothing")
-    push.add_argument("--allow-overwrite", action="store_true",
-                      help="replace an existing branch (logged; leases on the commit seen)")
+    push.add_argument(
+        "--dry-run",
+        action="store_true",
+        help="check and show the manifest, diff and snippet; push nothing",
+    )
+    push.add_argument(
+        "--allow-overwrite",
+        action="store_true",
+        help="replace an existing branch (logged; leases on the commit seen)",
+    )
     push.add_argument("--author", default=DEFAULT_AUTHOR, metavar='"NAME <EMAIL>"')
-    push.add_argument("--event", default=os.environ.get("GITHUB_EVENT_NAME"), metavar="NAME",
-                      help="triggering event (default $GITHUB_EVENT_NAME); pull_request and "
-                           "merge_group events never push")
-    push.add_argument("--package-url", metavar="URL",
-                      help="the URL consumers use in .package(url:) (default: --repo)")
+    push.add_argument(
+        "--event",
+        default=os.environ.get("GITHUB_EVENT_NAME"),
+        metavar="NAME",
+        help="triggering event (default $GITHUB_EVENT_NAME); pull_request and "
+        "merge_group events never push",
+    )
+    push.add_argument(
+        "--package-url",
+        metavar="URL",
+        help="the URL consumers use in .package(url:) (default: --repo)",
+    )
     out = pub.add_argument_group("reports")
     out.add_argument("--warn", action="append", default=[], metavar="CODE")
     out.add_argument("--json", metavar="OUT.json")
@@ -76,12 +98,20 @@ def add_parsers(commands: Any) -> None:
 
 def _add_remote(parser: argparse.ArgumentParser) -> None:
     group = parser.add_argument_group("remote")
-    group.add_argument("--repo", required=True, metavar="REMOTE",
-                       help="path, file:// or http(s):// URL of the repository")
+    group.add_argument(
+        "--repo",
+        required=True,
+        metavar="REMOTE",
+        help="path, file:// or http(s):// URL of the repository",
+    )
     group.add_argument("--branch-prefix", default=DEFAULT_BRANCH_PREFIX, metavar="PREFIX")
-    group.add_argument("--token-env", default=DEFAULT_TOKEN_ENV, metavar="NAME",
-                       help="environment variable holding the token for http(s) remotes "
-                            f"(default {DEFAULT_TOKEN_ENV}); sent as a header, never in argv")
+    group.add_argument(
+        "--token-env",
+        default=DEFAULT_TOKEN_ENV,
+        metavar="NAME",
+        help="environment variable holding the token for http(s) remotes "
+        f"(default {DEFAULT_TOKEN_ENV}); sent as a header, never in argv",
+    )
     group.add_argument("--git-timeout", type=float, default=NETWORK_TIMEOUT, metavar="SECONDS")
 
 
@@ -109,10 +139,17 @@ def request_from(args: argparse.Namespace) -> PublishRequest:
     )
     token, source = _token(args)
     return PublishRequest(
-        settings=settings, repo=args.repo, template_ref=args.template_ref,
-        branch_prefix=args.branch_prefix, dry_run=args.dry_run,
-        allow_overwrite=args.allow_overwrite, author=args.author, token=token,
-        token_source=source, event=args.event or None, package_url=args.package_url,
+        settings=settings,
+        repo=args.repo,
+        template_ref=args.template_ref,
+        branch_prefix=args.branch_prefix,
+        dry_run=args.dry_run,
+        allow_overwrite=args.allow_overwrite,
+        author=args.author,
+        token=token,
+        token_source=source,
+        event=args.event or None,
+        package_url=args.package_url,
         git_timeout=args.git_timeout,
     )
 
@@ -134,8 +171,11 @@ def _files(args: argparse.Namespace, result: PublishResult) -> list[tuple[Path, 
 
 
 def _markdown(result: PublishResult) -> str:
-    state = (f"pushed `{result.branch}` at `{result.commit}`" if result.pushed
-             else f"`{result.branch}` not pushed: {result.skipped}")
+    state = (
+        f"pushed `{result.branch}` at `{result.commit}`"
+        if result.pushed
+        else f"`{result.branch}` not pushed: {result.skipped}"
+    )
     lines = ["#### Publish", "", state, ""]
     if result.diff is not None:
         lines += ["```", *describe(result.diff), "```", ""]
@@ -168,9 +208,14 @@ def _run_publish(args: argparse.Namespace) -> int:
 
 def _run_preflight(args: argparse.Namespace) -> int:
     token, source = _token(args)
-    request = PreflightRequest(version=args.version, repo=args.repo,
-                               branch_prefix=args.branch_prefix, token=token,
-                               token_source=source, git_timeout=args.git_timeout)
+    request = PreflightRequest(
+        version=args.version,
+        repo=args.repo,
+        branch_prefix=args.branch_prefix,
+        token=token,
+        token_source=source,
+        git_timeout=args.git_timeout,
+    )
     result = preflight(request)
     for finding in result.findings:
         print(console_line(finding), file=sys.stderr)

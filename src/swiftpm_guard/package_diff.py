@@ -33,7 +33,8 @@ def package_names(rendered: Sequence[Rendered]) -> PackageNames:
         for placeholder in item.placeholders:
             targets.add(placeholder.name)
             if placeholder.role is Role.PRODUCT or (
-                    placeholder.role is Role.UNKNOWN and placeholder.name in stubs):
+                placeholder.role is Role.UNKNOWN and placeholder.name in stubs
+            ):
                 products.add(placeholder.name)
     return PackageNames(tuple(sorted(products)), tuple(sorted(targets)))
 
@@ -49,22 +50,26 @@ class PackageDiff:
 
     @property
     def changed(self) -> bool:
-        return any((self.added_products, self.removed_products, self.added_targets,
-                    self.removed_targets))
+        return any(
+            (self.added_products, self.removed_products, self.added_targets, self.removed_targets)
+        )
 
     def as_dict(self) -> dict[str, object]:
         return {
             "base_branch": self.base_branch,
             "base_commit": self.base_commit,
-            "products": {"added": list(self.added_products),
-                         "removed": list(self.removed_products)},
-            "binary_targets": {"added": list(self.added_targets),
-                               "removed": list(self.removed_targets)},
+            "products": {
+                "added": list(self.added_products),
+                "removed": list(self.removed_products),
+            },
+            "binary_targets": {
+                "added": list(self.added_targets),
+                "removed": list(self.removed_targets),
+            },
         }
 
 
-def diff(base_branch: str, base_commit: str, old: PackageNames,
-         new: PackageNames) -> PackageDiff:
+def diff(base_branch: str, base_commit: str, old: PackageNames, new: PackageNames) -> PackageDiff:
     def added(a: Iterable[str], b: Iterable[str]) -> tuple[str, ...]:
         return tuple(sorted(set(b) - set(a)))
 
@@ -82,9 +87,10 @@ def describe(result: PackageDiff) -> list[str]:
     lines = [f"compared with {result.base_branch} ({result.base_commit[:12]}):"]
     if not result.changed:
         return [*lines, "  same products and binary targets"]
-    for label, plus, minus in (("products", result.added_products, result.removed_products),
-                               ("binary targets", result.added_targets,
-                                result.removed_targets)):
+    for label, plus, minus in (
+        ("products", result.added_products, result.removed_products),
+        ("binary targets", result.added_targets, result.removed_targets),
+    ):
         changes = [f"+{n}" for n in plus] + [f"-{n}" for n in minus]
         lines.append(f"  {label}: {', '.join(changes) if changes else 'unchanged'}")
     return lines
@@ -102,8 +108,7 @@ def sibling_patterns(prefix: str, version: str) -> tuple[str, str]:
     return base, base + ".*"
 
 
-def newest_sibling(refs: Iterable[str], prefix: str, version: str,
-                   exclude: str) -> str | None:
+def newest_sibling(refs: Iterable[str], prefix: str, version: str, exclude: str) -> str | None:
     """The newest published branch of the same X.Y.Z other than `exclude`.
 
     Nightlies of X.Y.Z come before the X.Y.Z release (main carries the next version), so the
@@ -116,13 +121,14 @@ def newest_sibling(refs: Iterable[str], prefix: str, version: str,
             continue
         if ref == base:
             ranked.append((10**9, ref))
-        elif ref.startswith(base + ".") and _NIGHTLY_DATE.fullmatch(ref[len(base) + 1:]):
-            ranked.append((int(ref[len(base) + 1:]), ref))
+        elif ref.startswith(base + ".") and _NIGHTLY_DATE.fullmatch(ref[len(base) + 1 :]):
+            ranked.append((int(ref[len(base) + 1 :]), ref))
     return max(ranked)[1] if ranked else None
 
 
 def consumer_snippet(url: str, branch: str) -> str:
     """The line a consumer adds to its own Package.swift dependencies."""
+
     def quoted(text: str) -> str:
         return '"' + text.replace("\\", "\\\\").replace('"', '\\"') + '"'
 

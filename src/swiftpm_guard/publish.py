@@ -72,8 +72,15 @@ from swiftpm_guard.sinks.publish import NETWORK_TIMEOUT, GitError, PushStatus, S
 from swiftpm_guard.sources.template import STUB_DIRS, load_template
 
 #: Events that never publish, whatever the mode says: code under review is not a release.
-NO_PUSH_EVENTS = frozenset({"pull_request", "pull_request_target", "pull_request_review",
-                            "pull_request_review_comment", "merge_group"})
+NO_PUSH_EVENTS = frozenset(
+    {
+        "pull_request",
+        "pull_request_target",
+        "pull_request_review",
+        "pull_request_review_comment",
+        "merge_group",
+    }
+)
 
 Log = Callable[[str], None]
 
@@ -105,11 +112,14 @@ class PublishRequest:
         settings = self.settings
         validate_version(settings.version)
         if settings.stubs_dir is not None:
-            raise UsageError("publish reads stub folders from the template ref; "
-                             "--stubs-dir does not apply")
+            raise UsageError(
+                "publish reads stub folders from the template ref; --stubs-dir does not apply"
+            )
         if "branch-exists" in settings.warn:
-            raise UsageError("--warn branch-exists is not allowed: overwriting a published "
-                             "version needs the explicit --allow-overwrite")
+            raise UsageError(
+                "--warn branch-exists is not allowed: overwriting a published "
+                "version needs the explicit --allow-overwrite"
+            )
         templates = tuple(tree_path(path.as_posix()) for path in settings.templates)
         manifests = [manifest_path(t) for t in templates]
         if len(set(manifests)) != len(manifests):
@@ -118,8 +128,10 @@ class PublishRequest:
         if self.token is not None and remote.kind == "http":
             check_token(self.token, source=self.token_source)
             if not remote.secure:
-                raise UsageError(f"refusing to send {self.token_source} over plain http to "
-                                 f"{remote.origin}; use https")
+                raise UsageError(
+                    f"refusing to send {self.token_source} over plain http to "
+                    f"{remote.origin}; use https"
+                )
         if self.package_url is not None:
             Remote.parse(self.package_url)
         if not 0 < self.git_timeout <= 3600:
@@ -179,24 +191,37 @@ def _observed(request: PublishRequest, sha: str | None, url: str) -> list[Findin
         return []
     name = short_branch(request.branch)
     if request.allow_overwrite:
-        return [_branch_exists(name, f"'{name}' exists on {url} at {sha[:12]}; "
-                               "--allow-overwrite: it will be replaced only if it is still at "
-                               "that commit when the push lands", Severity.WARNING)]
-    return [_branch_exists(name, f"'{name}' already exists on {url} at {sha[:12]}; apps pin "
-                           "published versions, so it is never rewritten (publish a new "
-                           "version, or pass --allow-overwrite deliberately)")]
+        return [
+            _branch_exists(
+                name,
+                f"'{name}' exists on {url} at {sha[:12]}; "
+                "--allow-overwrite: it will be replaced only if it is still at "
+                "that commit when the push lands",
+                Severity.WARNING,
+            )
+        ]
+    return [
+        _branch_exists(
+            name,
+            f"'{name}' already exists on {url} at {sha[:12]}; apps pin "
+            "published versions, so it is never rewritten (publish a new "
+            "version, or pass --allow-overwrite deliberately)",
+        )
+    ]
 
 
 def _wanted(templates: Sequence[str]) -> Callable[[str], bool]:
     """The template files and every path under a stub folder beside one of them."""
     exact = set(templates)
-    roots = tuple(posixpath.join(posixpath.dirname(t), d) + "/"
-                  for t in templates for d in STUB_DIRS)
+    roots = tuple(
+        posixpath.join(posixpath.dirname(t), d) + "/" for t in templates for d in STUB_DIRS
+    )
     return lambda path: path in exact or path.startswith(roots)
 
 
-def _evaluate(settings: Settings, root: Path, templates: Sequence[str],
-              extra: Sequence[Finding]) -> Outcome:
+def _evaluate(
+    settings: Settings, root: Path, templates: Sequence[str], extra: Sequence[Finding]
+) -> Outcome:
     """pipeline.evaluate for templates exported from a ref: shown by their path in the ref."""
     artifacts, findings = gather_artifacts(settings)
     built, conflicts = merge_artifacts(artifacts)
@@ -208,9 +233,13 @@ def _evaluate(settings: Settings, root: Path, templates: Sequence[str],
         loaded.append(template)
         findings += stub_findings
     rendered = tuple(render(t, settings.version, built) for t in loaded)
-    options = CheckOptions(version=settings.version, debug_suffix=settings.debug_suffix,
-                           version_pattern=settings.version_pattern, warn=settings.warn,
-                           require_checksums=True)
+    options = CheckOptions(
+        version=settings.version,
+        debug_suffix=settings.debug_suffix,
+        version_pattern=settings.version_pattern,
+        warn=settings.warn,
+        require_checksums=True,
+    )
     report = check(rendered, built, options, [*extra, *findings, *conflicts])
     return Outcome(report=report, rendered=rendered)
 
@@ -225,8 +254,13 @@ def _skip_reason(request: PublishRequest, report: Report) -> str | None:
     return None
 
 
-def _compare(repo: ScratchRepo, refs: Mapping[str, str], request: PublishRequest,
-             outcome: Outcome, work: Path) -> tuple[PackageDiff | None, str | None]:
+def _compare(
+    repo: ScratchRepo,
+    refs: Mapping[str, str],
+    request: PublishRequest,
+    outcome: Outcome,
+    work: Path,
+) -> tuple[PackageDiff | None, str | None]:
     version = request.settings.version
     sibling = newest_sibling(refs, request.branch_prefix, version, exclude=request.branch)
     if sibling is None:
@@ -244,8 +278,7 @@ def _compare(repo: ScratchRepo, refs: Mapping[str, str], request: PublishRequest
     if not present:
         return None, f"the parent of {name} holds no {request.templates[0]}"
     try:
-        rendered = [render(load_template(folder / t, display=t)[0], version, {})
-                    for t in present]
+        rendered = [render(load_template(folder / t, display=t)[0], version, {}) for t in present]
     except InputError as error:
         return None, f"cannot read the template behind {name}: {error}"
     return diff(name, tip, package_names(rendered), package_names(outcome.rendered)), None
@@ -257,8 +290,9 @@ def _local_remote_exists(remote: Remote) -> None:
         raise InputError("remote repository folder not found", file=local)
 
 
-def publish(request: PublishRequest, *, environ: Mapping[str, str] | None = None,
-            log: Log | None = None) -> PublishResult:
+def publish(
+    request: PublishRequest, *, environ: Mapping[str, str] | None = None, log: Log | None = None
+) -> PublishResult:
     """Check, then (when allowed) push one commit create-only. Raises only for bad input (2)
     and broken infrastructure (3); findings, including a lost race, are in the report."""
     say = log or (lambda _line: None)
@@ -267,29 +301,43 @@ def publish(request: PublishRequest, *, environ: Mapping[str, str] | None = None
     name = short_branch(request.branch)
     with tempfile.TemporaryDirectory(prefix="swiftpm-guard-publish-") as tmp:
         work = Path(tmp)
-        repo = ScratchRepo.create(work / "repo.git", remote, token=request.token,
-                                  identity=request.identity, environ=environ,
-                                  network_timeout=request.git_timeout)
-        patterns = [request.branch, request.template,
-                    *sibling_patterns(request.branch_prefix, request.settings.version)]
+        repo = ScratchRepo.create(
+            work / "repo.git",
+            remote,
+            token=request.token,
+            identity=request.identity,
+            environ=environ,
+            network_timeout=request.git_timeout,
+        )
+        patterns = [
+            request.branch,
+            request.template,
+            *sibling_patterns(request.branch_prefix, request.settings.version),
+        ]
         refs = repo.ls_remote(patterns)
         if request.template not in refs:
-            raise InputError(f"template ref {request.template} is not on the remote "
-                             f"{remote.url}")
+            raise InputError(f"template ref {request.template} is not on the remote {remote.url}")
         remote_commit = refs.get(request.branch)
-        say(f"{name}: {'at ' + remote_commit[:12] if remote_commit else 'absent'} on "
-            f"{remote.url}")
+        say(f"{name}: {'at ' + remote_commit[:12] if remote_commit else 'absent'} on {remote.url}")
         template_commit = repo.fetch(request.template, depth=1)
         say(f"template {short_branch(request.template)} at {template_commit[:12]}")
         tree = work / "tree"
         repo.export(template_commit, _wanted(request.templates), tree)
-        outcome = _evaluate(request.settings, tree, request.templates,
-                            _observed(request, remote_commit, remote.url))
-        manifests = tuple((manifest_path(t), r.text)
-                          for t, r in zip(request.templates, outcome.rendered, strict=True))
+        outcome = _evaluate(
+            request.settings, tree, request.templates, _observed(request, remote_commit, remote.url)
+        )
+        manifests = tuple(
+            (manifest_path(t), r.text)
+            for t, r in zip(request.templates, outcome.rendered, strict=True)
+        )
         result = PublishResult(
-            report=outcome.report, branch=name, pushed=False, commit=None,
-            template_commit=template_commit, remote_commit=remote_commit, manifests=manifests,
+            report=outcome.report,
+            branch=name,
+            pushed=False,
+            commit=None,
+            template_commit=template_commit,
+            remote_commit=remote_commit,
+            manifests=manifests,
             snippet=consumer_snippet(request.package_url or remote.package_url(), name),
         )
         skipped = _skip_reason(request, outcome.report)
@@ -299,13 +347,22 @@ def publish(request: PublishRequest, *, environ: Mapping[str, str] | None = None
         if skipped is not None:
             say(f"not pushing {name}: {skipped}")
             return dataclasses.replace(result, skipped=skipped)
-        commit = repo.commit(template_commit, remove=request.templates,
-                             add={path: text.encode("utf-8") for path, text in manifests},
-                             message=request.settings.version)
+        commit = repo.commit(
+            template_commit,
+            remove=request.templates,
+            add={path: text.encode("utf-8") for path, text in manifests},
+            message=request.settings.version,
+        )
+        if commit == remote_commit:
+            # Same tree, parent, message, identity and second: the remote already holds it.
+            say(f"{name} already holds exactly {commit[:12]}; nothing to push")
+            return dataclasses.replace(result, commit=commit, skipped="already published")
         expect = remote_commit if request.allow_overwrite else None
         if expect is not None:
-            say(f"--allow-overwrite: replacing {name} at {expect[:12]} with {commit[:12]}; "
-                "lease on that commit, no force")
+            say(
+                f"--allow-overwrite: replacing {name} at {expect[:12]} with {commit[:12]}; "
+                "lease on that commit, no force"
+            )
         pushed = repo.push(commit, request.branch, expect=expect)
         result = dataclasses.replace(result, commit=commit)
         if pushed.status in (PushStatus.CREATED, PushStatus.UPDATED):
@@ -314,15 +371,18 @@ def publish(request: PublishRequest, *, environ: Mapping[str, str] | None = None
         return _lost(repo, request, result, pushed.detail, remote.url)
 
 
-def _lost(repo: ScratchRepo, request: PublishRequest, result: PublishResult, detail: str,
-          url: str) -> PublishResult:
+def _lost(
+    repo: ScratchRepo, request: PublishRequest, result: PublishResult, detail: str, url: str
+) -> PublishResult:
     """The remote refused the push: the branch appeared or moved (race lost), or it said no."""
     now = repo.ls_remote([request.branch]).get(request.branch)
     if now is None or (request.allow_overwrite and now == result.remote_commit):
         raise GitError(f"the remote refused the push of {result.branch}: {detail}")
     finding = _branch_exists(
-        result.branch, f"'{result.branch}' appeared on {url} at {now[:12]} while this run was "
-        f"publishing (race lost: {detail}); the remote was left as it is")
+        result.branch,
+        f"'{result.branch}' appeared on {url} at {now[:12]} while this run was "
+        f"publishing (race lost: {detail}); the remote was left as it is",
+    )
     report = dataclasses.replace(result.report, findings=(*result.report.findings, finding))
     return dataclasses.replace(result, report=report, skipped="race lost")
 
@@ -345,8 +405,10 @@ class PreflightRequest:
         if self.token is not None and remote.kind == "http":
             check_token(self.token, source=self.token_source)
             if not remote.secure:
-                raise UsageError(f"refusing to send {self.token_source} over plain http to "
-                                 f"{remote.origin}; use https")
+                raise UsageError(
+                    f"refusing to send {self.token_source} over plain http to "
+                    f"{remote.origin}; use https"
+                )
         object.__setattr__(self, "remote", remote)
         object.__setattr__(self, "branch", branch_ref(self.branch_prefix, self.version))
 
@@ -362,16 +424,30 @@ class PreflightResult:
         return 1 if self.findings else 0
 
 
-def preflight(request: PreflightRequest, *,
-              environ: Mapping[str, str] | None = None) -> PreflightResult:
+def preflight(
+    request: PreflightRequest, *, environ: Mapping[str, str] | None = None
+) -> PreflightResult:
     """Is `<prefix><version>` free on the remote? A workflow stops before uploading if not."""
     _local_remote_exists(request.remote)
     name = short_branch(request.branch)
     with tempfile.TemporaryDirectory(prefix="swiftpm-guard-preflight-") as tmp:
-        repo = ScratchRepo.create(Path(tmp) / "repo.git", request.remote, token=request.token,
-                                  environ=environ, network_timeout=request.git_timeout)
+        repo = ScratchRepo.create(
+            Path(tmp) / "repo.git",
+            request.remote,
+            token=request.token,
+            environ=environ,
+            network_timeout=request.git_timeout,
+        )
         sha = repo.ls_remote([request.branch]).get(request.branch)
-    findings = () if sha is None else (_branch_exists(
-        name, f"'{name}' already exists on {request.remote.url} at {sha[:12]}; do not upload "
-        "artifacts over a published version"),)
+    findings = (
+        ()
+        if sha is None
+        else (
+            _branch_exists(
+                name,
+                f"'{name}' already exists on {request.remote.url} at {sha[:12]}; do not upload "
+                "artifacts over a published version",
+            ),
+        )
+    )
     return PreflightResult(branch=name, remote_commit=sha, findings=findings)

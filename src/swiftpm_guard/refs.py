@@ -59,8 +59,10 @@ def _ref_problem(ref: str) -> str | None:
 
 def branch_prefix(prefix: str) -> str:
     if not _PREFIX_CHARS.fullmatch(prefix) or prefix.startswith(("-", "/", ".")):
-        raise UsageError(f"--branch-prefix {prefix!r} must be 1-100 of letters, digits and "
-                         "'._/+-', not starting with '-', '/' or '.'")
+        raise UsageError(
+            f"--branch-prefix {prefix!r} must be 1-100 of letters, digits and "
+            "'._/+-', not starting with '-', '/' or '.'"
+        )
     return prefix
 
 
@@ -83,10 +85,17 @@ def template_ref(name: str) -> str:
 def tree_path(path: str, *, option: str = "--template") -> str:
     """A path inside the template ref: relative, normalised, no '.', '..' or empty parts."""
     parts = path.split("/")
-    if (not path or len(path) > 400 or not _TREE_PATH_CHARS.fullmatch(path)
-            or any(p in ("", ".", "..") for p in parts) or parts[0].startswith("-")):
-        raise UsageError(f"{option} {path!r} must be a relative path inside the template ref "
-                         "(letters, digits, '._/@+-'; no '.', '..' or empty parts)")
+    if (
+        not path
+        or len(path) > 400
+        or not _TREE_PATH_CHARS.fullmatch(path)
+        or any(p in ("", ".", "..") for p in parts)
+        or parts[0].startswith("-")
+    ):
+        raise UsageError(
+            f"{option} {path!r} must be a relative path inside the template ref "
+            "(letters, digits, '._/@+-'; no '.', '..' or empty parts)"
+        )
     return path
 
 
@@ -96,8 +105,10 @@ def manifest_path(template: str) -> str:
     for suffix in (".template", ".j2"):
         if path.name.endswith(suffix) and len(path.name) > len(suffix):
             return str(path.with_name(path.name.removesuffix(suffix)))
-    raise UsageError(f"--template {template!r} must end with '.template' or '.j2' (it is "
-                     "renamed to the manifest by dropping that suffix)")
+    raise UsageError(
+        f"--template {template!r} must end with '.template' or '.j2' (it is "
+        "renamed to the manifest by dropping that suffix)"
+    )
 
 
 @dataclass(frozen=True, slots=True)
@@ -137,8 +148,9 @@ class Remote:
         if scheme == "file":
             return cls._file(value)
         if scheme or "::" in value:
-            raise UsageError(f"--repo {value!r}: only a path, file:// or http(s):// URL is "
-                             "accepted")
+            raise UsageError(
+                f"--repo {value!r}: only a path, file:// or http(s):// URL is accepted"
+            )
         # An absolute path never has a colon before its first slash, so git cannot take it
         # for `host:path` (ssh).
         return cls(os.path.abspath(os.path.join(cwd or os.getcwd(), value)), "path")
@@ -151,8 +163,10 @@ class Remote:
         except ValueError as error:
             raise UsageError(f"--repo {value!r} is not a valid URL: {error}") from None
         if "@" in parts.netloc:
-            raise UsageError("--repo must not carry credentials in the URL; give the token "
-                             "through --token-env (it travels as an HTTP header)")
+            raise UsageError(
+                "--repo must not carry credentials in the URL; give the token "
+                "through --token-env (it travels as an HTTP header)"
+            )
         if not parts.hostname or parts.query or parts.fragment or " " in value:
             raise UsageError(f"--repo {value!r} needs a host and no query or fragment")
         netloc = parts.hostname if port is None else f"{parts.hostname}:{port}"
@@ -198,8 +212,10 @@ def _is_loopback(host: str) -> bool:
 
 def check_token(token: str, *, source: str) -> str:
     if not _TOKEN_CHARS.fullmatch(token):
-        raise UsageError(f"the token in {source} must be printable ASCII without spaces "
-                         "(it is sent as an HTTP header)")
+        raise UsageError(
+            f"the token in {source} must be printable ASCII without spaces "
+            "(it is sent as an HTTP header)"
+        )
     return token
 
 

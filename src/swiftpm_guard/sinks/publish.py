@@ -63,19 +63,27 @@ class TreeEntry:
     path: str
 
 
-def scrubbed_env(base: Mapping[str, str], config: Sequence[tuple[str, str]],
-                 extra: Mapping[str, str] | None = None) -> dict[str, str]:
+def scrubbed_env(
+    base: Mapping[str, str],
+    config: Sequence[tuple[str, str]],
+    extra: Mapping[str, str] | None = None,
+) -> dict[str, str]:
     """`base` without any GIT_* or askpass variable, plus our own config and settings."""
-    env = {k: v for k, v in base.items()
-           if not k.startswith("GIT_") and k not in ("SSH_ASKPASS", "LANGUAGE")}
-    env.update({
-        "GIT_CONFIG_NOSYSTEM": "1",
-        "GIT_CONFIG_GLOBAL": os.devnull,
-        "GIT_TERMINAL_PROMPT": "0",  # a missing token fails at once instead of waiting
-        "GIT_ALLOW_PROTOCOL": _ALLOWED_PROTOCOLS,
-        "LC_ALL": "C",  # messages we classify are git's own English ones
-        "GIT_CONFIG_COUNT": str(len(config)),
-    })
+    env = {
+        k: v
+        for k, v in base.items()
+        if not k.startswith("GIT_") and k not in ("SSH_ASKPASS", "LANGUAGE")
+    }
+    env.update(
+        {
+            "GIT_CONFIG_NOSYSTEM": "1",
+            "GIT_CONFIG_GLOBAL": os.devnull,
+            "GIT_TERMINAL_PROMPT": "0",  # a missing token fails at once instead of waiting
+            "GIT_ALLOW_PROTOCOL": _ALLOWED_PROTOCOLS,
+            "LC_ALL": "C",  # messages we classify are git's own English ones
+            "GIT_CONFIG_COUNT": str(len(config)),
+        }
+    )
     for index, (key, value) in enumerate(config):
         env[f"GIT_CONFIG_KEY_{index}"] = key
         env[f"GIT_CONFIG_VALUE_{index}"] = value
@@ -87,9 +95,16 @@ def scrubbed_env(base: Mapping[str, str], config: Sequence[tuple[str, str]],
 class ScratchRepo:
     """A temporary bare repository: fetch from, build a commit in, and push to one remote."""
 
-    def __init__(self, path: Path, remote: Remote, *, token: str | None = None,
-                 identity: Identity | None = None, environ: Mapping[str, str] | None = None,
-                 network_timeout: float = NETWORK_TIMEOUT) -> None:
+    def __init__(
+        self,
+        path: Path,
+        remote: Remote,
+        *,
+        token: str | None = None,
+        identity: Identity | None = None,
+        environ: Mapping[str, str] | None = None,
+        network_timeout: float = NETWORK_TIMEOUT,
+    ) -> None:
         self.path = path
         self.remote = remote
         self._token = token
@@ -112,8 +127,12 @@ class ScratchRepo:
             config.append((f"http.{remote.origin}.extraHeader", authorization_header(token)))
         ident: dict[str, str] = {}
         if identity is not None:
-            ident = {"GIT_AUTHOR_NAME": identity.name, "GIT_AUTHOR_EMAIL": identity.email,
-                     "GIT_COMMITTER_NAME": identity.name, "GIT_COMMITTER_EMAIL": identity.email}
+            ident = {
+                "GIT_AUTHOR_NAME": identity.name,
+                "GIT_AUTHOR_EMAIL": identity.email,
+                "GIT_COMMITTER_NAME": identity.name,
+                "GIT_COMMITTER_EMAIL": identity.email,
+            }
         self._env = scrubbed_env(base, config, ident)
 
     @classmethod
@@ -131,19 +150,31 @@ class ScratchRepo:
             text = text.replace(authorization_header(self._token), "Authorization: ***")
         return text
 
-    def _run(self, args: Sequence[str], *, stdin: bytes | None = None, network: bool = False,
-             env: Mapping[str, str] | None = None, check: bool = True,
-             ) -> subprocess.CompletedProcess[bytes]:
+    def _run(
+        self,
+        args: Sequence[str],
+        *,
+        stdin: bytes | None = None,
+        network: bool = False,
+        env: Mapping[str, str] | None = None,
+        check: bool = True,
+    ) -> subprocess.CompletedProcess[bytes]:
         timeout = self._network_timeout if network else LOCAL_TIMEOUT
         try:
             result = subprocess.run(
-                [self._git, *args], cwd=self.path, env={**self._env, **(env or {})},
-                input=stdin, stdin=None if stdin is not None else subprocess.DEVNULL,
-                capture_output=True, timeout=timeout, check=False,
+                [self._git, *args],
+                cwd=self.path,
+                env={**self._env, **(env or {})},
+                input=stdin,
+                stdin=None if stdin is not None else subprocess.DEVNULL,
+                capture_output=True,
+                timeout=timeout,
+                check=False,
             )
         except subprocess.TimeoutExpired:
-            raise GitError(f"git {args[0]} did not finish within {timeout:.0f} s "
-                           f"(remote {self.remote.url})") from None
+            raise GitError(
+                f"git {args[0]} did not finish within {timeout:.0f} s (remote {self.remote.url})"
+            ) from None
         except OSError as error:
             raise GitError(f"cannot run git: {error.strerror}") from None
         if check and result.returncode != 0:
@@ -152,8 +183,11 @@ class ScratchRepo:
 
     def message(self, result: subprocess.CompletedProcess[bytes]) -> str:
         """git's last meaningful stderr line, redacted, for a one-line error."""
-        lines = [ln.strip() for ln in self._redact(result.stderr.decode("utf-8", "replace"))
-                 .splitlines() if ln.strip()]
+        lines = [
+            ln.strip()
+            for ln in self._redact(result.stderr.decode("utf-8", "replace")).splitlines()
+            if ln.strip()
+        ]
         fatal = [ln for ln in lines if ln.startswith(("fatal:", "error:", "remote: error"))]
         return (fatal or lines or [f"exit status {result.returncode}"])[-1][:500]
 
@@ -172,9 +206,20 @@ class ScratchRepo:
     def fetch(self, ref: str, *, depth: int) -> str:
         """Fetch one remote ref (shallow) and return the commit it names."""
         local = "refs/swiftpm-guard/" + ref.removeprefix("refs/")
-        result = self._run(["fetch", "--quiet", "--no-tags", "--no-write-fetch-head",
-                            "--no-recurse-submodules", f"--depth={depth}", self.remote.url,
-                            f"+{ref}:{local}"], network=True, check=False)
+        result = self._run(
+            [
+                "fetch",
+                "--quiet",
+                "--no-tags",
+                "--no-write-fetch-head",
+                "--no-recurse-submodules",
+                f"--depth={depth}",
+                self.remote.url,
+                f"+{ref}:{local}",
+            ],
+            network=True,
+            check=False,
+        )
         if result.returncode != 0:
             message = self.message(result)
             if "couldn't find remote ref" in message:
@@ -185,8 +230,11 @@ class ScratchRepo:
     def push(self, commit: str, ref: str, *, expect: str | None) -> PushOutcome:
         """Update `ref` to `commit` only if it is absent (`expect=None`) or still at `expect`."""
         lease = f"--force-with-lease={ref}:{expect or ''}"
-        result = self._run(["push", "--porcelain", "--no-verify", lease, self.remote.url,
-                            f"{commit}:{ref}"], network=True, check=False)
+        result = self._run(
+            ["push", "--porcelain", "--no-verify", lease, self.remote.url, f"{commit}:{ref}"],
+            network=True,
+            check=False,
+        )
         outcome = _porcelain_outcome(result.stdout.decode("utf-8", "replace"), ref)
         if outcome is None:
             raise GitError(f"git push failed: {self.message(result)}")
@@ -203,8 +251,10 @@ class ScratchRepo:
         return out.stdout.decode().strip()
 
     def parent(self, commit: str) -> str | None:
-        result = self._run(["rev-parse", "--verify", "--quiet", "--end-of-options",
-                            f"{commit}^1^{{commit}}"], check=False)
+        result = self._run(
+            ["rev-parse", "--verify", "--quiet", "--end-of-options", f"{commit}^1^{{commit}}"],
+            check=False,
+        )
         sha = result.stdout.decode().strip()
         return sha if result.returncode == 0 and _is_sha(sha) else None
 
@@ -216,8 +266,15 @@ class ScratchRepo:
                 continue
             meta, _, raw_path = record.partition(b"\t")
             mode, kind, sha, size = meta.decode().split()
-            entries.append(TreeEntry(mode, kind, sha, int(size) if size != "-" else None,
-                                     raw_path.decode("utf-8", "surrogateescape")))
+            entries.append(
+                TreeEntry(
+                    mode,
+                    kind,
+                    sha,
+                    int(size) if size != "-" else None,
+                    raw_path.decode("utf-8", "surrogateescape"),
+                )
+            )
         return entries
 
     def blobs(self, shas: Sequence[str]) -> dict[str, bytes]:
@@ -232,7 +289,7 @@ class ScratchRepo:
             if len(header) != 3 or header[1] != "blob":
                 raise GitError(f"git cat-file: {sha} is not a blob")
             size = int(header[2])
-            found[sha] = data[end + 1:end + 1 + size]
+            found[sha] = data[end + 1 : end + 1 + size]
             position = end + 1 + size + 1
         return found
 
@@ -248,8 +305,9 @@ class ScratchRepo:
             raise InputError(f"the template ref holds more than {EXPORT_MAX_FILES} files to read")
         total = sum(e.size or 0 for e in chosen if e.kind == "blob")
         if total > EXPORT_MAX_BYTES:
-            raise InputError(f"the template and stubs in the template ref exceed "
-                             f"{EXPORT_MAX_BYTES} bytes")
+            raise InputError(
+                f"the template and stubs in the template ref exceed {EXPORT_MAX_BYTES} bytes"
+            )
         regular = [e for e in chosen if e.kind == "blob" and e.mode in ("100644", "100755")]
         contents = self.blobs([e.sha for e in regular])
         files = {e.path for e in regular}
@@ -263,8 +321,9 @@ class ScratchRepo:
 
     # -- writing a commit ------------------------------------------------------------------------
 
-    def commit(self, parent: str, *, remove: Sequence[str], add: Mapping[str, bytes],
-               message: str) -> str:
+    def commit(
+        self, parent: str, *, remove: Sequence[str], add: Mapping[str, bytes], message: str
+    ) -> str:
         """One commit on top of `parent`: its tree minus `remove` plus `add` (regular files)."""
         index = {"GIT_INDEX_FILE": str(self.path / "swiftpm-guard.index")}
         self._run(["read-tree", parent], env=index)
@@ -272,11 +331,13 @@ class ScratchRepo:
         for path, data in add.items():
             blob = self._run(["hash-object", "-w", "--stdin"], stdin=data).stdout.decode().strip()
             records.append(f"100644 {blob}\t{path}\0")
-        self._run(["update-index", "-z", "--index-info"], stdin="".join(records).encode(),
-                  env=index)
+        self._run(
+            ["update-index", "-z", "--index-info"], stdin="".join(records).encode(), env=index
+        )
         tree = self._run(["write-tree"], env=index).stdout.decode().strip()
-        out = self._run(["commit-tree", tree, "-p", parent, "-F", "-"],
-                        stdin=message.encode() + b"\n")
+        out = self._run(
+            ["commit-tree", tree, "-p", parent, "-F", "-"], stdin=message.encode() + b"\n"
+        )
         return out.stdout.decode().strip()
 
 
@@ -294,8 +355,13 @@ def _safe_join(root: Path, path: str) -> Path:
     return target
 
 
-_FLAGS = {"*": PushStatus.CREATED, "+": PushStatus.UPDATED, " ": PushStatus.UPDATED,
-          "!": PushStatus.REJECTED, "=": PushStatus.UNCHANGED}
+_FLAGS = {
+    "*": PushStatus.CREATED,
+    "+": PushStatus.UPDATED,
+    " ": PushStatus.UPDATED,
+    "!": PushStatus.REJECTED,
+    "=": PushStatus.UNCHANGED,
+}
 
 
 def _porcelain_outcome(stdout: str, ref: str) -> PushOutcome | None:

@@ -1,0 +1,82 @@
+"""Fixtures for publishing against real git remotes: a bare repo by path, and over HTTP."""
+
+from __future__ import annotations
+
+import json
+import os
+import shutil
+from collections.abc import Iterator
+from contextlib import contextmanager
+from dataclasses import dataclass
+from pathlib import Path
+
+import pytest
+
+from support.git_http import GitHttpServer, serve_git
+from support.git_remote import install_git_spy, make_template_remote
+
+TOKEN = "ghs_TestToken0123456789abcdefXYZ"
+
+if shutil.which("git") is None:  # pragma: no cover - CI installs git
+    pytest.skip("git is required", allow_module_level=True)
+
+
+@dataclass
+class GitRemote:
+    kind: str  # "path" or "http"
+    url: str  # what --repo gets
+    bare: Path  # the repository itself, for inspection
+    server: GitHttpServer | None = None
+    token: str | None = None
+
+
+@contextmanager
+def _remote(kind: str, root: Path) -> Iterator[GitRemote]:
+    bare = make_template_remote(root)
+    if kind == "path":
+        yield GitRemote("path", str(bare), bare)
+        return
+    with serve_git(bare.parent, token=TOKEN) as server:
+        yield GitRemote("http", server.url(bare.name), bare, server, TOKEN)
+
+
+@pytest.fixture(params=["path", "http"])
+def remote(request: pytest.FixtureRequest, tmp_path: Path) -> Iterator[GitRemote]:
+    """The template remote by path, then the same over loopback smart HTTP with a token."""
+    with _remote(request.param, tmp_path / "remotes") as made:
+        yield made
+
+
+@pytest.fixture
+def http_remote(tmp_path: Path) -> Iterator[GitRemote]:
+    with _remote("http", tmp_path / "remotes") as made:
+        yield made
+
+
+@pytest.fixture(autouse=True)
+def _publish_environment(monkeypatch: pytest.MonkeyPatch) -> None:
+    # A CI run on a pull request must not turn every publish here into a no-push run.
+    monkeypatch.delenv("GITHUB_EVENT_NAME", raising=False)
+    monkeypatch.setenv("GITHUB_TOKEN", TOKEN)
+
+
+@dataclass
+class Spy:
+    env: dict[str, str]  # environment for the tool: PATH starts with the spy
+    log: Path
+
+    def calls(self) -> list[list[str]]:
+        if not self.log.exists():
+            return []
+        return [json.loads(line) for line in self.log.read_text().splitlines()]
+
+
+@pytest.fixture
+def spy(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Spy:
+    """Every git the tool runs is logged (argv only); in-process runs see it through PATH."""
+    folder = install_git_spy(tmp_path / "spy")
+    log = tmp_path / "git-calls.jsonl"
+    path = f"{folder}{os.pathsep}{os.environ.get('PATH', os.defpath)}"
+    monkeypatch.setenv("PATH", path)
+    monkeypatch.setenv("SPY_GIT_LOG", str(log))
+    return Spy(env={**os.environ, "PATH": path, "SPY_GIT_LOG": str(log)}, log=log)

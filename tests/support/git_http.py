@@ -1,0 +1,168 @@
+"""Smart HTTP git on loopback: `git http-backend` as CGI behind a small threaded http.server.
+
+Bound to 127.0.0.1 on an ephemeral port; every CGI run has a timeout and every socket a read
+timeout, so a stuck client or backend ends by itself. When `token` is set, a request without
+the exact `Authorization: Basic base64(x-access-token:<token>)` header gets 401, like GitHub.
+"""
+
+from __future__ import annotations
+
+import base64
+import os
+import shutil
+import subprocess
+import threading
+from collections.abc import Iterator
+from contextlib import contextmanager
+from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+from pathlib import Path
+
+CGI_TIMEOUT = 60
+SOCKET_TIMEOUT = 60
+
+
+def _backend() -> str:
+    exec_path = subprocess.run(
+        ["git", "--exec-path"], capture_output=True, text=True, check=True, timeout=10
+    ).stdout.strip()
+    backend = Path(exec_path) / "git-http-backend"
+    if not backend.exists():
+        raise RuntimeError(f"git-http-backend not found in {exec_path}")
+    return str(backend)
+
+
+class GitHttpServer(ThreadingHTTPServer):
+    daemon_threads = True
+
+    def __init__(self, project_root: Path, token: str | None) -> None:
+        super().__init__(("127.0.0.1", 0), _Handler)
+        self.project_root = project_root
+        self.token = token
+        self.backend = _backend()
+        self.lock = threading.Lock()
+        self.authorizations: list[str | None] = []  # every request's header, in order
+        self.requests: list[str] = []  # "METHOD path?query status"
+
+    def url(self, repo: str) -> str:
+        host, port = self.server_address[:2]
+        return f"http://{host}:{port}/{repo}"
+
+    def expected_authorization(self) -> str | None:
+        if self.token is None:
+            return None
+        pair = base64.b64encode(f"x-access-token:{self.token}".encode()).decode()
+        return f"Basic {pair}"
+
+
+class _Handler(BaseHTTPRequestHandler):
+    protocol_version = "HTTP/1.1"
+    timeout = SOCKET_TIMEOUT
+    server: GitHttpServer
+
+    def log_message(self, format: str, *args: object) -> None:
+        pass  # keep test output clean; requests are recorded on the server
+
+    def do_GET(self) -> None:
+        self._cgi()
+
+    def do_POST(self) -> None:
+        self._cgi()
+
+    def _body(self) -> bytes:
+        if self.headers.get("Transfer-Encoding", "").lower() == "chunked":
+            chunks = []
+            while True:
+                size = int(self.rfile.readline().split(b";")[0].strip(), 16)
+                if size == 0:
+                    self.rfile.readline()
+                    return b"".join(chunks)
+                chunks.append(self.rfile.read(size))
+                self.rfile.readline()
+        length = int(self.headers.get("Content-Length") or 0)
+        return self.rfile.read(length) if length else b""
+
+    def _cgi(self) -> None:
+        server = self.server
+        authorization = self.headers.get("Authorization")
+        path, _, query = self.path.partition("?")
+        body = self._body()
+        expected = server.expected_authorization()
+        with server.lock:
+            server.authorizations.append(authorization)
+        if expected is not None and authorization != expected:
+            self._reply(401, {"WWW-Authenticate": 'Basic realm="git"'}, b"unauthorized\n")
+            return
+        env = {
+            "PATH": os.environ.get("PATH", os.defpath),
+            "GIT_PROJECT_ROOT": str(server.project_root),
+            "GIT_HTTP_EXPORT_ALL": "1",
+            "GIT_CONFIG_NOSYSTEM": "1",
+            "GIT_CONFIG_GLOBAL": os.devnull,
+            "REQUEST_METHOD": self.command,
+            "PATH_INFO": path,
+            "QUERY_STRING": query,
+            "CONTENT_TYPE": self.headers.get("Content-Type", ""),
+            "CONTENT_LENGTH": str(len(body)),
+            "REMOTE_ADDR": self.client_address[0],
+            "REMOTE_USER": "publisher",  # authorised above; lets receive-pack run
+            "GIT_COMMITTER_NAME": "server",
+            "GIT_COMMITTER_EMAIL": "server@example.invalid",
+        }
+        for header, variable in (
+            ("Content-Encoding", "HTTP_CONTENT_ENCODING"),
+            ("Git-Protocol", "HTTP_GIT_PROTOCOL"),
+        ):
+            if self.headers.get(header):
+                env[variable] = self.headers[header]
+        try:
+            result = subprocess.run(
+                [server.backend],
+                input=body,
+                env=env,
+                capture_output=True,
+                timeout=CGI_TIMEOUT,
+                check=False,
+            )
+        except subprocess.TimeoutExpired:
+            self._reply(504, {}, b"backend timed out\n")
+            return
+        head, _, payload = result.stdout.partition(b"\r\n\r\n")
+        if not _:
+            head, _, payload = result.stdout.partition(b"\n\n")
+        status, headers = 200, {}
+        for line in head.decode("latin-1").splitlines():
+            name, _, value = line.partition(":")
+            if name.lower() == "status":
+                status = int(value.split()[0])
+            elif name:
+                headers[name.strip()] = value.strip()
+        with server.lock:
+            server.requests.append(f"{self.command} {self.path} {status}")
+        self._reply(status, headers, payload)
+
+    def _reply(self, status: int, headers: dict[str, str], payload: bytes) -> None:
+        self.send_response(status)
+        for name, value in headers.items():
+            if name.lower() not in ("content-length", "transfer-encoding", "connection"):
+                self.send_header(name, value)
+        self.send_header("Content-Length", str(len(payload)))
+        self.end_headers()
+        self.wfile.write(payload)
+
+
+@contextmanager
+def serve_git(project_root: Path, token: str | None = None) -> Iterator[GitHttpServer]:
+    """Serve every repository under `project_root` until the block ends."""
+    if shutil.which("git") is None:
+        raise RuntimeError("git is required for the HTTP remote tests")
+    server = GitHttpServer(project_root, token)
+    thread = threading.Thread(
+        target=server.serve_forever, kwargs={"poll_interval": 0.05}, daemon=True
+    )
+    thread.start()
+    try:
+        yield server
+    finally:
+        server.shutdown()
+        server.server_close()
+        thread.join(timeout=10)
