@@ -2,8 +2,6 @@
 
 from __future__ import annotations
 
-import json
-import os
 import shutil
 from collections.abc import Iterator
 from contextlib import contextmanager
@@ -13,7 +11,7 @@ from pathlib import Path
 import pytest
 
 from support.git_http import GitHttpServer, serve_git
-from support.git_remote import install_git_spy, make_template_remote
+from support.git_remote import Spy, make_spy, make_template_remote
 
 TOKEN = "ghs_TestToken0123456789abcdefXYZ"
 
@@ -60,23 +58,6 @@ def _publish_environment(monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.setenv("GITHUB_TOKEN", TOKEN)
 
 
-@dataclass
-class Spy:
-    env: dict[str, str]  # environment for the tool: PATH starts with the spy
-    log: Path
-
-    def calls(self) -> list[list[str]]:
-        if not self.log.exists():
-            return []
-        return [json.loads(line) for line in self.log.read_text().splitlines()]
-
-
 @pytest.fixture
 def spy(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Spy:
-    """Every git the tool runs is logged (argv only); in-process runs see it through PATH."""
-    folder = install_git_spy(tmp_path / "spy")
-    log = tmp_path / "git-calls.jsonl"
-    path = f"{folder}{os.pathsep}{os.environ.get('PATH', os.defpath)}"
-    monkeypatch.setenv("PATH", path)
-    monkeypatch.setenv("SPY_GIT_LOG", str(log))
-    return Spy(env={**os.environ, "PATH": path, "SPY_GIT_LOG": str(log)}, log=log)
+    return make_spy(tmp_path, monkeypatch)

@@ -6,13 +6,17 @@ machine's own git setup cannot change what the tests see.
 
 from __future__ import annotations
 
+import json
 import os
 import shutil
 import subprocess
 import sys
 import tempfile
 from collections.abc import Sequence
+from dataclasses import dataclass
 from pathlib import Path
+
+import pytest
 
 from support.release import BINARY_ONLY_KEYS, PRODUCT_KEYS, write_template_branch
 
@@ -167,3 +171,24 @@ os.execv({real!r}, [{real!r}, *sys.argv[1:]])
 """)
     spy.chmod(0o755)
     return folder
+
+
+@dataclass
+class Spy:
+    env: dict[str, str]  # environment for a tool subprocess: PATH starts with the spy
+    log: Path
+
+    def calls(self) -> list[list[str]]:
+        if not self.log.exists():
+            return []
+        return [json.loads(line) for line in self.log.read_text().splitlines()]
+
+
+def make_spy(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Spy:
+    """Every git the tool runs is logged (argv only); in-process runs see it through PATH."""
+    folder = install_git_spy(tmp_path / "spy")
+    log = tmp_path / "git-calls.jsonl"
+    path = f"{folder}{os.pathsep}{os.environ.get('PATH', os.defpath)}"
+    monkeypatch.setenv("PATH", path)
+    monkeypatch.setenv("SPY_GIT_LOG", str(log))
+    return Spy(env={**os.environ, "PATH": path, "SPY_GIT_LOG": str(log)}, log=log)
