@@ -4,6 +4,7 @@ import pytest
 
 from swiftpm_guard.errors import UsageError
 from swiftpm_guard.refs import (
+    DEFAULT_AUTHOR,
     Identity,
     Remote,
     authorization_header,
@@ -84,9 +85,7 @@ def test_remote_refused(value):
 
 
 def test_identity_and_header():
-    who = Identity.parse(
-        "github-actions[bot] <41898282+github-actions[bot]@users.noreply.github.com>"
-    )
+    who = Identity.parse(DEFAULT_AUTHOR)
     assert who.name == "github-actions[bot]"
     assert who.email == "41898282+github-actions[bot]@users.noreply.github.com"
     header = authorization_header("tok")
