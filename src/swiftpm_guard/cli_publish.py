@@ -12,7 +12,7 @@ import json
 import os
 import sys
 from pathlib import Path
-from typing import Any
+from typing import Any, TypeVar
 
 from swiftpm_guard.errors import UsageError
 from swiftpm_guard.package_diff import describe
@@ -31,10 +31,11 @@ from swiftpm_guard.sinks.publish import NETWORK_TIMEOUT
 from swiftpm_guard.sources.workflow import WorkflowSpec
 
 COMMANDS = ("publish", "preflight")
+_P = TypeVar("_P", bound=argparse.ArgumentParser)
 DEFAULT_TOKEN_ENV = "GITHUB_TOKEN"
 
 
-def add_parsers(commands: Any) -> None:
+def add_parsers(commands: argparse._SubParsersAction[_P]) -> None:
     """Register both subcommands on cli.py's subparsers."""
     pub = commands.add_parser("publish", help="check, then push swiftpm-<version> create-only")
     sources = pub.add_argument_group("artifact sources (repeatable, combined)")

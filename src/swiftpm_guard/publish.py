@@ -301,14 +301,14 @@ def publish(
     name = short_branch(request.branch)
     with tempfile.TemporaryDirectory(prefix="swiftpm-guard-publish-") as tmp:
         work = Path(tmp)
-        repo = ScratchRepo.create(
+        repo = ScratchRepo(
             work / "repo.git",
             remote,
             token=request.token,
             identity=request.identity,
             environ=environ,
             network_timeout=request.git_timeout,
-        )
+        ).init()
         patterns = [
             request.branch,
             request.template,
@@ -431,13 +431,13 @@ def preflight(
     _local_remote_exists(request.remote)
     name = short_branch(request.branch)
     with tempfile.TemporaryDirectory(prefix="swiftpm-guard-preflight-") as tmp:
-        repo = ScratchRepo.create(
+        repo = ScratchRepo(
             Path(tmp) / "repo.git",
             request.remote,
             token=request.token,
             environ=environ,
             network_timeout=request.git_timeout,
-        )
+        ).init()
         sha = repo.ls_remote([request.branch]).get(request.branch)
     findings = (
         ()

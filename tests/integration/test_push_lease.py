@@ -14,12 +14,12 @@ BRANCH = "refs/heads/swiftpm-1.2.3"
 
 def scratch(remote, tmp_path: Path) -> tuple[ScratchRepo, str, str]:
     """A scratch repo with one commit on top of the template ref: (repo, template, commit)."""
-    repo = ScratchRepo.create(
+    repo = ScratchRepo(
         tmp_path / "scratch.git",
         Remote.parse(remote.url),
         token=remote.token,
         identity=Identity("T", "t@example.invalid"),
-    )
+    ).init()
     template = repo.fetch("refs/heads/swiftpm", depth=1)
     commit = repo.commit(
         template,

@@ -135,12 +135,11 @@ class ScratchRepo:
             }
         self._env = scrubbed_env(base, config, ident)
 
-    @classmethod
-    def create(cls, path: Path, remote: Remote, **kwargs: object) -> ScratchRepo:
-        repo = cls(path, remote, **kwargs)  # type: ignore[arg-type]
-        path.mkdir(parents=True, exist_ok=True)
-        repo._run(["init", "--quiet", "--bare", "--template=", "."])
-        return repo
+    def init(self) -> ScratchRepo:
+        """Create the bare repository (no template hooks); returns self for chaining."""
+        self.path.mkdir(parents=True, exist_ok=True)
+        self._run(["init", "--quiet", "--bare", "--template=", "."])
+        return self
 
     # -- running git ---------------------------------------------------------------------------
 
