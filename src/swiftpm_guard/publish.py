@@ -296,79 +296,100 @@ def publish(
     """Check, then (when allowed) push one commit create-only. Raises only for bad input (2)
     and broken infrastructure (3); findings, including a lost race, are in the report."""
     say = log or (lambda _line: None)
-    remote = request.remote
-    _local_remote_exists(remote)
-    name = short_branch(request.branch)
+    _local_remote_exists(request.remote)
     with tempfile.TemporaryDirectory(prefix="swiftpm-guard-publish-") as tmp:
         work = Path(tmp)
         repo = ScratchRepo(
             work / "repo.git",
-            remote,
+            request.remote,
             token=request.token,
             identity=request.identity,
             environ=environ,
             network_timeout=request.git_timeout,
         ).init()
-        patterns = [
-            request.branch,
-            request.template,
-            *sibling_patterns(request.branch_prefix, request.settings.version),
-        ]
-        refs = repo.ls_remote(patterns)
-        if request.template not in refs:
-            raise InputError(f"template ref {request.template} is not on the remote {remote.url}")
-        remote_commit = refs.get(request.branch)
-        say(f"{name}: {'at ' + remote_commit[:12] if remote_commit else 'absent'} on {remote.url}")
-        template_commit = repo.fetch(request.template, depth=1)
-        say(f"template {short_branch(request.template)} at {template_commit[:12]}")
-        tree = work / "tree"
-        repo.export(template_commit, _wanted(request.templates), tree)
-        outcome = _evaluate(
-            request.settings, tree, request.templates, _observed(request, remote_commit, remote.url)
-        )
-        manifests = tuple(
-            (manifest_path(t), r.text)
-            for t, r in zip(request.templates, outcome.rendered, strict=True)
-        )
-        result = PublishResult(
-            report=outcome.report,
-            branch=name,
-            pushed=False,
-            commit=None,
-            template_commit=template_commit,
-            remote_commit=remote_commit,
-            manifests=manifests,
-            snippet=consumer_snippet(request.package_url or remote.package_url(), name),
-        )
-        skipped = _skip_reason(request, outcome.report)
+        refs = _look(repo, request, say)
+        result, outcome = _check(repo, request, refs, work, say)
         if request.dry_run:
             found, note = _compare(repo, refs, request, outcome, work)
             result = dataclasses.replace(result, diff=found, diff_note=note)
+        skipped = _skip_reason(request, result.report)
         if skipped is not None:
-            say(f"not pushing {name}: {skipped}")
+            say(f"not pushing {result.branch}: {skipped}")
             return dataclasses.replace(result, skipped=skipped)
-        commit = repo.commit(
-            template_commit,
-            remove=request.templates,
-            add={path: text.encode("utf-8") for path, text in manifests},
-            message=request.settings.version,
+        return _push(repo, request, result, say)
+
+
+def _look(repo: ScratchRepo, request: PublishRequest, say: Log) -> dict[str, str]:
+    """One ls-remote: the branch, the template ref and the branches of the same X.Y.Z."""
+    patterns = [
+        request.branch,
+        request.template,
+        *sibling_patterns(request.branch_prefix, request.settings.version),
+    ]
+    refs = repo.ls_remote(patterns)
+    url = request.remote.url
+    if request.template not in refs:
+        raise InputError(f"template ref {request.template} is not on the remote {url}")
+    seen = refs.get(request.branch)
+    say(f"{short_branch(request.branch)}: {'at ' + seen[:12] if seen else 'absent'} on {url}")
+    return refs
+
+
+def _check(
+    repo: ScratchRepo, request: PublishRequest, refs: Mapping[str, str], work: Path, say: Log
+) -> tuple[PublishResult, Outcome]:
+    """Read the template ref into `work/tree` and run the full check on it."""
+    template_commit = repo.fetch(request.template, depth=1)
+    say(f"template {short_branch(request.template)} at {template_commit[:12]}")
+    tree = work / "tree"
+    repo.export(template_commit, _wanted(request.templates), tree)
+    remote_commit = refs.get(request.branch)
+    observed = _observed(request, remote_commit, request.remote.url)
+    outcome = _evaluate(request.settings, tree, request.templates, observed)
+    name = short_branch(request.branch)
+    result = PublishResult(
+        report=outcome.report,
+        branch=name,
+        pushed=False,
+        commit=None,
+        template_commit=template_commit,
+        remote_commit=remote_commit,
+        manifests=tuple(
+            (manifest_path(t), r.text)
+            for t, r in zip(request.templates, outcome.rendered, strict=True)
+        ),
+        snippet=consumer_snippet(request.package_url or request.remote.package_url(), name),
+    )
+    return result, outcome
+
+
+def _push(
+    repo: ScratchRepo, request: PublishRequest, result: PublishResult, say: Log
+) -> PublishResult:
+    """Build the one commit and push it with a lease: on absence, or on the sha observed."""
+    name, seen = result.branch, result.remote_commit
+    commit = repo.commit(
+        result.template_commit,
+        remove=request.templates,
+        add={path: text.encode("utf-8") for path, text in result.manifests},
+        message=request.settings.version,
+    )
+    result = dataclasses.replace(result, commit=commit)
+    if commit == seen:
+        # Same tree, parent, message, identity and second: the remote already holds it.
+        say(f"{name} already holds exactly {commit[:12]}; nothing to push")
+        return dataclasses.replace(result, skipped="already published")
+    expect = seen if request.allow_overwrite else None
+    if expect is not None:
+        say(
+            f"--allow-overwrite: replacing {name} at {expect[:12]} with {commit[:12]}; "
+            "lease on that commit, no force"
         )
-        if commit == remote_commit:
-            # Same tree, parent, message, identity and second: the remote already holds it.
-            say(f"{name} already holds exactly {commit[:12]}; nothing to push")
-            return dataclasses.replace(result, commit=commit, skipped="already published")
-        expect = remote_commit if request.allow_overwrite else None
-        if expect is not None:
-            say(
-                f"--allow-overwrite: replacing {name} at {expect[:12]} with {commit[:12]}; "
-                "lease on that commit, no force"
-            )
-        pushed = repo.push(commit, request.branch, expect=expect)
-        result = dataclasses.replace(result, commit=commit)
-        if pushed.status in (PushStatus.CREATED, PushStatus.UPDATED):
-            say(f"pushed {name} at {commit[:12]} ({pushed.detail})")
-            return dataclasses.replace(result, pushed=True, overwritten=expect is not None)
-        return _lost(repo, request, result, pushed.detail, remote.url)
+    pushed = repo.push(commit, request.branch, expect=expect)
+    if pushed.status in (PushStatus.CREATED, PushStatus.UPDATED):
+        say(f"pushed {name} at {commit[:12]} ({pushed.detail})")
+        return dataclasses.replace(result, pushed=True, overwritten=expect is not None)
+    return _lost(repo, request, result, pushed.detail, request.remote.url)
 
 
 def _lost(
