@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import shutil
 from collections.abc import Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass
@@ -14,9 +13,6 @@ from support.git_http import GitHttpServer, serve_git
 from support.git_remote import Spy, make_spy, make_template_remote
 
 TOKEN = "ghs_TestToken0123456789abcdefXYZ"
-
-if shutil.which("git") is None:  # pragma: no cover - CI installs git
-    pytest.skip("git is required", allow_module_level=True)
 
 
 @dataclass

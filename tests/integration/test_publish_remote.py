@@ -166,7 +166,10 @@ def test_dry_run_prints_manifest_diff_against_newest_branch_and_snippet(
     release = write_release(tmp_path / "new", products=products)
     before = refs(remote.bare)
     spy.log.unlink()
-    code, out, err = run(capsys, *publish_args(remote, release, "--dry-run"))
+    markdown = tmp_path / "summary.md"
+    code, out, err = run(
+        capsys, *publish_args(remote, release, "--dry-run", "--markdown", str(markdown))
+    )
     assert code == 0, err
     assert "--- Package.swift (dry run, swiftpm-1.2.3) ---" in out
     assert release.checksum_of["kernels_new"] in out
@@ -179,6 +182,10 @@ def test_dry_run_prints_manifest_diff_against_newest_branch_and_snippet(
     assert f'consumers: .package(url: "{url}", branch: "swiftpm-1.2.3")' in out
     assert "not pushed: dry run" in out
     assert refs(remote.bare) == before and pushes(spy) == []
+    summary = markdown.read_text()
+    assert "`swiftpm-1.2.3` not pushed: dry run" in summary
+    assert "  products: +kernels_new, +kernels_new_debug" in summary
+    assert f'.package(url: "{url}", branch: "swiftpm-1.2.3")' in summary
 
 
 def test_dry_run_without_an_earlier_branch_says_so(remote, release, capsys):
