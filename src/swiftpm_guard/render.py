@@ -36,7 +36,8 @@ def render(template: Template, version: str, built: Mapping[str, Artifact]) -> R
     return _render_placeholders(template, version, built)
 
 
-def _render_placeholders(template: Template, version: str, built: Mapping[str, Artifact]) -> Rendered:
+def _render_placeholders(template: Template, version: str,
+                         built: Mapping[str, Artifact]) -> Rendered:
     text = template.text
     lines = LineIndex(text)
     shape = ManifestShape(text)
@@ -135,19 +136,16 @@ def _render_jinja(template: Template, version: str, built: Mapping[str, Artifact
     def token(name: str) -> str:
         return f"__SHA256_{name}__"
 
+    def entry(name: str, checksum: str, file_name: str | None = None) -> dict[str, str]:
+        return {"name": name, "checksum": checksum, "sha256": checksum,
+                "file": file_name or f"{name}-{version}.zip"}
+
     checksums = {n: a.sha256 if a.sha256 is not None else token(n) for n, a in built.items()}
-    artifacts = {
-        n: {"name": n, "checksum": c, "sha256": c, "file": built[n].file_name or f"{n}-{version}.zip"}
-        for n, c in checksums.items()
-    }
+    artifacts = {n: entry(n, c, built[n].file_name) for n, c in checksums.items()}
     context = {
         "version": version,
         "checksums": _Recorder(checksums, token, on_read),
-        "artifacts": _Recorder(
-            artifacts,
-            lambda n: {"name": n, "checksum": token(n), "sha256": token(n), "file": f"{n}-{version}.zip"},
-            on_read,
-        ),
+        "artifacts": _Recorder(artifacts, lambda n: entry(n, token(n)), on_read),
     }
     try:
         text = compiled.render(context)

@@ -27,7 +27,7 @@ def load_template(path: Path, *, display: str | None = None,
     root, root_shown = _stub_root(path, shown, stubs_dir)
     stubs: tuple[Stub, ...] = ()
     findings: list[Finding] = []
-    if root is not None:
+    if root is not None and root_shown is not None:
         stubs, findings = _scan_stubs(root, root_shown)
     template = Template(path=shown, text=text, flavour=flavour, stubs=stubs, stubs_dir=root_shown)
     return template, findings
