@@ -65,14 +65,15 @@ def merge_artifacts(artifacts: Iterable[Artifact]) -> tuple[dict[str, Artifact],
 
 def check(
     rendered: Sequence[Rendered],
-    built: dict[str, Artifact],
+    artifacts: Sequence[Artifact],
     options: CheckOptions,
     source_findings: Iterable[Finding] = (),
 ) -> Report:
-    """Every finding for these rendered templates against this built set, as a Report."""
-    findings = list(source_findings)
+    """Every finding for these rendered templates against every artifact read, as a Report."""
+    built, findings = merge_artifacts(artifacts)
+    findings += source_findings
     findings += _version_findings(options)
-    findings += _artifact_findings(built.values(), options)
+    findings += _artifact_findings(artifacts, options)
     requested: dict[str, Placeholder] = {}
     for item in rendered:
         findings += item.findings

@@ -50,7 +50,7 @@ def gather_artifacts(settings: Settings) -> tuple[list[Artifact], list[Finding]]
 def evaluate(settings: Settings, *, require_checksums: bool = False) -> Outcome:
     """Read, render and check; raises only for bad input, never for findings."""
     artifacts, findings = gather_artifacts(settings)
-    built, conflicts = merge_artifacts(artifacts)
+    built, _conflicts = merge_artifacts(artifacts)  # check() reports the conflicts
     templates = []
     for path in settings.templates:
         template, stub_findings = load_template(path, stubs_dir=settings.stubs_dir)
@@ -64,5 +64,5 @@ def evaluate(settings: Settings, *, require_checksums: bool = False) -> Outcome:
         warn=settings.warn,
         require_checksums=require_checksums,
     )
-    report = check(rendered, built, options, findings + conflicts)
+    report = check(rendered, artifacts, options, findings)
     return Outcome(report=report, rendered=rendered)

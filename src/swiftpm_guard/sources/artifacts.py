@@ -58,18 +58,18 @@ def scan_artifact_dir(folder: Path, *, display: str | None = None,
     return artifacts, findings
 
 
-def _zip_entries(folder: Path, root: Path, shown: str) -> Iterable[Path]:
-    for entry in os.scandir(folder):
-        if not entry.name.endswith(".zip"):
-            continue
+def _zip_entries(folder: Path, root: Path, shown: str) -> list[Path]:
+    with os.scandir(folder) as listing:
+        entries = [e for e in listing if e.name.endswith(".zip")]
+    paths: list[Path] = []
+    for entry in entries:
         path = Path(entry.path)
-        if entry.is_symlink():
-            target = path.resolve()
-            if not target.is_relative_to(root):
-                raise InputError(f"symlink '{entry.name}' points outside the artifact folder",
-                                 file=shown)
+        if entry.is_symlink() and not path.resolve().is_relative_to(root):
+            raise InputError(f"symlink '{entry.name}' points outside the artifact folder",
+                             file=shown)
         if path.is_file():
-            yield path
+            paths.append(path)
+    return paths
 
 
 def _inspect_zip(path: Path, shown: str) -> _ZipResult:

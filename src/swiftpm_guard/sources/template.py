@@ -48,7 +48,9 @@ def _stub_root(path: Path, shown: str, explicit: Path | None) -> tuple[Path | No
 def _scan_stubs(root: Path, shown: str) -> tuple[tuple[Stub, ...], list[Finding]]:
     stubs: list[Stub] = []
     findings: list[Finding] = []
-    for entry in sorted(os.scandir(root), key=lambda e: e.name):
+    with os.scandir(root) as listing:
+        entries = sorted(listing, key=lambda e: e.name)
+    for entry in entries:
         where = f"{shown}/{entry.name}"
         if entry.is_dir(follow_symlinks=False):
             stubs.append(Stub(entry.name, Location(where), _has_sources(Path(entry.path))))
