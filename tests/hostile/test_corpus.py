@@ -16,8 +16,8 @@ from typing import Any
 
 import pytest
 import yaml
-from support.release import write_release, write_zip
 
+from support.release import write_release, write_zip
 from swiftpm_guard.cli import main
 
 CORPUS = Path(__file__).parent / "corpus"
