@@ -61,6 +61,8 @@ def add_parsers(commands: argparse._SubParsersAction[_P]) -> None:
     ref.add_argument("--version", required=True, help="X.Y.Z or X.Y.Z.YYYYMMDD")
     ref.add_argument("--version-pattern", metavar="REGEX")
     ref.add_argument("--debug-suffix", default="_debug", metavar="SUFFIX")
+    ref.add_argument("--render-timeout", type=float, default=20.0, metavar="SECONDS",
+                     help="deadline for rendering a Jinja2 template (default 20)")
     _add_remote(pub)
     push = pub.add_argument_group("pushing")
     push.add_argument(
@@ -136,6 +138,7 @@ def request_from(args: argparse.Namespace) -> PublishRequest:
         frameworks_from=tuple(WorkflowSpec.parse(s) for s in args.frameworks_from),
         debug_suffix=args.debug_suffix,
         warn=frozenset(args.warn),
+        render_seconds=args.render_timeout,
         **extra,
     )
     token, source = _token(args)

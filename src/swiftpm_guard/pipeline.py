@@ -5,10 +5,11 @@ This is the only place that knows every source; sinks (files, check runs, git) c
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from dataclasses import dataclass
 
 from swiftpm_guard.checks import CheckOptions, check, merge_artifacts
-from swiftpm_guard.model import Artifact, Finding, Rendered, Report
+from swiftpm_guard.model import Artifact, Finding, Rendered, Report, Template
 from swiftpm_guard.render import render
 from swiftpm_guard.settings import Settings
 from swiftpm_guard.sources.artifacts import (
@@ -47,16 +48,36 @@ def gather_artifacts(settings: Settings) -> tuple[list[Artifact], list[Finding]]
     return artifacts, findings
 
 
+def _render(template: Template, version: str, built: dict[str, Artifact],
+            seconds: float) -> Rendered:
+    """Jinja templates may come from a pull request: render them in a bounded child process."""
+    if template.flavour != "jinja":
+        return render(template, version, built)
+    from swiftpm_guard.isolation import call_isolated
+
+    return call_isolated(render, template, version, built, file=template.path, seconds=seconds)
+
+
 def evaluate(settings: Settings, *, require_checksums: bool = False) -> Outcome:
     """Read, render and check; raises only for bad input, never for findings."""
     artifacts, findings = gather_artifacts(settings)
-    built, conflicts = merge_artifacts(artifacts)
     templates = []
     for path in settings.templates:
         template, stub_findings = load_template(path, stubs_dir=settings.stubs_dir)
         templates.append(template)
         findings += stub_findings
-    rendered = tuple(render(t, settings.version, built) for t in templates)
+    return render_and_check(settings, artifacts, templates, findings,
+                            require_checksums=require_checksums)
+
+
+def render_and_check(settings: Settings, artifacts: Sequence[Artifact],
+                     templates: Sequence[Template], findings: Sequence[Finding], *,
+                     require_checksums: bool = False) -> Outcome:
+    """Render templates already read (from files, or from a git ref by publish) and check them
+    against every artifact read; `findings` are what reading found."""
+    built, _conflicts = merge_artifacts(artifacts)  # check() reports the conflicts
+    rendered = tuple(_render(t, settings.version, built, settings.render_seconds)
+                     for t in templates)
     options = CheckOptions(
         version=settings.version,
         debug_suffix=settings.debug_suffix,
@@ -64,5 +85,5 @@ def evaluate(settings: Settings, *, require_checksums: bool = False) -> Outcome:
         warn=settings.warn,
         require_checksums=require_checksums,
     )
-    report = check(rendered, built, options, findings + conflicts)
+    report = check(rendered, artifacts, options, findings)
     return Outcome(report=report, rendered=rendered)

@@ -40,7 +40,6 @@ from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from swiftpm_guard.checks import CheckOptions, check, merge_artifacts
 from swiftpm_guard.errors import InputError, UsageError
 from swiftpm_guard.model import Finding, Report, Severity
 from swiftpm_guard.package_diff import (
@@ -52,7 +51,7 @@ from swiftpm_guard.package_diff import (
     release_part,
     sibling_patterns,
 )
-from swiftpm_guard.pipeline import Outcome, gather_artifacts
+from swiftpm_guard.pipeline import Outcome, gather_artifacts, render_and_check
 from swiftpm_guard.refs import (
     DEFAULT_AUTHOR,
     DEFAULT_BRANCH_PREFIX,
@@ -66,7 +65,6 @@ from swiftpm_guard.refs import (
     template_ref,
     tree_path,
 )
-from swiftpm_guard.render import render
 from swiftpm_guard.settings import Settings, validate_version
 from swiftpm_guard.sinks.publish import NETWORK_TIMEOUT, GitError, PushStatus, ScratchRepo
 from swiftpm_guard.sources.template import STUB_DIRS, load_template
@@ -224,7 +222,6 @@ def _evaluate(
 ) -> Outcome:
     """pipeline.evaluate for templates exported from a ref: shown by their path in the ref."""
     artifacts, findings = gather_artifacts(settings)
-    built, conflicts = merge_artifacts(artifacts)
     loaded = []
     for path in templates:
         if not (root / path).is_file():
@@ -232,16 +229,9 @@ def _evaluate(
         template, stub_findings = load_template(root / path, display=path)
         loaded.append(template)
         findings += stub_findings
-    rendered = tuple(render(t, settings.version, built) for t in loaded)
-    options = CheckOptions(
-        version=settings.version,
-        debug_suffix=settings.debug_suffix,
-        version_pattern=settings.version_pattern,
-        warn=settings.warn,
-        require_checksums=True,
+    return render_and_check(
+        settings, artifacts, loaded, [*extra, *findings], require_checksums=True
     )
-    report = check(rendered, built, options, [*extra, *findings, *conflicts])
-    return Outcome(report=report, rendered=rendered)
 
 
 def _skip_reason(request: PublishRequest, report: Report) -> str | None:
@@ -278,7 +268,9 @@ def _compare(
     if not present:
         return None, f"the parent of {name} holds no {request.templates[0]}"
     try:
-        rendered = [render(load_template(folder / t, display=t)[0], version, {}) for t in present]
+        loaded = [load_template(folder / t, display=t)[0] for t in present]
+        # Through the pipeline, so a Jinja template renders in its bounded child process.
+        rendered = render_and_check(request.settings, [], loaded, []).rendered
     except InputError as error:
         return None, f"cannot read the template behind {name}: {error}"
     return diff(name, tip, package_names(rendered), package_names(outcome.rendered)), None

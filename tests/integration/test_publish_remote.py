@@ -7,6 +7,7 @@ import json
 from pathlib import Path
 
 from support.git_remote import (
+    commit_folder,
     commit_message,
     git,
     reflog,
@@ -267,3 +268,38 @@ def test_preflight_on_a_missing_repository(remote, capsys, tmp_path):
 def test_missing_template_ref_is_bad_input(remote, release, capsys):
     code, _out, err = run(capsys, *publish_args(remote, release, "--template-ref", "nope"))
     assert code == 2 and "template ref refs/heads/nope is not on the remote" in err
+
+
+JINJA_TEMPLATE = """\
+// swift-tools-version:5.9
+import PackageDescription
+
+let version = "{{ version }}"
+let products = [
+{%- for name in ["executorch", "executorch_debug"] %}
+  "{{ name }}": "{{ checksums[name] }}",
+{%- endfor %}
+]
+"""
+
+
+def test_a_jinja_template_in_the_ref_is_rendered_and_renamed(remote, tmp_path, capsys):
+    branch = tmp_path / "jinja-branch"
+    for name in ("executorch", "executorch_debug"):
+        (branch / ".Package.swift" / name).mkdir(parents=True)
+        (branch / ".Package.swift" / name / "dummy.swift").write_text("// stub\n")
+    (branch / "Package.swift.j2").write_text(JINJA_TEMPLATE)
+    commit_folder(remote.bare, "swiftpm-jinja", branch, "jinja template")
+    release = write_release(tmp_path / "built", products=["executorch"], binary_only=[])
+    report = tmp_path / "report.json"
+    code, _out, err = run(capsys, *publish_args(
+        remote, release, "--template-ref", "swiftpm-jinja", "--template", "Package.swift.j2",
+        report=report))
+    assert code == 0, err
+    commit = json.loads(report.read_text())["publish"]["commit"]
+    files = tree_files(remote.bare, commit)
+    assert "Package.swift.j2" not in files
+    manifest = files["Package.swift"].decode()
+    assert 'let version = "1.2.3"' in manifest
+    assert f'"executorch": "{release.checksum_of["executorch"]}"' in manifest
+    assert files[".Package.swift/executorch/dummy.swift"] == b"// stub\n"
