@@ -118,7 +118,8 @@ def test_http_remote_without_token_fails_fast_with_exit_3(
     monkeypatch.delenv("GITHUB_TOKEN")
     code, _out, err = run(capsys, *publish_args(remote, release))
     assert code == 3
-    assert "git ls-remote failed" in err and BRANCH not in refs(remote.bare)
+    assert "git ls-remote failed" in err and "--token-env" in err
+    assert BRANCH not in refs(remote.bare)
 
 
 def test_publishing_twice_is_blocked_and_leaves_the_remote_unchanged(remote, release, spy, capsys):

@@ -123,7 +123,7 @@ class ScratchRepo:
             ("credential.helper", ""),
         ]
         if token is not None and remote.origin is not None:
-            # Scoped to the remote's origin: a redirect to another host does not get it.
+            # git applies http.<url>.* only to URLs under that origin, not to other hosts.
             config.append((f"http.{remote.origin}.extraHeader", authorization_header(token)))
         ident: dict[str, str] = {}
         if identity is not None:
@@ -177,8 +177,16 @@ class ScratchRepo:
         except OSError as error:
             raise GitError(f"cannot run git: {error.strerror}") from None
         if check and result.returncode != 0:
-            raise GitError(f"git {args[0]} failed: {self.message(result)}")
+            raise GitError(f"git {args[0]} failed: {self.message(result)}{self._hint(result)}")
         return result
+
+    def _hint(self, result: subprocess.CompletedProcess[bytes]) -> str:
+        text = result.stderr.decode("utf-8", "replace")
+        if self.remote.kind == "http" and any(
+            s in text for s in ("could not read Username", "Authentication failed", " 403")
+        ):
+            return " (the remote wants a token: is it in the variable --token-env names?)"
+        return ""
 
     def message(self, result: subprocess.CompletedProcess[bytes]) -> str:
         """git's last meaningful stderr line, redacted, for a one-line error."""
