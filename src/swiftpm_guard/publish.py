@@ -83,6 +83,15 @@ NO_PUSH_EVENTS = frozenset(
 Log = Callable[[str], None]
 
 
+def _check_token(remote: Remote, token: str | None, source: str) -> None:
+    """A token goes only to http(s) remotes, as a header, and never over plain http."""
+    if token is None or remote.kind != "http":
+        return
+    check_token(token, source=source)
+    if not remote.secure:
+        raise UsageError(f"refusing to send {source} over plain http to {remote.origin}; use https")
+
+
 @dataclass(frozen=True, kw_only=True)
 class PublishRequest:
     settings: Settings
@@ -123,13 +132,7 @@ class PublishRequest:
         if len(set(manifests)) != len(manifests):
             raise UsageError("two --template paths would produce the same manifest")
         remote = Remote.parse(self.repo)
-        if self.token is not None and remote.kind == "http":
-            check_token(self.token, source=self.token_source)
-            if not remote.secure:
-                raise UsageError(
-                    f"refusing to send {self.token_source} over plain http to "
-                    f"{remote.origin}; use https"
-                )
+        _check_token(remote, self.token, self.token_source)
         if self.package_url is not None:
             Remote.parse(self.package_url)
         if not 0 < self.git_timeout <= 3600:
@@ -415,13 +418,7 @@ class PreflightRequest:
     def __post_init__(self) -> None:
         validate_version(self.version)
         remote = Remote.parse(self.repo)
-        if self.token is not None and remote.kind == "http":
-            check_token(self.token, source=self.token_source)
-            if not remote.secure:
-                raise UsageError(
-                    f"refusing to send {self.token_source} over plain http to "
-                    f"{remote.origin}; use https"
-                )
+        _check_token(remote, self.token, self.token_source)
         object.__setattr__(self, "remote", remote)
         object.__setattr__(self, "branch", branch_ref(self.branch_prefix, self.version))
 
