@@ -11,7 +11,7 @@ import sys
 from collections.abc import Sequence
 from pathlib import Path
 
-from swiftpm_guard import __version__
+from swiftpm_guard import __version__, swift_stage
 from swiftpm_guard.errors import GuardError, UsageError
 from swiftpm_guard.model import CODES
 from swiftpm_guard.pipeline import Outcome, evaluate
@@ -57,6 +57,7 @@ def _add_common(parser: argparse.ArgumentParser) -> None:
     out.add_argument("--json", metavar="OUT.json", help="write the JSON report")
     out.add_argument("--markdown", metavar="OUT.md", help="write the Markdown report")
     out.add_argument("--quiet", "-q", action="store_true", help="print only the verdict")
+    swift_stage.add_arguments(parser)
 
 
 def build_parser() -> argparse.ArgumentParser:
@@ -89,6 +90,8 @@ def settings_from(args: argparse.Namespace) -> Settings:
         stubs_dir=Path(args.stubs_dir) if args.stubs_dir else None,
         debug_suffix=args.debug_suffix,
         warn=frozenset(args.warn),
+        swift=args.swift,
+        swift_cache=Path(args.swift_cache) if args.swift_cache else None,
         **kwargs,  # type: ignore[arg-type]
     )
 

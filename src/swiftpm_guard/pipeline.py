@@ -18,6 +18,7 @@ from swiftpm_guard.sources.artifacts import (
     scan_artifact_dir,
 )
 from swiftpm_guard.sources.template import load_template
+from swiftpm_guard.swift_stage import prove
 
 
 @dataclass(frozen=True, slots=True)
@@ -65,4 +66,6 @@ def evaluate(settings: Settings, *, require_checksums: bool = False) -> Outcome:
         require_checksums=require_checksums,
     )
     report = check(rendered, built, options, findings + conflicts)
+    report = prove(report, rendered, built, options, swift=settings.swift,
+                   cache_dir=settings.swift_cache)
     return Outcome(report=report, rendered=rendered)
