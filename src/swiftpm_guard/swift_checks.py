@@ -30,6 +30,8 @@ from swiftpm_guard.model import (
 #: Findings the evaluation recomputes; the static ones are dropped once SwiftPM has spoken.
 _TWO_WAY = frozenset({"unfilled-placeholder", "unclaimed-artifact"})
 _TOKEN = re.compile(r"__SHA256_([A-Za-z0-9_]+)__")
+# SwiftPM refuses these URLs before it prints anything we could check ourselves.
+_URL_REFUSED = re.compile(r"(?:invalid URL scheme|unsupported extension) for binary target ")
 
 
 def manifest_line(rendered: Rendered, line: int | None) -> tuple[int | None, str]:
@@ -42,13 +44,15 @@ def manifest_line(rendered: Rendered, line: int | None) -> tuple[int | None, str
 
 
 def diagnostic_findings(rendered: Rendered, diagnostics: Sequence[Diagnostic]) -> list[Finding]:
+    """`swift-error` per SwiftPM error; `url` when SwiftPM itself refuses a binary target URL."""
     findings = []
     for diagnostic in diagnostics:
         line, note = manifest_line(rendered, diagnostic.line)
         where = f"{diagnostic.line}:{diagnostic.column}: " if diagnostic.line else ""
+        code = "url" if _URL_REFUSED.match(diagnostic.message) else "swift-error"
         findings.append(
             Finding(
-                code="swift-error",
+                code=code,
                 severity=Severity.ERROR,
                 subject=diagnostic.subject,
                 file=rendered.template.path,
