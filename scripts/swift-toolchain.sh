@@ -118,7 +118,8 @@ set -e
 exit "$code"
 WRAPPER_EOF
   chmod 0755 "$WRAPPER.tmp"
-  mv -f "$WRAPPER.tmp" "$WRAPPER"
+  # Unchanged wrappers keep their mtime: swiftpm-guard's result cache keys on it.
+  if cmp -s "$WRAPPER.tmp" "$WRAPPER"; then rm -f "$WRAPPER.tmp"; else mv -f "$WRAPPER.tmp" "$WRAPPER"; fi
 }
 
 build() {
