@@ -17,6 +17,7 @@
 # Environment: SWIFT_TOOLCHAIN_DIR (cache folder), SWIFT_TOOLCHAIN_MIRROR (Debian mirror URL;
 # default: the first .../debian URI in apt's own sources). Needs root (debootstrap, chroot).
 set -euo pipefail
+export PATH="/usr/sbin:/usr/bin:/sbin:/bin:$PATH"  # debootstrap, chroot, unshare live in sbin
 
 readonly SUITE=trixie
 readonly PACKAGES=(swiftlang libc6-dev)
@@ -80,6 +81,7 @@ write_wrapper() {
 # swift inside the swiftpm-guard trixie chroot: network unshared, package folder copied in,
 # nothing copied back. Written by scripts/swift-toolchain.sh.
 set -euo pipefail
+export PATH="/usr/sbin:/usr/bin:/sbin:/bin:$PATH"  # chroot and unshare live in sbin
 HERE="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
 ROOT="$HERE/root"
 package="$PWD"
