@@ -38,6 +38,8 @@ class Settings:
     debug_suffix: str = "_debug"
     version_pattern: str = DEFAULT_VERSION_PATTERN
     warn: frozenset[str] = field(default_factory=frozenset)
+    #: Deadline for rendering one Jinja template in its isolated child process.
+    render_seconds: float = 20.0
     swift: str = "auto"  # auto | off | PATH of a swift executable
     swift_cache: Path | None = None
 
@@ -54,6 +56,8 @@ class Settings:
             re.compile(self.version_pattern)
         except re.error as error:
             raise UsageError(f"--version-pattern is not a regular expression: {error}") from None
+        if not 0 < self.render_seconds <= 600:
+            raise UsageError(f"--render-timeout {self.render_seconds} is not in (0, 600]")
         validate_swift_option(self.swift)
         unknown = sorted(self.warn - CODES.keys())
         if unknown:
