@@ -30,8 +30,8 @@ def to_dict(report: Report) -> dict[str, object]:
         "products": report.products,
         "binary_targets": report.binary_targets,
         "counts_source": report.counts_source,
-        "swiftpm": report.swiftpm.as_dict() if report.swiftpm else None,
         "findings": [f.as_dict() for f in sorted(report.findings, key=_order)],
+        "swiftpm": report.swiftpm.as_dict() if report.swiftpm else None,
     }
 
 
