@@ -74,10 +74,13 @@ copy_certificates() {
   fi
 }
 
+# $1: the toolchain's `swift --version` line, recorded in the wrapper so that a different
+# toolchain means a different wrapper file (swiftpm-guard's result cache keys on the file).
 write_wrapper() {
   mkdir -p "$DIR/bin"
-  cat >"$WRAPPER.tmp" <<'WRAPPER_EOF'
-#!/usr/bin/env bash
+  {
+    printf '#!/usr/bin/env bash\n# toolchain: %s\n' "$1"
+    cat <<'WRAPPER_EOF'
 # swift inside the swiftpm-guard trixie chroot: network unshared, package folder copied in,
 # nothing copied back. Written by scripts/swift-toolchain.sh.
 set -euo pipefail
@@ -119,6 +122,7 @@ code=$?
 set -e
 exit "$code"
 WRAPPER_EOF
+  } >"$WRAPPER.tmp"
   chmod 0755 "$WRAPPER.tmp"
   # Unchanged wrappers keep their mtime: swiftpm-guard's result cache keys on it.
   if cmp -s "$WRAPPER.tmp" "$WRAPPER"; then rm -f "$WRAPPER.tmp"; else mv -f "$WRAPPER.tmp" "$WRAPPER"; fi
@@ -158,10 +162,10 @@ build() {
     >"$DIR/apt.log" 2>&1 || { tail -n 20 "$DIR/apt.log" >&2; die "apt-get install failed (log: $DIR/apt.log)"; }
   in_chroot apt-get clean
   in_chroot update-ca-certificates >/dev/null 2>&1 || true
-  write_wrapper
   # Prove it before stamping: a toolchain that cannot print its version is not complete.
   local version
   version=$(in_chroot swift --version 2>&1 | head -n 1) || die "swift does not run in the chroot"
+  write_wrapper "$version"
   find "$ROOT/tmp" -mindepth 1 -maxdepth 1 -exec rm -rf -- {} +
   local seconds=$(( $(date +%s) - started ))
   local size
@@ -177,7 +181,7 @@ mkdir -p "$DIR"
 exec 9>"$DIR.lock"
 flock 9
 if [[ -f "$STAMP" && -x "$WRAPPER" ]]; then
-  write_wrapper  # cheap, and keeps the wrapper in step with this script
+  write_wrapper "$(sed -n 's/^swift=//p' "$DIR/build-info")"  # in step with this script
   log "reusing $DIR ($(sed -n 's/^swift=//p' "$DIR/build-info" 2>/dev/null))"
 else
   rm -f "$STAMP"
