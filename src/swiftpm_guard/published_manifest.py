@@ -14,6 +14,7 @@ name. We tokenise rather than parse: strings, comments, identifiers and brackets
 
 from __future__ import annotations
 
+import functools
 import re
 from dataclasses import dataclass
 
@@ -34,6 +35,10 @@ _CLOSERS = frozenset(_OPENERS.values())
 _HEX64 = re.compile(r"[0-9A-Fa-f]{64}")
 _PLACEHOLDER = re.compile(r"__SHA256_([A-Za-z0-9_]+)__")
 _CHECKSUM_KEY = "sha256"
+_HEX_LITERAL = re.compile(r'"[0-9A-Fa-f]{64}"')
+_ZEROED = '"' + "0" * 64 + '"'
+_VERSION_LITERAL = re.compile(r'(\b(?:let|var)\s+version\s*(?::\s*String\s*)?=\s*")'
+                              r'([^"\\\n]*)(")')
 
 
 @dataclass(frozen=True, slots=True)
@@ -153,18 +158,50 @@ def _call_name(tokens: list[_Tok], parents: list[int], opener: int) -> str | Non
     return None
 
 
+def _content_start(text: str, quote: int) -> int:
+    """Offset of a string literal's first character, given the offset of its quote."""
+    return quote + (3 if text.startswith('"""', quote) else 1)
+
+
 def _valid_name(name: str | None) -> str | None:
     return name if name is not None and NAME_RE.fullmatch(name) else None
 
 
+@dataclass(frozen=True, slots=True)
+class _Shape:
+    """A manifest's parse with checksum values left out: (name, start, end, line, role)."""
+
+    sites: tuple[tuple[str | None, int, int, int, Role], ...]
+    version: tuple[int, int] | None  # where the version's text is
+    version_line: int | None
+    base_url: str | None
+
+
 def read_published(text: str) -> PublishedManifest:
-    """Every checksum site, the declared version and the base URL of a published manifest."""
+    """Every checksum site, the declared version and the base URL of a published manifest.
+
+    Published manifests of one project differ in little but their 64-digit checksums and
+    their version, so we parse the text with those literals zeroed (same length, same
+    offsets) once per distinct shape, then read the values back from the real text.
+    """
+    skeleton = _HEX_LITERAL.sub(_ZEROED, text)
+    skeleton = _VERSION_LITERAL.sub(lambda m: m[1] + "0" * len(m[2]) + m[3], skeleton)
+    shape = _read_shape(skeleton)
+    sites = tuple(ChecksumSite(name, text[start:end], line, role)
+                  for name, start, end, line, role in shape.sites)
+    version = text[shape.version[0]:shape.version[1]] if shape.version else None
+    return PublishedManifest(sites=sites, version=version, version_line=shape.version_line,
+                             base_url=shape.base_url)
+
+
+@functools.lru_cache(maxsize=32)
+def _read_shape(text: str) -> _Shape:
     tokens = _tokens(text)
     parents = _parents(tokens)
     constants = _constants(tokens)
     lines = LineIndex(text)
     shape = ManifestShape(text)
-    sites: list[ChecksumSite] = []
+    sites: list[tuple[str | None, int, int, int, Role]] = []
     used: set[int] = set()
 
     def add(name: str | None, value_index: int) -> None:
@@ -173,8 +210,9 @@ def read_published(text: str) -> PublishedManifest:
         if name is None and placeholder:
             name = placeholder.group(1)
         used.add(value_index)
-        sites.append(ChecksumSite(_valid_name(name), value.text, lines.line_of(value.start),
-                                  shape.role_at(value.start)))
+        start = _content_start(text, value.start)
+        sites.append((_valid_name(name), start, start + len(value.text),
+                      lines.line_of(value.start), shape.role_at(value.start)))
 
     for i, token in enumerate(tokens):
         # `checksum: "…"` inside a call: the call's `name:` says whose.
@@ -201,12 +239,13 @@ def read_published(text: str) -> PublishedManifest:
     for i, token in enumerate(tokens):
         if token.kind == "string" and i not in used and _HEX64.fullmatch(token.text):
             add(None, i)
-    sites.sort(key=lambda s: s.line)
+    sites.sort(key=lambda s: s[1])
     version = _pick(constants, "version")
     base = _pick(constants, "url")
-    return PublishedManifest(
+    version_start = _content_start(text, version[1]) if version else 0
+    return _Shape(
         sites=tuple(sites),
-        version=version[0] if version else None,
+        version=(version_start, version_start + len(version[0])) if version else None,
         version_line=lines.line_of(version[1]) if version else None,
         base_url=base[0] if base and base[0].startswith(("https://", "http://")) else None,
     )
