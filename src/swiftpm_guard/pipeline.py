@@ -5,7 +5,7 @@ This is the only place that knows every source; sinks (files, check runs, git) c
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 
 from swiftpm_guard.checks import CheckOptions, check, merge_artifacts
 from swiftpm_guard.model import Artifact, Finding, Rendered, Report
@@ -24,6 +24,8 @@ from swiftpm_guard.sources.template import load_template
 class Outcome:
     report: Report
     rendered: tuple[Rendered, ...]
+    #: name → artifact as merged from every source (what the checksums were filled from)
+    built: dict[str, Artifact] = field(default_factory=dict)
 
 
 def gather_artifacts(settings: Settings) -> tuple[list[Artifact], list[Finding]]:
@@ -65,4 +67,4 @@ def evaluate(settings: Settings, *, require_checksums: bool = False) -> Outcome:
         require_checksums=require_checksums,
     )
     report = check(rendered, artifacts, options, findings)
-    return Outcome(report=report, rendered=rendered)
+    return Outcome(report=report, rendered=rendered, built=built)
