@@ -260,19 +260,30 @@ def _branch_stub_findings(branch: PublishedBranch, named: list[Placeholder]) -> 
 
 
 def _duplicate_findings(uses: Mapping[str, list[_Use]]) -> dict[str, list[Finding]]:
-    """One checksum under two names or two versions: a finding on every branch involved."""
+    """One checksum published twice: a finding on every branch involved.
+
+    Under two names (`duplicate-checksum`) it is a pasted line: one zip cannot be both
+    targets. Under one name in two versions (`reused-checksum`) it is a stale checksum list,
+    unless the build is byte-for-byte reproducible; `--verify-urls` tells the two apart.
+    """
     found: dict[str, list[Finding]] = defaultdict(list)
     for value, entries in uses.items():
         if len({(u.name, u.version) for u in entries}) < 2:
             continue
         for use in entries:
             others = [u for u in entries if (u.name, u.version) != (use.name, use.version)]
-            shown = ", ".join(f"'{u.name}' in {u.branch}" for u in others[:3])
-            more = f" and {len(others) - 3} more" if len(others) > 3 else ""
+            renamed = [u for u in others if u.name != use.name]
+            shown = ", ".join(f"'{u.name}' in {u.branch}" for u in (renamed or others)[:3])
+            more = len(renamed or others) - 3
+            shown += f" and {more} more" if more > 0 else ""
+            if renamed:
+                code, why = "duplicate-checksum", "one zip cannot be both targets"
+            else:
+                code, why = ("reused-checksum", "a stale checksum, unless that build is "
+                             "byte-for-byte reproducible")
             found[use.branch].append(_finding(
-                "duplicate-checksum", use.name,
+                code, use.name,
                 f"checksum {value[:12]}… of '{use.name}' ({use.version or 'no version'}) is "
-                f"also published as {shown}{more}; one zip cannot be both",
-                use.file, use.line,
+                f"also published as {shown}; {why}", use.file, use.line,
             ))
     return found

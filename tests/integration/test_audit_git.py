@@ -66,8 +66,8 @@ def scenario() -> tuple[list[BranchSpec], set[tuple[str, str]], set[tuple[str, s
                       checksums={"backend_mps": checksum_for("backend_coreml", same_branch)}),
            "duplicate-checksum")
     broken(BranchSpec(nightly("20250715"), checksums={
-        "executorch": checksum_for("executorch", nightly("20250714"))}), "duplicate-checksum")
-    errors.add((branch(nightly("20250714")), "duplicate-checksum"))
+        "executorch": checksum_for("executorch", nightly("20250714"))}), "reused-checksum")
+    errors.add((branch(nightly("20250714")), "reused-checksum"))
     releases = [
         BranchSpec("0.6.0", stub_dir=".swift"),  # the older stub folder name: sound
         BranchSpec("0.7.0"),
@@ -180,7 +180,8 @@ def test_warn_downgrades_a_code_and_glob_selects(published, tmp_path):
     repo, *_ = published
     out = tmp_path / "a.json"
     assert main(["audit", "--repo", str(repo), "--branches", "swiftpm-0.7.0.202507??",
-                 "--warn", "duplicate-checksum", "--warn", "orphan-stub",
+                 "--warn", "duplicate-checksum", "--warn", "reused-checksum",
+                 "--warn", "orphan-stub",
                  "--json", str(out), "-q"]) == 0
     data = json.loads(out.read_text())
     assert all(e["branch"].startswith("swiftpm-0.7.0.202507") for e in data["branches"])

@@ -134,6 +134,10 @@ def _hash_stream(response: http.client.HTTPResponse, started: float, settings: U
         size += count
         if time.monotonic() - started > settings.deadline:
             raise _Transient(f"download took longer than {settings.deadline:g} s")
+    announced = response.headers.get("Content-Length", "")
+    if announced.isdigit() and int(announced) != size:
+        # http.client returns a short body without complaint when the connection drops.
+        raise _Transient(f"connection closed after {size} of {announced} bytes")
     if head not in _ZIP_MAGIC:
         return _not_zip(head, content_type)
     return Fetched("zip", digest.hexdigest(), size=size)
