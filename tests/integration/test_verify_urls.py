@@ -205,3 +205,26 @@ def test_hash_of_served_bytes_is_sha256(server):
     assert verify_hosted([target(server, "x.zip", good)], FAST) == []
     [bad] = verify_hosted([target(server, "x.zip", "0" * 64)], FAST)
     assert bad.code == "url-checksum" and f"{len(body)} bytes" in bad.message
+
+
+def test_argparse_helper_wires_verify_absent_in_one_line(server, tmp_path):
+    """What `preflight --verify-absent` does: parse the helper's options, then one call."""
+    import argparse
+
+    from swiftpm_guard.cli_urls import absent_findings, add_url_arguments
+    from swiftpm_guard.sources.template import load_template
+
+    release = write_release(tmp_path / "release")
+    template, _ = load_template(release.template)
+    parser = argparse.ArgumentParser()
+    add_url_arguments(parser, flag="--verify-absent")
+    args = parser.parse_args(["--verify-absent", "--base-url", server.url("z/"),
+                              "--url-timeout", "5"])
+    assert absent_findings(args, [template], "9.9.9") == []
+    assert len(server.hits) == 20  # every zip URL of 9.9.9 asked for, none there
+    server.routes["/z/executorch_debug-9.9.9.zip"] = Route(b"PK\x03\x04")
+    [finding] = absent_findings(args, [template], "9.9.9")
+    assert (finding.code, finding.subject) == ("url-exists", "executorch_debug")
+    assert "would overwrite" in finding.message
+    off = parser.parse_args([])
+    assert absent_findings(off, [template], "9.9.9") == []
