@@ -28,6 +28,8 @@ test: lint typecheck unit
 
 bench: $(STAMP)
 	$(BIN)/python benchmarks/hash_bench.py
+	$(BIN)/python benchmarks/audit_bench.py
+	$(BIN)/python benchmarks/url_bench.py
 
 clean:
 	rm -rf $(VENV) demo-out
