@@ -167,7 +167,7 @@ def _audit_branch(branch: PublishedBranch,
         published = read_published(manifest.text)
         if manifest.path == "Package.swift":
             primary = published
-        findings += _placeholder_findings(manifest)
+        findings += _placeholder_findings(manifest.path, manifest.text)
         findings += _checksum_findings(published, manifest.path)
         findings += _version_findings(published, manifest, version)
         if not published.sites and not any(t.kind == "checksum" for t in scan(manifest.text)):
@@ -193,17 +193,16 @@ def _audit_branch(branch: PublishedBranch,
     return BranchAudit(branch.name, version, tuple(findings), primary), uses
 
 
-def _placeholder_findings(manifest: ManifestFile) -> list[Finding]:
-    assert manifest.text is not None
-    lines = LineIndex(manifest.text)
+def _placeholder_findings(path: str, text: str) -> list[Finding]:
+    lines = LineIndex(text)
     findings: list[Finding] = []
-    for token in scan(manifest.text):
+    for token in scan(text):
         line = lines.line_of(token.start)
         if token.kind == "malformed":
             findings.append(_finding(
                 "malformed-placeholder", token.text,
                 f"'{token.text}' looks like a placeholder left in the published manifest",
-                manifest.path, line,
+                path, line,
             ))
             continue
         subject = token.name if token.kind == "checksum" else token.text
@@ -211,7 +210,7 @@ def _placeholder_findings(manifest: ManifestFile) -> list[Finding]:
             "placeholder-left", subject,
             f"'{token.text}' is still in the published manifest; SwiftPM downloads every "
             "binary target, so every consumer of this branch fails",
-            manifest.path, line,
+            path, line,
         ))
     return findings
 

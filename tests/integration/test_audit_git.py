@@ -207,13 +207,13 @@ def test_remote_over_file_url_and_smart_http_reads_the_same(published, tmp_path)
 def test_git_processes_do_not_grow_with_branches(published, monkeypatch):
     repo, *_ = published
     calls = []
-    real = subprocess.run
+    real = subprocess.Popen
 
     def counting(argv, *args, **kwargs):
         calls.append(argv)
         return real(argv, *args, **kwargs)
 
-    monkeypatch.setattr(git_branches.subprocess, "run", counting)
+    monkeypatch.setattr(git_branches.subprocess, "Popen", counting)
     read_published_branches(str(repo), "swiftpm-0.7.0.202506*")
     few = len(calls)
     calls.clear()

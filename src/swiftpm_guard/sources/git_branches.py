@@ -13,6 +13,7 @@ import contextlib
 import fnmatch
 import os
 import re
+import signal
 import subprocess
 import tempfile
 from collections.abc import Iterator, Sequence
@@ -80,20 +81,26 @@ def _env() -> dict[str, str]:
 
 def _git(args: Sequence[str], *, git_dir: str | None = None, stdin: bytes | None = None,
          timeout: float = GIT_TIMEOUT) -> bytes:
+    """Run git with an argument list; on timeout stop it and its helpers (remote-http, ssh)."""
     argv = ["git", *(["--git-dir", git_dir] if git_dir else []), *args]
     try:
-        done = subprocess.run(argv, input=stdin, capture_output=True, timeout=timeout,
-                              env=_env(), check=False)
+        process = subprocess.Popen(argv, stdin=subprocess.PIPE, stdout=subprocess.PIPE,
+                                   stderr=subprocess.PIPE, env=_env(), start_new_session=True)
     except FileNotFoundError:
         raise InfrastructureError("git is not installed (needed to read branches)") from None
+    try:
+        out, err = process.communicate(stdin, timeout=timeout)
     except subprocess.TimeoutExpired:
+        with contextlib.suppress(ProcessLookupError):
+            os.killpg(process.pid, signal.SIGKILL)  # its own session: only what it started
+        process.communicate()
         raise InfrastructureError(f"git {args[0]} took longer than {timeout:.0f} s; "
                                   "stopped it") from None
-    if done.returncode != 0:
-        message = done.stderr.decode("utf-8", "replace").strip().splitlines()
-        last = message[-1] if message else f"exit code {done.returncode}"
+    if process.returncode != 0:
+        message = err.decode("utf-8", "replace").strip().splitlines()
+        last = message[-1] if message else f"exit code {process.returncode}"
         raise InfrastructureError(f"git {args[0]} failed: {last}")
-    return done.stdout
+    return out
 
 
 @contextlib.contextmanager
