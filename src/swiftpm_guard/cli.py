@@ -52,6 +52,8 @@ def _add_common(parser: argparse.ArgumentParser) -> None:
     template.add_argument("--version-pattern", metavar="REGEX",
                           help="accept other version shapes (still no unsafe characters)")
     template.add_argument("--debug-suffix", default="_debug", metavar="SUFFIX")
+    template.add_argument("--render-timeout", type=float, default=20.0, metavar="SECONDS",
+                          help="deadline for rendering a Jinja2 template (default 20)")
     out = parser.add_argument_group("reports")
     out.add_argument("--warn", action="append", default=[], metavar="CODE",
                      help="downgrade a finding code to a warning (repeatable)")
@@ -93,6 +95,7 @@ def settings_from(args: argparse.Namespace) -> Settings:
         stubs_dir=Path(args.stubs_dir) if args.stubs_dir else None,
         debug_suffix=args.debug_suffix,
         warn=frozenset(args.warn),
+        render_seconds=args.render_timeout,
         **kwargs,  # type: ignore[arg-type]
     )
 

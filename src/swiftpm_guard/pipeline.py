@@ -8,7 +8,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 
 from swiftpm_guard.checks import CheckOptions, check, merge_artifacts
-from swiftpm_guard.model import Artifact, Finding, Rendered, Report
+from swiftpm_guard.model import Artifact, Finding, Rendered, Report, Template
 from swiftpm_guard.render import render
 from swiftpm_guard.settings import Settings
 from swiftpm_guard.sources.artifacts import (
@@ -49,6 +49,16 @@ def gather_artifacts(settings: Settings) -> tuple[list[Artifact], list[Finding]]
     return artifacts, findings
 
 
+def _render(template: Template, version: str, built: dict[str, Artifact],
+            seconds: float) -> Rendered:
+    """Jinja templates may come from a pull request: render them in a bounded child process."""
+    if template.flavour != "jinja":
+        return render(template, version, built)
+    from swiftpm_guard.isolation import call_isolated
+
+    return call_isolated(render, template, version, built, file=template.path, seconds=seconds)
+
+
 def evaluate(settings: Settings, *, require_checksums: bool = False) -> Outcome:
     """Read, render and check; raises only for bad input, never for findings."""
     artifacts, findings = gather_artifacts(settings)
@@ -58,7 +68,8 @@ def evaluate(settings: Settings, *, require_checksums: bool = False) -> Outcome:
         template, stub_findings = load_template(path, stubs_dir=settings.stubs_dir)
         templates.append(template)
         findings += stub_findings
-    rendered = tuple(render(t, settings.version, built) for t in templates)
+    rendered = tuple(_render(t, settings.version, built, settings.render_seconds)
+                     for t in templates)
     options = CheckOptions(
         version=settings.version,
         debug_suffix=settings.debug_suffix,

@@ -148,7 +148,7 @@ def _render_jinja(template: Template, version: str, built: Mapping[str, Artifact
         "artifacts": _Recorder(artifacts, lambda n: entry(n, token(n)), on_read),
     }
     try:
-        text = compiled.render(context)
+        text = _bounded_render(compiled, context, template.path)
     except (TemplateError, ArithmeticError, LookupError, TypeError, ValueError,
             RecursionError, AttributeError) as error:
         raise InputError(f"Jinja2 template failed: {type(error).__name__}: {error}",
@@ -162,6 +162,23 @@ def _render_jinja(template: Template, version: str, built: Mapping[str, Artifact
     )
     return Rendered(template=template, text=text, placeholders=placeholders,
                     version_used="version" in template.text)
+
+
+#: A manifest is a few kilobytes; a template that renders megabytes is broken or hostile.
+MAX_RENDERED_CHARS = 16 * 1024 * 1024
+
+
+def _bounded_render(compiled: JinjaTemplate, context: dict[str, Any], path: str) -> str:
+    """Render chunk by chunk so a runaway loop stops at the size cap, not at memory."""
+    chunks: list[str] = []
+    size = 0
+    for chunk in compiled.generate(context):
+        size += len(chunk)
+        if size > MAX_RENDERED_CHARS:
+            raise InputError(f"rendered text exceeds {MAX_RENDERED_CHARS} characters; stopped",
+                             file=path)
+        chunks.append(chunk)
+    return "".join(chunks)
 
 
 def _error_line(error: BaseException) -> int | None:

@@ -37,6 +37,8 @@ class Settings:
     debug_suffix: str = "_debug"
     version_pattern: str = DEFAULT_VERSION_PATTERN
     warn: frozenset[str] = field(default_factory=frozenset)
+    #: Deadline for rendering one Jinja template in its isolated child process.
+    render_seconds: float = 20.0
 
     def __post_init__(self) -> None:
         if not self.templates:
@@ -51,6 +53,8 @@ class Settings:
             re.compile(self.version_pattern)
         except re.error as error:
             raise UsageError(f"--version-pattern is not a regular expression: {error}") from None
+        if not 0 < self.render_seconds <= 600:
+            raise UsageError(f"--render-timeout {self.render_seconds} is not in (0, 600]")
         unknown = sorted(self.warn - CODES.keys())
         if unknown:
             raise UsageError(f"--warn {unknown[0]!r} is not a finding code "
