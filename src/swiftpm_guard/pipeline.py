@@ -5,7 +5,7 @@ This is the only place that knows every source; sinks (files, check runs, git) c
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 
 from swiftpm_guard.checks import CheckOptions, check, merge_artifacts
 from swiftpm_guard.model import Artifact, Finding, Rendered, Report, Template
@@ -25,6 +25,8 @@ from swiftpm_guard.swift_stage import prove
 class Outcome:
     report: Report
     rendered: tuple[Rendered, ...]
+    #: name → artifact as merged from every source (what the checksums were filled from)
+    built: dict[str, Artifact] = field(default_factory=dict)
 
 
 def gather_artifacts(settings: Settings) -> tuple[list[Artifact], list[Finding]]:
@@ -79,4 +81,4 @@ def evaluate(settings: Settings, *, require_checksums: bool = False) -> Outcome:
     report = check(rendered, artifacts, options, findings)
     report = prove(report, rendered, built, options, swift=settings.swift,
                    cache_dir=settings.swift_cache)
-    return Outcome(report=report, rendered=rendered)
+    return Outcome(report=report, rendered=rendered, built=built)
