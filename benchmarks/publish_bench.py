@@ -19,7 +19,7 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent / "tests"))
 
-from support.git_http import serve_git
+from support.git_http import git_http_server
 from support.git_remote import make_template_remote
 from support.release import write_release
 from swiftpm_guard.publish import (
@@ -82,7 +82,7 @@ def main() -> None:
         path_remote = make_template_remote(root / "path")
         bench("path", str(path_remote), root / "work-path", runs)
         http_remote = make_template_remote(root / "http")
-        with serve_git(http_remote.parent, token=TOKEN) as server:
+        with git_http_server(http_remote.parent, token=TOKEN) as server:
             bench("http", server.url(http_remote.name), root / "work-http", runs)
             print(f"http requests served: {len(server.requests)}")
 

@@ -11,7 +11,8 @@ import sys
 from collections.abc import Sequence
 from pathlib import Path
 
-from swiftpm_guard import __version__, cli_publish
+from swiftpm_guard import __version__, cli_audit, cli_publish, swift_stage
+from swiftpm_guard.cli_urls import add_url_arguments, with_url_findings
 from swiftpm_guard.errors import GuardError, UsageError
 from swiftpm_guard.model import CODES
 from swiftpm_guard.pipeline import Outcome, evaluate
@@ -59,6 +60,7 @@ def _add_common(parser: argparse.ArgumentParser) -> None:
     out.add_argument("--json", metavar="OUT.json", help="write the JSON report")
     out.add_argument("--markdown", metavar="OUT.md", help="write the Markdown report")
     out.add_argument("--quiet", "-q", action="store_true", help="print only the verdict")
+    swift_stage.add_arguments(parser)
 
 
 def build_parser() -> argparse.ArgumentParser:
@@ -67,13 +69,16 @@ def build_parser() -> argparse.ArgumentParser:
     commands = parser.add_subparsers(dest="command", required=True, parser_class=_Parser)
     check = commands.add_parser("check", help="check the template against the built set")
     _add_common(check)
+    add_url_arguments(check)
     render = commands.add_parser("render", help="check, then write the manifest if consistent")
     _add_common(render)
+    add_url_arguments(render)
     render.add_argument("--output", required=True, metavar="PATH",
                         help="the manifest (a folder when several templates are given)")
     render.add_argument("--draft", metavar="PATH",
                         help="write the substituted text here even when findings block it")
     commands.add_parser("codes", help="list the finding codes")
+    cli_audit.add_parser(commands)
     cli_publish.add_parsers(commands)
     return parser
 
@@ -93,6 +98,8 @@ def settings_from(args: argparse.Namespace) -> Settings:
         debug_suffix=args.debug_suffix,
         warn=frozenset(args.warn),
         render_seconds=args.render_timeout,
+        swift=args.swift,
+        swift_cache=Path(args.swift_cache) if args.swift_cache else None,
         **kwargs,  # type: ignore[arg-type]
     )
 
@@ -130,6 +137,7 @@ def run(args: argparse.Namespace) -> int:
     drafts = (_targets("--draft", args.draft, settings.templates)
               if is_render and args.draft else [])
     outcome = evaluate(settings, require_checksums=is_render)
+    outcome = with_url_findings(args, outcome, settings)
     report = outcome.report
     texts = [r.text.encode("utf-8") for r in outcome.rendered]
     files = _report_files(args, outcome) + list(zip(drafts, texts, strict=False))
@@ -158,6 +166,8 @@ def main(argv: Sequence[str] | None = None) -> int:
         args = build_parser().parse_args(argv)
         if args.command == "codes":
             return _codes()
+        if args.command == "audit":
+            return cli_audit.run(args)
         if args.command in cli_publish.COMMANDS:
             return cli_publish.run(args)
         return run(args)

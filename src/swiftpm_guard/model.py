@@ -118,6 +118,20 @@ class TemplateSummary:
 
 
 @dataclass(frozen=True, slots=True)
+class SwiftStatus:
+    """Whether the real SwiftPM evaluated the manifests, and if not, why not."""
+
+    used: bool
+    reason: str
+    seconds: float | None = None
+    cached: bool = False
+
+    def as_dict(self) -> dict[str, object]:
+        return {"used": self.used, "reason": self.reason, "seconds": self.seconds,
+                "cached": self.cached}
+
+
+@dataclass(frozen=True, slots=True)
 class Report:
     version: str
     templates: tuple[TemplateSummary, ...]
@@ -129,6 +143,7 @@ class Report:
     binary_targets: int | None
     counts_source: str | None
     findings: tuple[Finding, ...] = field(default_factory=tuple)
+    swiftpm: SwiftStatus | None = None
 
     @property
     def consistent(self) -> bool:
@@ -152,6 +167,21 @@ CODES: dict[str, str] = {
     "missing-version": "the template never uses __VERSION__ (warning)",
     "malformed-placeholder": "a near-miss such as __SHA256_x_ or __VERSION",
     "zip-layout": "a zip is unreadable, lacks <name>.xcframework/ at its root, or has __MACOSX/",
+    "swift-error": "SwiftPM rejects the rendered package (its message, with the manifest line)",
+    "swift-syntax": "without SwiftPM: tree-sitter-swift finds a syntax error in the manifest",
+    "url": "a binary target URL is not https, not .zip, or lacks the version or its own name",
+    "checksum-mismatch": "SwiftPM evaluates a binary target's checksum to another artifact's",
+    "placeholder-left": "audit: a published manifest still holds a placeholder",
+    "duplicate-checksum": "audit: one checksum published under two different names",
+    "reused-checksum": "audit: one name's checksum published again for another version",
+    "branch-version": "audit: the manifest's version differs from the one in the branch name",
+    "manifest-unreadable": "audit: a branch's Package.swift is missing, too large or not UTF-8",
+    "unrecognised-manifest": "audit: no checksum recognised in the manifest (warning)",
+    "url-missing": "--verify-urls: a binary target URL answers 404 or 410",
+    "url-error": "--verify-urls: other HTTP status, TLS or network error, or timeout (retried)",
+    "url-checksum": "--verify-urls: the served bytes do not hash to the manifest's checksum",
+    "url-not-zip": "--verify-urls: the URL serves something that is not a zip (an HTML page)",
+    "url-exists": "--verify-absent: a zip URL of this version already exists",
     "branch-exists": "publish: the swiftpm-<version> branch is already on the remote (or appeared "
     "while publishing); published versions are never rewritten without --allow-overwrite",
 }

@@ -6,7 +6,7 @@ This is the only place that knows every source; sinks (files, check runs, git) c
 from __future__ import annotations
 
 from collections.abc import Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 
 from swiftpm_guard.checks import CheckOptions, check, merge_artifacts
 from swiftpm_guard.model import Artifact, Finding, Rendered, Report, Template
@@ -19,12 +19,15 @@ from swiftpm_guard.sources.artifacts import (
     scan_artifact_dir,
 )
 from swiftpm_guard.sources.template import load_template
+from swiftpm_guard.swift_stage import prove
 
 
 @dataclass(frozen=True, slots=True)
 class Outcome:
     report: Report
     rendered: tuple[Rendered, ...]
+    #: name → artifact as merged from every source (what the checksums were filled from)
+    built: dict[str, Artifact] = field(default_factory=dict)
 
 
 def gather_artifacts(settings: Settings) -> tuple[list[Artifact], list[Finding]]:
@@ -86,4 +89,6 @@ def render_and_check(settings: Settings, artifacts: Sequence[Artifact],
         require_checksums=require_checksums,
     )
     report = check(rendered, artifacts, options, findings)
-    return Outcome(report=report, rendered=rendered)
+    report = prove(report, rendered, built, options, swift=settings.swift,
+                   cache_dir=settings.swift_cache)
+    return Outcome(report=report, rendered=rendered, built=built)

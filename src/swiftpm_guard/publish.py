@@ -272,8 +272,10 @@ def _compare(
         return None, f"the parent of {name} holds no {request.templates[0]}"
     try:
         loaded = [load_template(folder / t, display=t)[0] for t in present]
-        # Through the pipeline, so a Jinja template renders in its bounded child process.
-        rendered = render_and_check(request.settings, [], loaded, []).rendered
+        # Through the pipeline, so a Jinja template renders in its bounded child process;
+        # only the names are needed, so SwiftPM is not asked.
+        names_only = dataclasses.replace(request.settings, swift="off")
+        rendered = render_and_check(names_only, [], loaded, []).rendered
     except InputError as error:
         return None, f"cannot read the template behind {name}: {error}"
     return diff(name, tip, package_names(rendered), package_names(outcome.rendered)), None

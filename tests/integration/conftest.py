@@ -1,7 +1,12 @@
-"""Fixtures for publishing against real git remotes: a bare repo by path, and over HTTP."""
+"""Fixtures for integration tests: the real SwiftPM, and real git remotes for publishing.
 
-from __future__ import annotations
+`swift` is, in order: $SWIFTPM_GUARD_SWIFT, `swift` on PATH, or the wrapper that
+`scripts/swift-toolchain.sh` leaves in its cache. Without one, the SwiftPM tests skip with a
+loud reason, except when SWIFTPM_GUARD_REQUIRE_SWIFT=1 (CI sets it): then they fail.
+"""
 
+import os
+import shutil
 from collections.abc import Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass
@@ -9,8 +14,43 @@ from pathlib import Path
 
 import pytest
 
-from support.git_http import GitHttpServer, serve_git
+from support.git_http import GitHttpServer, git_http_server
 from support.git_remote import Spy, make_spy, make_template_remote
+
+TOOLCHAIN_WRAPPER = Path("/var/cache/swiftpm-guard/swift-trixie/bin/swift")
+
+
+def find_swift() -> str | None:
+    explicit = os.environ.get("SWIFTPM_GUARD_SWIFT")
+    if explicit:
+        return explicit
+    on_path = shutil.which("swift")
+    if on_path:
+        return on_path
+    return str(TOOLCHAIN_WRAPPER) if os.access(TOOLCHAIN_WRAPPER, os.X_OK) else None
+
+
+@pytest.fixture(scope="session")
+def swift() -> str:
+    found = find_swift()
+    if found is not None:
+        return found
+    reason = (
+        "NO SWIFT TOOLCHAIN: SwiftPM tests did not run. Build one with "
+        "`scripts/swift-toolchain.sh` (root, ~1 min, 2.6 GB) or set SWIFTPM_GUARD_SWIFT."
+    )
+    if os.environ.get("SWIFTPM_GUARD_REQUIRE_SWIFT") == "1":
+        pytest.fail(reason + " SWIFTPM_GUARD_REQUIRE_SWIFT=1 forbids skipping.")
+    pytest.skip(reason)
+
+
+@pytest.fixture(scope="session")
+def swift_cache(tmp_path_factory) -> Path:
+    """One cache for the session: each distinct manifest costs SwiftPM time only once."""
+    return tmp_path_factory.mktemp("swiftpm-cache")
+
+
+# -- publishing against real git remotes ------------------------------------------------------
 
 TOKEN = "ghs_TestToken0123456789abcdefXYZ"
 
@@ -30,25 +70,27 @@ def _remote(kind: str, root: Path) -> Iterator[GitRemote]:
     if kind == "path":
         yield GitRemote("path", str(bare), bare)
         return
-    with serve_git(bare.parent, token=TOKEN) as server:
+    with git_http_server(bare.parent, token=TOKEN) as server:
         yield GitRemote("http", server.url(bare.name), bare, server, TOKEN)
 
 
 @pytest.fixture(params=["path", "http"])
-def remote(request: pytest.FixtureRequest, tmp_path: Path) -> Iterator[GitRemote]:
+def remote(
+    request: pytest.FixtureRequest, tmp_path: Path, publish_environment: None
+) -> Iterator[GitRemote]:
     """The template remote by path, then the same over loopback smart HTTP with a token."""
     with _remote(request.param, tmp_path / "remotes") as made:
         yield made
 
 
 @pytest.fixture
-def http_remote(tmp_path: Path) -> Iterator[GitRemote]:
+def http_remote(tmp_path: Path, publish_environment: None) -> Iterator[GitRemote]:
     with _remote("http", tmp_path / "remotes") as made:
         yield made
 
 
-@pytest.fixture(autouse=True)
-def _publish_environment(monkeypatch: pytest.MonkeyPatch) -> None:
+@pytest.fixture
+def publish_environment(monkeypatch: pytest.MonkeyPatch) -> None:
     # A CI run on a pull request must not turn every publish here into a no-push run.
     monkeypatch.delenv("GITHUB_EVENT_NAME", raising=False)
     monkeypatch.setenv("GITHUB_TOKEN", TOKEN)

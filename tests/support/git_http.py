@@ -151,7 +151,7 @@ class _Handler(BaseHTTPRequestHandler):
 
 
 @contextmanager
-def serve_git(project_root: Path, token: str | None = None) -> Iterator[GitHttpServer]:
+def git_http_server(project_root: Path, token: str | None = None) -> Iterator[GitHttpServer]:
     """Serve every repository under `project_root` until the block ends."""
     if shutil.which("git") is None:
         raise RuntimeError("git is required for the HTTP remote tests")
@@ -166,3 +166,10 @@ def serve_git(project_root: Path, token: str | None = None) -> Iterator[GitHttpS
         server.shutdown()
         server.server_close()
         thread.join(timeout=10)
+
+
+@contextmanager
+def serve_git(root: Path) -> Iterator[str]:
+    """Yield the base URL (`http://127.0.0.1:PORT/`) serving every repository under `root`."""
+    with git_http_server(root) as server:
+        yield server.url("")

@@ -20,7 +20,7 @@ def test_check_writes_stable_json_and_markdown(release, tmp_path, capsys):
     report = json.loads(out_json.read_text())
     assert list(report) == [
         "consistent", "version", "template", "templates", "placeholders", "built", "unfilled",
-        "unclaimed", "products", "binary_targets", "counts_source", "findings",
+        "unclaimed", "products", "binary_targets", "counts_source", "findings", "swiftpm",
     ]
     assert report["consistent"] is True and report["placeholders"] == sorted(report["built"])
     assert (report["products"], report["binary_targets"]) == (18, 20)

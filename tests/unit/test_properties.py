@@ -41,7 +41,8 @@ def test_render_writes_complete_manifest_or_nothing(tmp_path_factory, case):
     sums.write_text("".join(f"{n} {c}\n" for n, c in built.items()))
     out = root / "Package.swift"
     code = main(["render", "--template", str(template), "--version", "1.0.0",
-                 "--checksums", str(sums), "--output", str(out), "-q"])
+                 "--checksums", str(sums), "--output", str(out), "-q",
+                 "--swift", "off", "--warn", "swift-syntax"])  # the text is not Swift
     bases = {n.removesuffix("_debug") or n for n in asked}
     consistent = set(asked) <= set(built) and all(
         (n.removesuffix("_debug") or n) in bases for n in built)

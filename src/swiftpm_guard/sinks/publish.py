@@ -16,9 +16,11 @@ Everything git does for `publish` and `preflight` goes through `ScratchRepo`:
 
 from __future__ import annotations
 
+import contextlib
 import enum
 import os
 import shutil
+import signal
 import subprocess
 from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass
@@ -160,22 +162,29 @@ class ScratchRepo:
     ) -> subprocess.CompletedProcess[bytes]:
         timeout = self._network_timeout if network else LOCAL_TIMEOUT
         try:
-            result = subprocess.run(
+            # Its own session, so a timeout stops git *and* the helpers it started
+            # (git-remote-http), not just the git process itself.
+            process = subprocess.Popen(
                 [self._git, *args],
                 cwd=self.path,
                 env={**self._env, **(env or {})},
-                input=stdin,
-                stdin=None if stdin is not None else subprocess.DEVNULL,
-                capture_output=True,
-                timeout=timeout,
-                check=False,
+                stdin=subprocess.PIPE if stdin is not None else subprocess.DEVNULL,
+                stdout=subprocess.PIPE,
+                stderr=subprocess.PIPE,
+                start_new_session=True,
             )
+        except OSError as error:
+            raise GitError(f"cannot run git: {error.strerror}") from None
+        try:
+            out, err = process.communicate(stdin, timeout=timeout)
         except subprocess.TimeoutExpired:
+            with contextlib.suppress(ProcessLookupError):
+                os.killpg(process.pid, signal.SIGKILL)
+            process.communicate()
             raise GitError(
                 f"git {args[0]} did not finish within {timeout:.0f} s (remote {self.remote.url})"
             ) from None
-        except OSError as error:
-            raise GitError(f"cannot run git: {error.strerror}") from None
+        result = subprocess.CompletedProcess(process.args, process.returncode, out, err)
         if check and result.returncode != 0:
             raise GitError(f"git {args[0]} failed: {self.message(result)}{self._hint(result)}")
         return result
