@@ -14,6 +14,8 @@ import sys
 from pathlib import Path
 from typing import Any, TypeVar
 
+from swiftpm_guard import swift_stage
+from swiftpm_guard.cli_urls import add_url_arguments, url_settings
 from swiftpm_guard.errors import UsageError
 from swiftpm_guard.package_diff import describe
 from swiftpm_guard.publish import (
@@ -61,8 +63,13 @@ def add_parsers(commands: argparse._SubParsersAction[_P]) -> None:
     ref.add_argument("--version", required=True, help="X.Y.Z or X.Y.Z.YYYYMMDD")
     ref.add_argument("--version-pattern", metavar="REGEX")
     ref.add_argument("--debug-suffix", default="_debug", metavar="SUFFIX")
-    ref.add_argument("--render-timeout", type=float, default=20.0, metavar="SECONDS",
-                     help="deadline for rendering a Jinja2 template (default 20)")
+    ref.add_argument(
+        "--render-timeout",
+        type=float,
+        default=20.0,
+        metavar="SECONDS",
+        help="deadline for rendering a Jinja2 template (default 20)",
+    )
     _add_remote(pub)
     push = pub.add_argument_group("pushing")
     push.add_argument(
@@ -88,6 +95,8 @@ def add_parsers(commands: argparse._SubParsersAction[_P]) -> None:
         metavar="URL",
         help="the URL consumers use in .package(url:) (default: --repo)",
     )
+    swift_stage.add_arguments(pub)
+    add_url_arguments(pub)
     out = pub.add_argument_group("reports")
     out.add_argument("--warn", action="append", default=[], metavar="CODE")
     out.add_argument("--json", metavar="OUT.json")
@@ -97,6 +106,19 @@ def add_parsers(commands: argparse._SubParsersAction[_P]) -> None:
     pre = commands.add_parser("preflight", help="exit 1 if swiftpm-<version> already exists")
     pre.add_argument("--version", required=True)
     _add_remote(pre)
+    add_url_arguments(pre, flag="--verify-absent")
+    pre.add_argument(
+        "--template-ref",
+        default=DEFAULT_TEMPLATE_REF,
+        metavar="REF",
+        help="with --verify-absent: where the template naming the zips is",
+    )
+    pre.add_argument(
+        "--template",
+        action="append",
+        metavar="PATH",
+        help="with --verify-absent: template path inside the ref (default Package.swift.template)",
+    )
 
 
 def _add_remote(parser: argparse.ArgumentParser) -> None:
@@ -139,6 +161,8 @@ def request_from(args: argparse.Namespace) -> PublishRequest:
         debug_suffix=args.debug_suffix,
         warn=frozenset(args.warn),
         render_seconds=args.render_timeout,
+        swift=args.swift,
+        swift_cache=Path(args.swift_cache) if args.swift_cache else None,
         **extra,
     )
     token, source = _token(args)
@@ -155,6 +179,7 @@ def request_from(args: argparse.Namespace) -> PublishRequest:
         event=args.event or None,
         package_url=args.package_url,
         git_timeout=args.git_timeout,
+        verify_urls=url_settings(args) if args.verify_urls else None,
     )
 
 
@@ -219,6 +244,9 @@ def _run_preflight(args: argparse.Namespace) -> int:
         token=token,
         token_source=source,
         git_timeout=args.git_timeout,
+        verify_absent=url_settings(args) if args.verify_absent else None,
+        template_ref=args.template_ref,
+        templates=tuple(args.template or ["Package.swift.template"]),
     )
     result = preflight(request)
     for finding in result.findings:

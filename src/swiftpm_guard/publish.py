@@ -68,6 +68,7 @@ from swiftpm_guard.refs import (
 from swiftpm_guard.settings import Settings, validate_version
 from swiftpm_guard.sinks.publish import NETWORK_TIMEOUT, GitError, PushStatus, ScratchRepo
 from swiftpm_guard.sources.template import STUB_DIRS, load_template
+from swiftpm_guard.urls import UrlSettings
 
 #: Events that never publish, whatever the mode says: code under review is not a release.
 NO_PUSH_EVENTS = frozenset(
@@ -108,6 +109,8 @@ class PublishRequest:
     #: What consumers put in `.package(url:)`; default: the remote itself.
     package_url: str | None = None
     git_timeout: float = NETWORK_TIMEOUT
+    #: Download every zip the manifest points at and compare checksums before pushing.
+    verify_urls: UrlSettings | None = None
 
     remote: Remote = field(init=False, repr=False)
     branch: str = field(init=False)  # full ref, refs/heads/<prefix><version>
@@ -237,6 +240,18 @@ def _evaluate(
     )
 
 
+def _with_hosted(outcome: Outcome, settings: Settings, options: UrlSettings) -> Outcome:
+    """`--verify-urls`: every zip the manifest names must be served with its checksum."""
+    from swiftpm_guard.cli_urls import apply_warn
+    from swiftpm_guard.sources.hosted import verify_hosted
+    from swiftpm_guard.urls import zips_of_rendered
+
+    zips = zips_of_rendered(outcome.rendered, outcome.built, settings.version, options)
+    found = apply_warn(verify_hosted(zips, options), settings.warn)
+    report = dataclasses.replace(outcome.report, findings=(*outcome.report.findings, *found))
+    return dataclasses.replace(outcome, report=report)
+
+
 def _skip_reason(request: PublishRequest, report: Report) -> str | None:
     if not report.consistent:
         return "error findings"
@@ -343,6 +358,8 @@ def _check(
     remote_commit = refs.get(request.branch)
     observed = _observed(request, remote_commit, request.remote.url)
     outcome = _evaluate(request.settings, tree, request.templates, observed)
+    if request.verify_urls is not None:
+        outcome = _with_hosted(outcome, request.settings, request.verify_urls)
     name = short_branch(request.branch)
     result = PublishResult(
         report=outcome.report,
@@ -413,16 +430,25 @@ class PreflightRequest:
     token: str | None = field(default=None, repr=False)
     token_source: str = "the token"
     git_timeout: float = NETWORK_TIMEOUT
+    #: `--verify-absent`: none of this version's zip URLs may exist yet. The URLs come from
+    #: the templates (paths inside `template_ref`), so those are read only in that case.
+    verify_absent: UrlSettings | None = None
+    template_ref: str = DEFAULT_TEMPLATE_REF
+    templates: tuple[str, ...] = ("Package.swift.template",)
 
     remote: Remote = field(init=False, repr=False)
     branch: str = field(init=False)
+    template: str = field(init=False)
 
     def __post_init__(self) -> None:
         validate_version(self.version)
         remote = Remote.parse(self.repo)
         _check_token(remote, self.token, self.token_source)
+        for path in self.templates:
+            tree_path(path)
         object.__setattr__(self, "remote", remote)
         object.__setattr__(self, "branch", branch_ref(self.branch_prefix, self.version))
+        object.__setattr__(self, "template", template_ref(self.template_ref))
 
 
 @dataclass(frozen=True, slots=True)
@@ -439,7 +465,8 @@ class PreflightResult:
 def preflight(
     request: PreflightRequest, *, environ: Mapping[str, str] | None = None
 ) -> PreflightResult:
-    """Is `<prefix><version>` free on the remote? A workflow stops before uploading if not."""
+    """Is `<prefix><version>` free on the remote (and, with `verify_absent`, are its zip URLs
+    free too)? A workflow runs this before uploading anything."""
     _local_remote_exists(request.remote)
     name = short_branch(request.branch)
     with tempfile.TemporaryDirectory(prefix="swiftpm-guard-preflight-") as tmp:
@@ -451,15 +478,32 @@ def preflight(
             network_timeout=request.git_timeout,
         ).init()
         sha = repo.ls_remote([request.branch]).get(request.branch)
-    findings = (
-        ()
-        if sha is None
-        else (
-            _branch_exists(
-                name,
-                f"'{name}' already exists on {request.remote.url} at {sha[:12]}; do not upload "
-                "artifacts over a published version",
-            ),
-        )
-    )
-    return PreflightResult(branch=name, remote_commit=sha, findings=findings)
+        findings: list[Finding] = []
+        if sha is not None:
+            findings.append(
+                _branch_exists(
+                    name,
+                    f"'{name}' already exists on {request.remote.url} at {sha[:12]}; do not "
+                    "upload artifacts over a published version",
+                )
+            )
+        if request.verify_absent is not None:
+            findings += _absent(repo, request, request.verify_absent, Path(tmp) / "tree")
+    return PreflightResult(branch=name, remote_commit=sha, findings=tuple(findings))
+
+
+def _absent(
+    repo: ScratchRepo, request: PreflightRequest, options: UrlSettings, tree: Path
+) -> list[Finding]:
+    """`url-exists` for each zip URL of this version that is already served."""
+    from swiftpm_guard.cli_urls import zips_of_templates
+    from swiftpm_guard.sources.hosted import verify_absent
+
+    commit = repo.fetch(request.template, depth=1)
+    repo.export(commit, _wanted(request.templates), tree)
+    templates = []
+    for path in request.templates:
+        if not (tree / path).is_file():
+            raise InputError("not a file in the template ref", file=path)
+        templates.append(load_template(tree / path, display=path)[0])
+    return verify_absent(zips_of_templates(templates, request.version, options), options)

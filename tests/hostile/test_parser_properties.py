@@ -24,11 +24,19 @@ def bash_quote(name: str, style: int) -> str:
     if style == 2:
         return f"'{name}'"
     half = len(name) // 2
-    return f'"{name[:half]}"\'{name[half:]}\'' if half else f'"{name}"'
+    return f"\"{name[:half]}\"'{name[half:]}'" if half else f'"{name}"'
 
 
 @settings(max_examples=150, deadline=None)
-@given(words=st.lists(st.tuples(NAME, st.integers(0, 3), st.sampled_from([" ", "\n  ", " \\\n  ", "  # note\n  "])), min_size=1, max_size=8))
+@given(
+    words=st.lists(
+        st.tuples(
+            NAME, st.integers(0, 3), st.sampled_from([" ", "\n  ", " \\\n  ", "  # note\n  "])
+        ),
+        min_size=1,
+        max_size=8,
+    )
+)
 def test_bash_array_round_trips_with_lines(words):
     body = "".join(bash_quote(name, style) + sep for name, style, sep in words)
     script = f"set -e\nFRAMEWORKS=(\n  {body}\n)\necho done\n"
@@ -42,8 +50,10 @@ def test_bash_array_round_trips_with_lines(words):
 
 
 @settings(max_examples=150, deadline=None)
-@given(rows=st.lists(st.tuples(NAME, HEX, st.booleans()), min_size=1, max_size=10),
-       newline=st.sampled_from(["\n", "\r\n"]))
+@given(
+    rows=st.lists(st.tuples(NAME, HEX, st.booleans()), min_size=1, max_size=10),
+    newline=st.sampled_from(["\n", "\r\n"]),
+)
 def test_checksum_lines_round_trip(rows, newline):
     lines = [f"{h}  {n}-1.0.0.zip" if sha256sum else f"{n} {h}" for n, h, sha256sum in rows]
     parsed = parse_checksums(newline.join(lines) + newline, file="c")
@@ -60,12 +70,15 @@ def test_workflow_garbage_is_input_error_or_result(text):
 
 
 @settings(max_examples=300, deadline=None)
-@given(text=st.text(alphabet=st.sampled_from(list('_SHA256VERSIONab"[]()/*\\n letproducts=')),
-                    max_size=200))
+@given(
+    text=st.text(
+        alphabet=st.sampled_from(list('_SHA256VERSIONab"[]()/*\\n letproducts=')), max_size=200
+    )
+)
 def test_scanner_and_shape_never_crash_and_substitute_is_identity_on_nothing(text):
     tokens = list(scan(text))
     assert substitute(text, "__VERSION__", {}) == text
     shape = ManifestShape(text)
     for token in tokens:
         shape.role_at(token.start)
-    assert all(text[t.start:t.end] == t.text for t in tokens)
+    assert all(text[t.start : t.end] == t.text for t in tokens)

@@ -194,7 +194,19 @@ def test_token_is_never_sent_over_plain_http_to_another_host(capsys, spy, releas
         ["--token-env", "A B"],
         ["--git-timeout", "0"],
         ["--package-url", "ext::x"],
+        ["--swift", "/nonexistent/swift"],
+        ["--verify-urls", "--url-template", "{nope}"],
+        ["--verify-urls", "--base-url", "https://u:p@cdn.example/"],
+        ["--render-timeout", "0"],
     ],
 )
 def test_bad_options_are_refused_before_git(capsys, spy, release, origin, extra):
     refused(capsys, spy, publish(release, origin, *extra))
+
+
+def test_bad_preflight_url_options_are_refused_before_git(capsys, spy, origin):
+    for extra in (
+        ["--verify-absent", "--url-jobs", "0"],
+        ["--verify-absent", "--template", "../x.template"],
+    ):
+        refused(capsys, spy, ["preflight", "--version", "1.2.3", "--repo", origin, *extra])
