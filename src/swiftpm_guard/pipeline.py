@@ -5,10 +5,11 @@ This is the only place that knows every source; sinks (files, check runs, git) c
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from dataclasses import dataclass
 
 from swiftpm_guard.checks import CheckOptions, check, merge_artifacts
-from swiftpm_guard.model import Artifact, Finding, Rendered, Report
+from swiftpm_guard.model import Artifact, Finding, Rendered, Report, Template
 from swiftpm_guard.render import render
 from swiftpm_guard.settings import Settings
 from swiftpm_guard.sources.artifacts import (
@@ -65,4 +66,17 @@ def evaluate(settings: Settings, *, require_checksums: bool = False) -> Outcome:
         require_checksums=require_checksums,
     )
     report = check(rendered, built, options, findings + conflicts)
+    return Outcome(report=report, rendered=rendered)
+
+
+def evaluate_loaded(
+    templates: Sequence[Template],
+    artifacts: Sequence[Artifact],
+    findings: Sequence[Finding],
+    options: CheckOptions,
+) -> Outcome:
+    """`evaluate` for inputs already read (the action reads them from refs and the API)."""
+    built, conflicts = merge_artifacts(artifacts)
+    rendered = tuple(render(t, options.version, built) for t in templates)
+    report = check(rendered, built, options, [*findings, *conflicts])
     return Outcome(report=report, rendered=rendered)
