@@ -28,7 +28,7 @@ from dataclasses import dataclass, field
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from pathlib import Path
 from typing import Any
-from urllib.parse import parse_qs, quote, urlsplit
+from urllib.parse import parse_qs, quote, urlencode, urlsplit
 
 from support.openapi import Operation, Spec, load_spec, overlay, response_errors, synthesize
 
@@ -571,9 +571,11 @@ class FakeGitHub:
         run_id = int(params["check_run_id"])
         if run_id not in self.annotations:
             raise _Reply(404, _error("Not Found"))
-        per_page = int(query.get("per_page", ["30"])[0])
-        page = int(query.get("page", ["1"])[0])
-        chosen = self.annotations[run_id][(page - 1) * per_page : page * per_page]
+        chosen, links = self._page(
+            query,
+            self.annotations[run_id],
+            f"/repos/{repo.full_name}/check-runs/{run_id}/annotations",
+        )
         items = [
             {
                 "path": a["path"],
@@ -589,7 +591,28 @@ class FakeGitHub:
             }
             for a in chosen
         ]
-        return _Reply(200, items)
+        return _Reply(200, items, links)
+
+    def _page(
+        self, query: dict[str, list[str]], items: list[Any], path: str
+    ) -> tuple[list[Any], dict[str, str]]:
+        """One page of `items` and GitHub's `Link` header for the others."""
+        per_page = int(query.get("per_page", ["30"])[0])
+        page = int(query.get("page", ["1"])[0])
+        last = max(1, -(-len(items) // per_page))
+        rest = {k: v[0] for k, v in query.items() if k not in ("page", "per_page")}
+
+        def link(number: int, rel: str) -> str:
+            params = urlencode({**rest, "per_page": per_page, "page": number})
+            return f'<{self.url}{path}?{params}>; rel="{rel}"'
+
+        rels = []
+        if page < last:
+            rels += [link(page + 1, "next"), link(last, "last")]
+        if page > 1:
+            rels += [link(1, "first"), link(page - 1, "prev")]
+        headers = {"Link": ", ".join(rels)} if rels else {}
+        return items[(page - 1) * per_page : page * per_page], headers
 
     # -- workflow-run artifacts -------------------------------------------------------------
 
@@ -603,10 +626,10 @@ class FakeGitHub:
     ) -> _Reply:
         run_id = int(params["run_id"])
         name = query.get("name", [None])[0]
-        per_page = int(query.get("per_page", ["30"])[0])
-        page = int(query.get("page", ["1"])[0])
         found = [a for a in repo.artifacts if a.run_id == run_id and name in (None, a.name)]
-        chosen = found[(page - 1) * per_page : page * per_page]
+        chosen, links = self._page(
+            query, found, f"/repos/{repo.full_name}/actions/runs/{run_id}/artifacts"
+        )
         base = f"{self.url}/repos/{repo.full_name}/actions/artifacts"
         items = [
             {
@@ -624,7 +647,7 @@ class FakeGitHub:
             }
             for a in chosen
         ]
-        return _Reply(200, {"total_count": len(found), "artifacts": items})
+        return _Reply(200, {"total_count": len(found), "artifacts": items}, links)
 
     def _op_actions_download_artifact(
         self,
