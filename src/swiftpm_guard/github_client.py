@@ -51,14 +51,16 @@ class RetryPolicy:
 class GitHubApiError(InfrastructureError):
     """An API call failed for good: a non-retryable status or an exhausted budget (exit 3)."""
 
-    def __init__(self, message: str, *, status: int | None = None) -> None:
+    def __init__(self, message: str, *, status: int | None = None, retried: bool = False) -> None:
         super().__init__(message)
         self.status = status
+        #: True when the failure was worth retrying (5xx, rate limit) but the budget ran out.
+        self.retried = retried
 
     @property
     def not_writable(self) -> bool:
-        """Read-only token (fork PRs, Dependabot), no token, or no such repository."""
-        return self.status in (401, 403, 404)
+        """Read-only token (fork PRs, Dependabot), bad credentials, or no such repository."""
+        return self.status in (401, 403, 404) and not self.retried
 
 
 @dataclass(frozen=True, slots=True)
@@ -104,6 +106,7 @@ def call(policy: RetryPolicy, what: str, operation: Callable[[], T]) -> T:
                     f"{what}: gave up after {attempt} attempt(s) "
                     f"({retry.reason}; budget {policy.total_seconds:g}s): {reason}",
                     status=status,
+                    retried=True,
                 ) from None
             policy.log(f"swiftpm-guard: {what}: {retry.reason}; retrying in {retry.wait:.1f}s")
             policy.sleep(retry.wait)

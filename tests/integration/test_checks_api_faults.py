@@ -204,9 +204,10 @@ def test_retries_are_bounded_in_total_time(fake):
 def test_a_retry_after_beyond_the_budget_is_not_waited_for(fake):
     fake.inject("checks/create", "secondary", retry_after=1000)
     clock = Clock()
-    with pytest.raises(GitHubApiError, match="budget 300s"):
+    with pytest.raises(GitHubApiError, match="budget 300s") as raised:
         _publish(fake, _policy(fake, clock))
     assert clock.slept == [] and _statuses(fake, "checks/create") == [403]
+    assert not raised.value.not_writable  # a rate limit, not a read-only token
 
 
 def test_a_hanging_connection_costs_bounded_real_time(fake):
