@@ -28,7 +28,7 @@ from swiftpm_guard.action_settings import ActionSettings, token_from
 from swiftpm_guard.check_output import CheckRunOutput, build_output, conclusion_for
 from swiftpm_guard.checks import CheckOptions
 from swiftpm_guard.errors import GuardError, InputError, UsageError
-from swiftpm_guard.model import Artifact, Finding, Template
+from swiftpm_guard.model import Artifact, Finding, Report, Template
 from swiftpm_guard.pipeline import Outcome, evaluate_loaded
 from swiftpm_guard.placeholders import scan
 from swiftpm_guard.report import console_line, to_json, to_markdown, verdict
@@ -90,6 +90,10 @@ class GitHub:
     @property
     def repo(self) -> Repository:
         return self.client.get_repo(self.settings.event.repository)
+
+    def close(self) -> None:
+        if self._client is not None:
+            self._client.close()
 
 
 @dataclass
@@ -351,14 +355,42 @@ def run(settings: ActionSettings, policy: RetryPolicy) -> int:
     if settings.mode == "publish":
         _publisher()  # issue 4 wires the call here: publish_for_action(settings, ...)
     github = GitHub(settings, policy)
-    version = settings.version or _NO_VERSION
-    options = CheckOptions(version=version, debug_suffix=settings.debug_suffix)
+    try:
+        return _check(settings, github)
+    finally:
+        github.close()
+
+
+def _evaluate(settings: ActionSettings, github: GitHub) -> tuple[Outcome, Loaded]:
+    options = CheckOptions(
+        version=settings.version or _NO_VERSION, debug_suffix=settings.debug_suffix
+    )
     with tempfile.TemporaryDirectory(prefix="swiftpm-guard-") as scratch:
         loaded = gather(settings, github, Path(scratch))
         outcome = evaluate_loaded(loaded.templates, loaded.artifacts, loaded.findings, options)
     if settings.version is None:
         shown = dataclasses.replace(outcome.report, version="(no version input)")
         outcome = dataclasses.replace(outcome, report=shown)
+    return outcome, loaded
+
+
+def outputs_for(
+    settings: ActionSettings, report: Report, report_rel: str, manifest_rel: str
+) -> dict[str, str]:
+    """The step outputs (action.yml declares exactly these)."""
+    return {
+        "consistent": "true" if report.consistent else "false",
+        "products": "" if report.products is None else str(report.products),
+        "binary-targets": "" if report.binary_targets is None else str(report.binary_targets),
+        "report": report_rel,
+        "manifest": manifest_rel,
+        "branch": settings.branch or "",
+        "pushed": "false",
+    }
+
+
+def _check(settings: ActionSettings, github: GitHub) -> int:
+    outcome, loaded = _evaluate(settings, github)
     report = outcome.report
     report_rel, manifest_rel = _write_files(settings, outcome)
     for line in actions_io.plain(console_line(f) for f in report.findings):
@@ -371,32 +403,13 @@ def run(settings: ActionSettings, policy: RetryPolicy) -> int:
         report, markdown, conclusion=conclusion, locate=_locator(settings, loaded)
     )
     notes = deliver(settings, github, output)
-    summary = "\n".join(
-        [
-            markdown,
-            *(f"> {n}" for n in output.cut),
-            *notes,
-            "",
-            "Read: " + "; ".join(loaded.notes) + ".",
-            "",
-        ]
-    )
     if settings.summary_file is not None:
+        sources = "Read: " + "; ".join(loaded.notes) + "."
+        summary = "\n".join([markdown, *(f"> {n}" for n in output.cut), *notes, "", sources, ""])
         actions_io.append_summary(settings.summary_file, summary)
     if settings.output_file is not None:
         actions_io.write_outputs(
-            settings.output_file,
-            {
-                "consistent": "true" if report.consistent else "false",
-                "products": "" if report.products is None else str(report.products),
-                "binary-targets": ""
-                if report.binary_targets is None
-                else str(report.binary_targets),
-                "report": report_rel,
-                "manifest": manifest_rel,
-                "branch": settings.branch or "",
-                "pushed": "false",
-            },
+            settings.output_file, outputs_for(settings, report, report_rel, manifest_rel)
         )
     _say(verdict(report) + f" (conclusion: {conclusion})")
     return exit_code(settings, outcome, conclusion)

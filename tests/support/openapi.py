@@ -46,7 +46,9 @@ def json_schema(node: Any) -> Any:
     if not isinstance(node, dict):
         return node
     out = {key: json_schema(value) for key, value in node.items()}
-    if out.pop("nullable", False) is True:
+    # Only the keyword (a boolean); inside `properties` "nullable" may name a property.
+    nullable = isinstance(out.get("nullable"), bool) and out.pop("nullable")
+    if nullable:
         if "type" in out:
             kinds = out["type"] if isinstance(out["type"], list) else [out["type"]]
             out["type"] = [*kinds, "null"]
@@ -73,7 +75,16 @@ def _validator(schema: Any) -> jsonschema.Draft4Validator:
 
 def _errors(schema: Any, instance: Any, what: str) -> list[str]:
     found = sorted(_validator(schema).iter_errors(instance), key=lambda e: list(e.path))
-    return [f"{what}: {'/'.join(map(str, e.path)) or '(root)'}: {e.message[:300]}" for e in found]
+    return [f"{what}: {'/'.join(map(str, e.path)) or '(root)'}: {_describe(e)}" for e in found]
+
+
+def _describe(error: jsonschema.ValidationError) -> str:
+    """The message, or for a huge instance the rule it broke (the message starts with it)."""
+    if len(error.message) <= 300:
+        return error.message
+    return (
+        f"{error.validator} {error.validator_value!r} violated by a {type(error.instance).__name__}"
+    )
 
 
 @dataclass(frozen=True)
