@@ -354,7 +354,7 @@ def exit_code(settings: ActionSettings, outcome: Outcome, conclusion: str) -> in
 def run(settings: ActionSettings, policy: RetryPolicy) -> int:
     if settings.mode == "publish":
         _publisher()  # issue 4 wires the call here: publish_for_action(settings, ...)
-    github = GitHub(settings, policy)
+    github = GitHub(settings, policy.for_run())
     try:
         return _check(settings, github)
     finally:

@@ -12,6 +12,7 @@ A wait that would overrun the time budget is not started: we give up at once ins
 
 from __future__ import annotations
 
+import dataclasses
 import sys
 import time
 from collections.abc import Callable, Mapping
@@ -40,12 +41,19 @@ class RetryPolicy:
     #: GitHub asks to wait "at least one minute" after a secondary limit without Retry-After.
     secondary_wait: float = 60.0
     request_timeout: int = 30  # seconds; PyGithub insists on an int
+    #: Every call of one run shares this budget too (see `for_run`).
+    run_seconds: float = 600.0
+    deadline: float | None = None
     #: PyGithub's spacing between writes; GitHub recommends a second to avoid secondary limits.
     seconds_between_writes: float | None = 1.0
     sleep: Callable[[float], None] = field(default=time.sleep, repr=False)
     monotonic: Callable[[], float] = field(default=time.monotonic, repr=False)
     wall_clock: Callable[[], float] = field(default=time.time, repr=False)
     log: Callable[[str], None] = field(default=_stderr, repr=False)
+
+    def for_run(self) -> RetryPolicy:
+        """This policy with the run-wide deadline starting now."""
+        return dataclasses.replace(self, deadline=self.monotonic() + self.run_seconds)
 
 
 class GitHubApiError(InfrastructureError):
@@ -100,7 +108,10 @@ def call(policy: RetryPolicy, what: str, operation: Callable[[], T]) -> T:
             reason = f"HTTP {status}: {message}" if status else (message or "error")
             if retry is None:
                 raise GitHubApiError(f"{what}: {reason}", status=status) from None
-            left = policy.total_seconds - (policy.monotonic() - started)
+            now = policy.monotonic()
+            left = policy.total_seconds - (now - started)
+            if policy.deadline is not None:
+                left = min(left, policy.deadline - now)
             if attempt >= policy.attempts or retry.wait > left:
                 raise GitHubApiError(
                     f"{what}: gave up after {attempt} attempt(s) "

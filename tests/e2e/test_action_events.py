@@ -12,10 +12,12 @@ import zipfile
 from pathlib import Path
 
 import pytest
+import yaml
 
 from support.actions_env import (
     FRAMEWORKS_FROM,
     REPOSITORY,
+    ROOT,
     WORKFLOW,
     Origin,
     clone,
@@ -266,6 +268,8 @@ def test_schedule_check_of_a_consistent_release(tmp_path, origin, fake_github):
     assert fake_github.annotations[run["id"]] == []
     assert run["output"]["title"].startswith("consistent for 1.2.3.20250101")
     outputs = step.outputs()
+    declared = yaml.safe_load((ROOT / "action.yml").read_text())["outputs"]
+    assert set(outputs) == set(declared)  # every declared output, and only those, written
     assert outputs["consistent"] == "true"
     assert outputs["branch"] == "swiftpm-1.2.3.20250101"
     assert outputs["manifest"] == ""  # names only: no checksums to render with

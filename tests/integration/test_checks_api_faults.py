@@ -218,3 +218,12 @@ def test_a_hanging_connection_costs_bounded_real_time(fake):
         _publish(fake, _policy(fake, clock, attempts=3))
     assert time.monotonic() - started < 10  # three 1 s timeouts, not the fake's 10 s hang
     assert clock.slept == [2.0, 4.0]
+
+
+def test_every_call_of_a_run_shares_one_deadline(fake):
+    fake.inject("checks/update", "500", times=100)
+    clock = Clock()
+    policy = _policy(fake, clock, run_seconds=5.0).for_run()
+    published, _client, _output = _publish(fake, policy)
+    assert clock.slept == [2.0]  # the next 4 s wait would pass the run's 5 s deadline
+    assert published.annotations_posted == 50 and "gave up after 2 attempt(s)" in published.error

@@ -9,10 +9,10 @@ import json
 import jsonschema
 import pytest
 from github import GithubException
+
 from support.actions_env import REPOSITORY, make_origin
 from support.fake_github import running
 from support.openapi import find_schema, json_schema, load_spec
-
 from swiftpm_guard.github_client import RetryPolicy, connect
 
 TOKEN = "ghs_fakeSelfTest"
