@@ -238,3 +238,134 @@ def test_pr_into_the_template_branch_asks_the_api_for_the_default_branch(
     assert [r.status for r in fake_github.calls("repos/get")] == [200]
     assert fake_github.only_check_run()["conclusion"] == "success"
     assert "framework list `.github/workflows/apple.yml` from origin/main" in step.summary()
+
+
+def test_dry_run_writes_nothing_remote(tmp_path, origin, fake_github, capsys):
+    step = _push_dropping(tmp_path, origin, fake_github)
+    step.env["INPUT_DRY-RUN"] = "true"
+    assert action.main(step.env, policy=_policy(Clock())) == 1
+    assert fake_github.requests == []
+    out = capsys.readouterr().out
+    assert "::notice title=swiftpm-guard::dry-run: no check run was created" in out
+    assert len([line for line in out.splitlines() if line.startswith("::error file=")]) == 2
+
+
+def test_explicit_publish_on_a_push_refuses_in_this_build(tmp_path, origin, fake_github, capsys):
+    step = _push_dropping(tmp_path, origin, fake_github)
+    step.env["INPUT_MODE"] = "publish"
+    step.env["INPUT_VERSION"] = "1.2.3"
+    assert action.main(step.env, policy=_policy(Clock())) == 2
+    assert "mode 'publish' is not available in this build" in capsys.readouterr().out
+    assert fake_github.requests == [] and step.outputs() == {}
+
+
+def test_frameworks_ref_names_where_a_template_pr_reads_the_framework_list(
+    tmp_path, origin, fake_github
+):
+    # A release branch that still builds everything but kernels_llm.
+    release = clone(origin, "main", tmp_path / "release")
+    git(release, "checkout", "-q", "-b", "release/1.2")
+    (release / WORKFLOW).write_text(workflow_text([k for k in ALL_KEYS if k != "kernels_llm"]))
+    commit_all(release, "release branch")
+    git(release, "push", "-q", "origin", "release/1.2")
+    workspace = clone(origin, "swiftpm", tmp_path / "workspace")
+    payload = pull_request_payload(
+        number=4, head_sha=origin.swiftpm, head_ref="x", base_ref="swiftpm", base_sha=origin.swiftpm
+    )
+    step = runner_env(
+        tmp_path,
+        api_url=fake_github.url,
+        workspace=workspace,
+        event_name="pull_request",
+        payload=payload,
+        sha=origin.swiftpm,
+        ref="refs/pull/4/merge",
+        inputs={
+            "frameworks-from": FRAMEWORKS_FROM,
+            "frameworks-ref": "release/1.2",
+            "github-token": TOKEN,
+            "pr-conclusion": "failure",
+        },
+    )
+    assert action.main(step.env, policy=_policy(Clock())) == 1
+    run = fake_github.only_check_run()
+    assert run["conclusion"] == "failure"
+    titles = sorted(a["title"] for a in fake_github.annotations[run["id"]])
+    assert titles == [
+        "unfilled-placeholder: kernels_llm",
+        "unfilled-placeholder: kernels_llm_debug",
+    ]
+    assert "from origin/release/1.2" in step.summary()
+
+
+def test_zips_and_checksums_from_the_workspace_render_the_manifest(tmp_path, origin, fake_github):
+    from support.release import write_release
+
+    workspace = clone(origin, "main", tmp_path / "workspace")
+    built = write_release(workspace / "build", version="1.2.3")
+    step = runner_env(
+        tmp_path,
+        api_url=fake_github.url,
+        workspace=workspace,
+        event_name="push",
+        payload=push_payload(ref="refs/heads/main", before=origin.main, after=origin.main),
+        sha=origin.main,
+        ref="refs/heads/main",
+        inputs={
+            "version": "1.2.3",
+            "artifacts": "build/artifacts",
+            "checksums": "build/checksums.txt",
+            "github-token": TOKEN,
+        },
+    )
+    assert action.main(step.env, policy=_policy(Clock())) == 0
+    outputs = step.outputs()
+    manifest = (workspace / outputs["manifest"]).read_text()
+    for checksum in built.checksum_of.values():
+        assert f'"{checksum}"' in manifest
+    assert fake_github.only_check_run()["conclusion"] == "success"
+
+
+def test_an_input_path_leaving_the_workspace_through_a_symlink_is_refused(
+    tmp_path, origin, fake_github, capsys
+):
+    workspace = clone(origin, "main", tmp_path / "workspace")
+    outside = tmp_path / "outside"
+    outside.mkdir()
+    (workspace / "zips").symlink_to(outside)
+    step = runner_env(
+        tmp_path,
+        api_url=fake_github.url,
+        workspace=workspace,
+        event_name="push",
+        payload=push_payload(ref="refs/heads/main", before=origin.main, after=origin.main),
+        sha=origin.main,
+        ref="refs/heads/main",
+        inputs={"version": "1.2.3", "artifacts": "zips", "github-token": TOKEN},
+    )
+    assert action.main(step.env, policy=_policy(Clock())) == 2
+    assert "zips: resolves outside the workspace" in capsys.readouterr().out
+
+
+def test_a_missing_run_artifact_is_bad_input_naming_what_exists(
+    tmp_path, origin, fake_github, capsys
+):
+    fake_github.add_artifact(REPOSITORY, 9, "logs", b"x")
+    workspace = clone(origin, "main", tmp_path / "workspace")
+    step = runner_env(
+        tmp_path,
+        api_url=fake_github.url,
+        workspace=workspace,
+        event_name="push",
+        payload=push_payload(ref="refs/heads/main", before=origin.main, after=origin.main),
+        sha=origin.main,
+        ref="refs/heads/main",
+        inputs={
+            "version": "1.2.3",
+            "run-id": "9",
+            "artifact-name": "frameworks",
+            "github-token": TOKEN,
+        },
+    )
+    assert action.main(step.env, policy=_policy(Clock())) == 2
+    assert "run 9 has no artifact named 'frameworks' (found: none)" in capsys.readouterr().out

@@ -1,4 +1,5 @@
-"""`entrypoint.py` run as the runner runs a Docker action, once per kind of event.
+"""`entrypoint.py` run as the runner runs a Docker action (without the container: that is
+issue 6's tier), once per kind of event.
 
 Each test builds a real origin (bare repo) and a workspace cloned from it like actions/checkout,
 writes a real-shaped event payload, sets GITHUB_* and INPUT_* (hyphens kept) and starts the

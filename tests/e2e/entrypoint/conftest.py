@@ -1,3 +1,8 @@
+"""The fake GitHub API for these tests; any request GitHub would reject fails the test.
+
+In its own folder so it cannot collide with the tier's shared conftest.py.
+"""
+
 from collections.abc import Iterator
 
 import pytest
