@@ -256,7 +256,15 @@ def _exists_in(root: Path, relative: str) -> bool:
 def _write_files(settings: ActionSettings, outcome: Outcome) -> tuple[str, str]:
     """report.json always; Package.swift when consistent and every checksum was known."""
     folder = settings.workspace / OUT_DIR
-    folder.mkdir(exist_ok=True)
+    try:
+        folder.mkdir(exist_ok=True)
+    except OSError as error:
+        raise InputError(
+            f"cannot create the output folder: {error.strerror}", file=OUT_DIR
+        ) from None
+    if folder.is_symlink() or not folder.is_dir():
+        # A pull request could commit `.swiftpm-guard` as a link to somewhere else.
+        raise InputError("exists in the workspace and is not a plain folder", file=OUT_DIR)
     report_rel = f"{OUT_DIR}/report.json"
     files = [(settings.workspace / report_rel, to_json(outcome.report).encode())]
     manifest_rel = ""

@@ -369,3 +369,17 @@ def test_a_missing_run_artifact_is_bad_input_naming_what_exists(
     )
     assert action.main(step.env, policy=_policy(Clock())) == 2
     assert "run 9 has no artifact named 'frameworks' (found: none)" in capsys.readouterr().out
+
+
+def test_a_committed_output_folder_link_is_refused(tmp_path, origin, fake_github, capsys):
+    workspace = clone(origin, "main", tmp_path / "workspace")
+    elsewhere = tmp_path / "elsewhere"
+    elsewhere.mkdir()
+    (workspace / ".swiftpm-guard").symlink_to(elsewhere)
+    step = _push_dropping(tmp_path, origin, fake_github, workspace=workspace)
+    assert action.main(step.env, policy=_policy(Clock())) == 2
+    assert (
+        ".swiftpm-guard: exists in the workspace and is not a plain folder"
+        in capsys.readouterr().out
+    )
+    assert list(elsewhere.iterdir()) == []
