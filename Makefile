@@ -4,7 +4,7 @@ VENV   := .venv
 BIN    := $(VENV)/bin
 STAMP  := $(VENV)/.installed
 
-.PHONY: demo test lint typecheck unit bench clean
+.PHONY: demo test lint typecheck unit bench fuzz clean
 
 $(STAMP): pyproject.toml
 	test -x $(BIN)/python || $(PYTHON) -m venv $(VENV)
@@ -16,8 +16,7 @@ demo: $(STAMP)
 	bash examples/demo.sh $(abspath $(BIN))/swiftpm-guard
 
 lint: $(STAMP)
-	$(BIN)/ruff check src tests benchmarks
-	$(BIN)/ruff format --check src tests benchmarks
+	$(BIN)/ruff check src tests benchmarks fuzz scripts
 
 typecheck: $(STAMP)
 	$(BIN)/mypy
@@ -26,6 +25,11 @@ unit: $(STAMP)
 	$(BIN)/pytest -q
 
 test: lint typecheck unit
+
+FUZZ_SECONDS ?= 30
+fuzz: $(STAMP)
+	$(BIN)/python -m pip install --quiet -e '.[fuzz]'
+	PYTHON=$(BIN)/python bash fuzz/all.sh $(FUZZ_SECONDS)
 
 bench: $(STAMP)
 	$(BIN)/python benchmarks/hash_bench.py

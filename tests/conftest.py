@@ -5,7 +5,7 @@ import pytest
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 
-from support.release import Release, write_release  # noqa: E402
+from support.release import Release, write_release
 
 
 @pytest.fixture

@@ -21,6 +21,7 @@ from swiftpm_guard.model import (
     Report,
     Role,
     Severity,
+    Template,
     TemplateSummary,
 )
 
@@ -64,14 +65,15 @@ def merge_artifacts(artifacts: Iterable[Artifact]) -> tuple[dict[str, Artifact],
 
 def check(
     rendered: Sequence[Rendered],
-    built: dict[str, Artifact],
+    artifacts: Sequence[Artifact],
     options: CheckOptions,
     source_findings: Iterable[Finding] = (),
 ) -> Report:
-    """Every finding for these rendered templates against this built set, as a Report."""
-    findings = list(source_findings)
+    """Every finding for these rendered templates against every artifact read, as a Report."""
+    built, findings = merge_artifacts(artifacts)
+    findings += source_findings
     findings += _version_findings(options)
-    findings += _artifact_findings(built.values(), options)
+    findings += _artifact_findings(artifacts, options)
     requested: dict[str, Placeholder] = {}
     for item in rendered:
         findings += item.findings
@@ -180,26 +182,31 @@ def _roles(item: Rendered) -> dict[str, Role]:
     return roles
 
 
+def _stub_path(template: Template, name: str) -> str:
+    if template.stubs_dir is None:
+        return f".Package.swift/{name}/ (there is no stub folder beside the template)"
+    return f"{template.stubs_dir}/{name}/"
+
+
 def _stub_findings(item: Rendered) -> list[Finding]:
     template = item.template
     stubs = {stub.name: stub for stub in template.stubs}
     where = {p.name: p.location for p in reversed(item.placeholders)}
     findings: list[Finding] = []
-    stub_root = template.stubs_dir or "the stub folder"
     roles = _roles(item)
     for name, role in sorted(roles.items()):
         loc = where[name]
         if role is Role.PRODUCT and name not in stubs:
             findings.append(_finding(
                 "missing-stub", name, loc.file, loc.line,
-                f"product '{name}' has no stub folder {stub_root}/{name}/; SwiftPM rejects a "
-                "source target without sources",
+                f"product '{name}' has no stub folder {_stub_path(template, name)}; "
+                "SwiftPM rejects a source target without sources",
             ))
         elif role is Role.UNKNOWN:
             findings.append(_finding(
                 "unknown-role", name, loc.file, loc.line,
                 f"cannot tell from the template whether '{name}' is a product (needs "
-                f"{stub_root}/{name}/) or a binary-only target; not guessing",
+                f"{_stub_path(template, name)}) or a binary-only target; not guessing",
                 Severity.WARNING,
             ))
     for stub in template.stubs:

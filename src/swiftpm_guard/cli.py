@@ -11,7 +11,7 @@ import sys
 from collections.abc import Sequence
 from pathlib import Path
 
-from swiftpm_guard import __version__
+from swiftpm_guard import __version__, swift_stage
 from swiftpm_guard.errors import GuardError, UsageError
 from swiftpm_guard.model import CODES
 from swiftpm_guard.pipeline import Outcome, evaluate
@@ -51,12 +51,15 @@ def _add_common(parser: argparse.ArgumentParser) -> None:
     template.add_argument("--version-pattern", metavar="REGEX",
                           help="accept other version shapes (still no unsafe characters)")
     template.add_argument("--debug-suffix", default="_debug", metavar="SUFFIX")
+    template.add_argument("--render-timeout", type=float, default=20.0, metavar="SECONDS",
+                          help="deadline for rendering a Jinja2 template (default 20)")
     out = parser.add_argument_group("reports")
     out.add_argument("--warn", action="append", default=[], metavar="CODE",
                      help="downgrade a finding code to a warning (repeatable)")
     out.add_argument("--json", metavar="OUT.json", help="write the JSON report")
     out.add_argument("--markdown", metavar="OUT.md", help="write the Markdown report")
     out.add_argument("--quiet", "-q", action="store_true", help="print only the verdict")
+    swift_stage.add_arguments(parser)
 
 
 def build_parser() -> argparse.ArgumentParser:
@@ -89,6 +92,9 @@ def settings_from(args: argparse.Namespace) -> Settings:
         stubs_dir=Path(args.stubs_dir) if args.stubs_dir else None,
         debug_suffix=args.debug_suffix,
         warn=frozenset(args.warn),
+        render_seconds=args.render_timeout,
+        swift=args.swift,
+        swift_cache=Path(args.swift_cache) if args.swift_cache else None,
         **kwargs,  # type: ignore[arg-type]
     )
 

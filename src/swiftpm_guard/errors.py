@@ -11,6 +11,10 @@ class GuardError(Exception):
 
     exit_code = 2
 
+    def __str__(self) -> str:
+        # Messages quote outside text (YAML errors, file content): keep them on one line.
+        return " ".join(super().__str__().split())
+
 
 class UsageError(GuardError):
     """The command line or action inputs are wrong (exit 2)."""

@@ -118,6 +118,20 @@ class TemplateSummary:
 
 
 @dataclass(frozen=True, slots=True)
+class SwiftStatus:
+    """Whether the real SwiftPM evaluated the manifests, and if not, why not."""
+
+    used: bool
+    reason: str
+    seconds: float | None = None
+    cached: bool = False
+
+    def as_dict(self) -> dict[str, object]:
+        return {"used": self.used, "reason": self.reason, "seconds": self.seconds,
+                "cached": self.cached}
+
+
+@dataclass(frozen=True, slots=True)
 class Report:
     version: str
     templates: tuple[TemplateSummary, ...]
@@ -129,6 +143,7 @@ class Report:
     binary_targets: int | None
     counts_source: str | None
     findings: tuple[Finding, ...] = field(default_factory=tuple)
+    swiftpm: SwiftStatus | None = None
 
     @property
     def consistent(self) -> bool:
@@ -152,4 +167,8 @@ CODES: dict[str, str] = {
     "missing-version": "the template never uses __VERSION__ (warning)",
     "malformed-placeholder": "a near-miss such as __SHA256_x_ or __VERSION",
     "zip-layout": "a zip is unreadable, lacks <name>.xcframework/ at its root, or has __MACOSX/",
+    "swift-error": "SwiftPM rejects the rendered package (its message, with the manifest line)",
+    "swift-syntax": "without SwiftPM: tree-sitter-swift finds a syntax error in the manifest",
+    "url": "a binary target URL is not https, not .zip, or lacks the version or its own name",
+    "checksum-mismatch": "SwiftPM evaluates a binary target's checksum to another artifact's",
 }

@@ -7,6 +7,7 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 from dataclasses import dataclass
+from pathlib import Path
 
 from swiftpm_guard.checks import CheckOptions, check, merge_artifacts
 from swiftpm_guard.model import Artifact, Finding, Rendered, Report, Template
@@ -19,6 +20,7 @@ from swiftpm_guard.sources.artifacts import (
     scan_artifact_dir,
 )
 from swiftpm_guard.sources.template import load_template
+from swiftpm_guard.swift_stage import prove
 
 
 @dataclass(frozen=True, slots=True)
@@ -48,16 +50,27 @@ def gather_artifacts(settings: Settings) -> tuple[list[Artifact], list[Finding]]
     return artifacts, findings
 
 
+def _render(template: Template, version: str, built: dict[str, Artifact],
+            seconds: float) -> Rendered:
+    """Jinja templates may come from a pull request: render them in a bounded child process."""
+    if template.flavour != "jinja":
+        return render(template, version, built)
+    from swiftpm_guard.isolation import call_isolated
+
+    return call_isolated(render, template, version, built, file=template.path, seconds=seconds)
+
+
 def evaluate(settings: Settings, *, require_checksums: bool = False) -> Outcome:
     """Read, render and check; raises only for bad input, never for findings."""
     artifacts, findings = gather_artifacts(settings)
-    built, conflicts = merge_artifacts(artifacts)
+    built, _conflicts = merge_artifacts(artifacts)  # check() reports the conflicts
     templates = []
     for path in settings.templates:
         template, stub_findings = load_template(path, stubs_dir=settings.stubs_dir)
         templates.append(template)
         findings += stub_findings
-    rendered = tuple(render(t, settings.version, built) for t in templates)
+    rendered = tuple(_render(t, settings.version, built, settings.render_seconds)
+                     for t in templates)
     options = CheckOptions(
         version=settings.version,
         debug_suffix=settings.debug_suffix,
@@ -65,7 +78,9 @@ def evaluate(settings: Settings, *, require_checksums: bool = False) -> Outcome:
         warn=settings.warn,
         require_checksums=require_checksums,
     )
-    report = check(rendered, built, options, findings + conflicts)
+    report = check(rendered, artifacts, options, findings)
+    report = prove(report, rendered, built, options, swift=settings.swift,
+                   cache_dir=settings.swift_cache)
     return Outcome(report=report, rendered=rendered)
 
 
@@ -74,9 +89,18 @@ def evaluate_loaded(
     artifacts: Sequence[Artifact],
     findings: Sequence[Finding],
     options: CheckOptions,
+    *,
+    render_seconds: float = 20.0,
+    swift: str = "auto",
+    swift_cache: Path | None = None,
 ) -> Outcome:
-    """`evaluate` for inputs already read (the action reads them from refs and the API)."""
-    built, conflicts = merge_artifacts(artifacts)
-    rendered = tuple(render(t, options.version, built) for t in templates)
-    report = check(rendered, built, options, [*findings, *conflicts])
+    """`evaluate` for inputs already read (the action reads them from refs and the API).
+
+    The same steps as `evaluate` after its reading; tests/unit/test_evaluate_loaded.py keeps
+    the two in agreement.
+    """
+    built, _conflicts = merge_artifacts(artifacts)  # check() reports the conflicts
+    rendered = tuple(_render(t, options.version, built, render_seconds) for t in templates)
+    report = check(rendered, artifacts, options, findings)
+    report = prove(report, rendered, built, options, swift=swift, cache_dir=swift_cache)
     return Outcome(report=report, rendered=rendered)

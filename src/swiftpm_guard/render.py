@@ -36,7 +36,8 @@ def render(template: Template, version: str, built: Mapping[str, Artifact]) -> R
     return _render_placeholders(template, version, built)
 
 
-def _render_placeholders(template: Template, version: str, built: Mapping[str, Artifact]) -> Rendered:
+def _render_placeholders(template: Template, version: str,
+                         built: Mapping[str, Artifact]) -> Rendered:
     text = template.text
     lines = LineIndex(text)
     shape = ManifestShape(text)
@@ -135,22 +136,19 @@ def _render_jinja(template: Template, version: str, built: Mapping[str, Artifact
     def token(name: str) -> str:
         return f"__SHA256_{name}__"
 
+    def entry(name: str, checksum: str, file_name: str | None = None) -> dict[str, str]:
+        return {"name": name, "checksum": checksum, "sha256": checksum,
+                "file": file_name or f"{name}-{version}.zip"}
+
     checksums = {n: a.sha256 if a.sha256 is not None else token(n) for n, a in built.items()}
-    artifacts = {
-        n: {"name": n, "checksum": c, "sha256": c, "file": built[n].file_name or f"{n}-{version}.zip"}
-        for n, c in checksums.items()
-    }
+    artifacts = {n: entry(n, c, built[n].file_name) for n, c in checksums.items()}
     context = {
         "version": version,
         "checksums": _Recorder(checksums, token, on_read),
-        "artifacts": _Recorder(
-            artifacts,
-            lambda n: {"name": n, "checksum": token(n), "sha256": token(n), "file": f"{n}-{version}.zip"},
-            on_read,
-        ),
+        "artifacts": _Recorder(artifacts, lambda n: entry(n, token(n)), on_read),
     }
     try:
-        text = compiled.render(context)
+        text = _bounded_render(compiled, context, template.path)
     except (TemplateError, ArithmeticError, LookupError, TypeError, ValueError,
             RecursionError, AttributeError) as error:
         raise InputError(f"Jinja2 template failed: {type(error).__name__}: {error}",
@@ -164,6 +162,23 @@ def _render_jinja(template: Template, version: str, built: Mapping[str, Artifact
     )
     return Rendered(template=template, text=text, placeholders=placeholders,
                     version_used="version" in template.text)
+
+
+#: A manifest is a few kilobytes; a template that renders megabytes is broken or hostile.
+MAX_RENDERED_CHARS = 16 * 1024 * 1024
+
+
+def _bounded_render(compiled: JinjaTemplate, context: dict[str, Any], path: str) -> str:
+    """Render chunk by chunk so a runaway loop stops at the size cap, not at memory."""
+    chunks: list[str] = []
+    size = 0
+    for chunk in compiled.generate(context):
+        size += len(chunk)
+        if size > MAX_RENDERED_CHARS:
+            raise InputError(f"rendered text exceeds {MAX_RENDERED_CHARS} characters; stopped",
+                             file=path)
+        chunks.append(chunk)
+    return "".join(chunks)
 
 
 def _error_line(error: BaseException) -> int | None:

@@ -31,6 +31,7 @@ def to_dict(report: Report) -> dict[str, object]:
         "binary_targets": report.binary_targets,
         "counts_source": report.counts_source,
         "findings": [f.as_dict() for f in sorted(report.findings, key=_order)],
+        "swiftpm": report.swiftpm.as_dict() if report.swiftpm else None,
     }
 
 
@@ -97,6 +98,8 @@ def to_markdown(report: Report, debug_suffix: str = "_debug") -> str:
         products = "unknown" if report.products is None else str(report.products)
         lines += ["", f"Products: {products}; binary targets: {report.binary_targets} "
                       f"(counted: {report.counts_source})."]
+    if report.swiftpm is not None:
+        lines += ["", _swift_line(report)]
     lines += ["", "#### Findings", ""]
     if not report.findings:
         lines.append("None.")
@@ -106,3 +109,13 @@ def to_markdown(report: Report, debug_suffix: str = "_debug") -> str:
         lines.append(f"- **{finding.severity}** `{finding.code}` {_escape(finding.message)}"
                      f"{where}")
     return "\n".join(lines) + "\n"
+
+
+def _swift_line(report: Report) -> str:
+    status = report.swiftpm
+    assert status is not None
+    if not status.used:
+        return f"SwiftPM not run: {_escape(status.reason)}."
+    seconds = f" in {status.seconds:.1f} s" if status.seconds is not None else ""
+    cached = " (cached)" if status.cached else ""
+    return f"SwiftPM: {_escape(status.reason)}{seconds}{cached}."

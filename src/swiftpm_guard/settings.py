@@ -10,6 +10,7 @@ from swiftpm_guard.checks import DEFAULT_VERSION_PATTERN
 from swiftpm_guard.errors import UsageError
 from swiftpm_guard.model import CODES
 from swiftpm_guard.sources.workflow import WorkflowSpec
+from swiftpm_guard.swiftpm import validate_swift_option
 
 #: Characters a version may hold whatever --version-pattern says: it reaches URLs, branch
 #: names and file names, so anything else is refused before it gets there.
@@ -37,6 +38,10 @@ class Settings:
     debug_suffix: str = "_debug"
     version_pattern: str = DEFAULT_VERSION_PATTERN
     warn: frozenset[str] = field(default_factory=frozenset)
+    #: Deadline for rendering one Jinja template in its isolated child process.
+    render_seconds: float = 20.0
+    swift: str = "auto"  # auto | off | PATH of a swift executable
+    swift_cache: Path | None = None
 
     def __post_init__(self) -> None:
         if not self.templates:
@@ -51,6 +56,9 @@ class Settings:
             re.compile(self.version_pattern)
         except re.error as error:
             raise UsageError(f"--version-pattern is not a regular expression: {error}") from None
+        if not 0 < self.render_seconds <= 600:
+            raise UsageError(f"--render-timeout {self.render_seconds} is not in (0, 600]")
+        validate_swift_option(self.swift)
         unknown = sorted(self.warn - CODES.keys())
         if unknown:
             raise UsageError(f"--warn {unknown[0]!r} is not a finding code "

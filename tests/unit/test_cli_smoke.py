@@ -1,5 +1,4 @@
 from support.release import Release
-
 from swiftpm_guard.cli import main
 
 

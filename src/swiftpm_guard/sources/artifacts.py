@@ -58,18 +58,18 @@ def scan_artifact_dir(folder: Path, *, display: str | None = None,
     return artifacts, findings
 
 
-def _zip_entries(folder: Path, root: Path, shown: str) -> Iterable[Path]:
-    for entry in os.scandir(folder):
-        if not entry.name.endswith(".zip"):
-            continue
+def _zip_entries(folder: Path, root: Path, shown: str) -> list[Path]:
+    with os.scandir(folder) as listing:
+        entries = [e for e in listing if e.name.endswith(".zip")]
+    paths: list[Path] = []
+    for entry in entries:
         path = Path(entry.path)
-        if entry.is_symlink():
-            target = path.resolve()
-            if not target.is_relative_to(root):
-                raise InputError(f"symlink '{entry.name}' points outside the artifact folder",
-                                 file=shown)
+        if entry.is_symlink() and not path.resolve().is_relative_to(root):
+            raise InputError(f"symlink '{entry.name}' points outside the artifact folder",
+                             file=shown)
         if path.is_file():
-            yield path
+            paths.append(path)
+    return paths
 
 
 def _inspect_zip(path: Path, shown: str) -> _ZipResult:
@@ -124,7 +124,7 @@ def parse_checksums(text: str, *, file: str) -> list[Artifact]:
     A value of the wrong length or case is kept as is: the checks report it as `bad-checksum`.
     """
     artifacts: list[Artifact] = []
-    for number, raw in enumerate(text.splitlines(), start=1):
+    for number, raw in enumerate(text.removeprefix("\ufeff").splitlines(), start=1):
         line = raw.strip()
         if not line or line.startswith("#"):
             continue
@@ -135,8 +135,9 @@ def parse_checksums(text: str, *, file: str) -> list[Artifact]:
 def _checksum_line(line: str, file: str, number: int) -> Artifact:
     where = Location(file, number)
     fields = line.split()
-    if len(fields) == 2 and _HEX64.fullmatch(fields[0]) and fields[1].endswith(".zip"):
-        # sha256sum prints "<hex>  <file>", or "<hex> *<file>" in binary mode.
+    if len(fields) == 2 and _HEX64.fullmatch(fields[0]):
+        # sha256sum prints "<hex>  <file>", or "<hex> *<file>" in binary mode. (A framework
+        # named by 64 hex digits is not a thing; such a line is always sha256sum's.)
         file_name = fields[1].removeprefix("*")
         match = ZIP_NAME_RE.fullmatch(file_name)
         if match is None:
@@ -180,7 +181,7 @@ def expand_declared(names: Iterable[DeclaredName], debug_suffix: str) -> list[Ar
 def parse_name_list(text: str, *, file: str) -> list[DeclaredName]:
     """Names separated by commas, whitespace or newlines; `#` starts a comment."""
     names: list[DeclaredName] = []
-    for number, raw in enumerate(text.splitlines(), start=1):
+    for number, raw in enumerate(text.removeprefix("\ufeff").splitlines(), start=1):
         for item in re.split(r"[,\s]+", raw.split("#", 1)[0]):
             if not item:
                 continue

@@ -27,7 +27,7 @@ def load_template(path: Path, *, display: str | None = None,
     root, root_shown = _stub_root(path, shown, stubs_dir)
     stubs: tuple[Stub, ...] = ()
     findings: list[Finding] = []
-    if root is not None:
+    if root is not None and root_shown is not None:
         stubs, findings = _scan_stubs(root, root_shown)
     template = Template(path=shown, text=text, flavour=flavour, stubs=stubs, stubs_dir=root_shown)
     return template, findings
@@ -48,7 +48,9 @@ def _stub_root(path: Path, shown: str, explicit: Path | None) -> tuple[Path | No
 def _scan_stubs(root: Path, shown: str) -> tuple[tuple[Stub, ...], list[Finding]]:
     stubs: list[Stub] = []
     findings: list[Finding] = []
-    for entry in sorted(os.scandir(root), key=lambda e: e.name):
+    with os.scandir(root) as listing:
+        entries = sorted(listing, key=lambda e: e.name)
+    for entry in entries:
         where = f"{shown}/{entry.name}"
         if entry.is_dir(follow_symlinks=False):
             stubs.append(Stub(entry.name, Location(where), _has_sources(Path(entry.path))))

@@ -92,6 +92,10 @@ def _compose(text: str, file: str) -> yaml.Node:
         mark = error.problem_mark
         line = mark.line + 1 if mark is not None else None
         raise InputError(f"invalid YAML: {error.problem}", file=file, line=line) from None
+    except yaml.reader.ReaderError as error:
+        line = text.count("\n", 0, error.position) + 1
+        raise InputError(f"invalid YAML: character {error.character!r} is not allowed",
+                         file=file, line=line) from None
     except yaml.YAMLError as error:
         raise InputError(f"invalid YAML: {error}", file=file) from None
     if not isinstance(node, yaml.MappingNode):
