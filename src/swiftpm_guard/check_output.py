@@ -121,14 +121,16 @@ def build_output(
         )
         text_parts.append(f"#### {len(overflow)} more findings (not annotated)\n")
         text_parts += [f"- `{console_line(f)}`" for f in overflow]
-    summary, summary_cut = clip(markdown, SUMMARY_MAX, "summary")
-    if summary_cut:
-        cut.append(summary_cut)
     text: str | None = None
     if text_parts:
         text, text_cut = clip("\n".join(text_parts) + "\n", TEXT_MAX, "text")
         if text_cut:
             cut.append(text_cut)
+    # What was cut goes first, where a clipped summary cannot lose it.
+    notes = "".join(f"> cut: {note}\n" for note in cut)
+    summary, summary_cut = clip(notes + ("\n" if notes else "") + markdown, SUMMARY_MAX, "summary")
+    if summary_cut:
+        cut.append(summary_cut)
     title = verdict(report).removeprefix("swiftpm-guard: ")
     if len(title) > TITLE_MAX:
         title = title[: TITLE_MAX - 1] + "…"

@@ -120,6 +120,7 @@ def test_past_the_annotation_cap_the_findings_go_to_the_text():
     assert len(output.annotations) == ANNOTATIONS_MAX
     assert output.text is not None and output.text.count("\n- `") == 5
     assert "5 findings past the first 1000" in output.cut[0]
+    assert output.summary.startswith("> cut: annotations: 5 findings past the first 1000")
 
 
 def test_a_long_summary_is_cut_at_a_line_and_says_so():
