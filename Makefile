@@ -33,6 +33,8 @@ fuzz: $(STAMP)
 
 bench: $(STAMP)
 	$(BIN)/python benchmarks/hash_bench.py
+	$(BIN)/python benchmarks/audit_bench.py
+	$(BIN)/python benchmarks/url_bench.py
 
 clean:
 	rm -rf $(VENV) demo-out

@@ -253,3 +253,8 @@ def _summary(item: Rendered) -> TemplateSummary:
 def _apply_warn(findings: list[Finding], warn: frozenset[str]) -> list[Finding]:
     return [dataclasses.replace(f, severity=Severity.WARNING) if f.code in warn else f
             for f in findings]
+
+
+def stub_findings(item: Rendered) -> list[Finding]:
+    """Missing, empty and orphan stub folders of one manifest (the audit applies the same rules)."""
+    return _stub_findings(item)

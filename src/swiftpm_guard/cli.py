@@ -11,7 +11,8 @@ import sys
 from collections.abc import Sequence
 from pathlib import Path
 
-from swiftpm_guard import __version__, swift_stage
+from swiftpm_guard import __version__, cli_audit, swift_stage
+from swiftpm_guard.cli_urls import add_url_arguments, with_url_findings
 from swiftpm_guard.errors import GuardError, UsageError
 from swiftpm_guard.model import CODES
 from swiftpm_guard.pipeline import Outcome, evaluate
@@ -68,13 +69,16 @@ def build_parser() -> argparse.ArgumentParser:
     commands = parser.add_subparsers(dest="command", required=True, parser_class=_Parser)
     check = commands.add_parser("check", help="check the template against the built set")
     _add_common(check)
+    add_url_arguments(check)
     render = commands.add_parser("render", help="check, then write the manifest if consistent")
     _add_common(render)
+    add_url_arguments(render)
     render.add_argument("--output", required=True, metavar="PATH",
                         help="the manifest (a folder when several templates are given)")
     render.add_argument("--draft", metavar="PATH",
                         help="write the substituted text here even when findings block it")
     commands.add_parser("codes", help="list the finding codes")
+    cli_audit.add_parser(commands)
     return parser
 
 
@@ -132,6 +136,7 @@ def run(args: argparse.Namespace) -> int:
     drafts = (_targets("--draft", args.draft, settings.templates)
               if is_render and args.draft else [])
     outcome = evaluate(settings, require_checksums=is_render)
+    outcome = with_url_findings(args, outcome, settings)
     report = outcome.report
     texts = [r.text.encode("utf-8") for r in outcome.rendered]
     files = _report_files(args, outcome) + list(zip(drafts, texts, strict=False))
@@ -160,6 +165,8 @@ def main(argv: Sequence[str] | None = None) -> int:
         args = build_parser().parse_args(argv)
         if args.command == "codes":
             return _codes()
+        if args.command == "audit":
+            return cli_audit.run(args)
         return run(args)
     except GuardError as error:
         print(f"swiftpm-guard: error: {error}", file=sys.stderr)

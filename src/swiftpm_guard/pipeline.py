@@ -6,7 +6,7 @@ This is the only place that knows every source; sinks (files, check runs, git) c
 from __future__ import annotations
 
 from collections.abc import Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from pathlib import Path
 
 from swiftpm_guard.checks import CheckOptions, check, merge_artifacts
@@ -27,6 +27,8 @@ from swiftpm_guard.swift_stage import prove
 class Outcome:
     report: Report
     rendered: tuple[Rendered, ...]
+    #: name → artifact as merged from every source (what the checksums were filled from)
+    built: dict[str, Artifact] = field(default_factory=dict)
 
 
 def gather_artifacts(settings: Settings) -> tuple[list[Artifact], list[Finding]]:
@@ -81,7 +83,7 @@ def evaluate(settings: Settings, *, require_checksums: bool = False) -> Outcome:
     report = check(rendered, artifacts, options, findings)
     report = prove(report, rendered, built, options, swift=settings.swift,
                    cache_dir=settings.swift_cache)
-    return Outcome(report=report, rendered=rendered)
+    return Outcome(report=report, rendered=rendered, built=built)
 
 
 def evaluate_loaded(
@@ -103,4 +105,4 @@ def evaluate_loaded(
     rendered = tuple(_render(t, options.version, built, render_seconds) for t in templates)
     report = check(rendered, artifacts, options, findings)
     report = prove(report, rendered, built, options, swift=swift, cache_dir=swift_cache)
-    return Outcome(report=report, rendered=rendered)
+    return Outcome(report=report, rendered=rendered, built=built)

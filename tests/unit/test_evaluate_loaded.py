@@ -31,5 +31,5 @@ def test_same_report_as_evaluate(tmp_path, built):
         warn=settings.warn,
     )
     loaded = evaluate_loaded([template], artifacts, findings + stub_findings, options, swift="off")
-    assert loaded.report == expected.report
+    assert loaded.report == expected.report and loaded.built == expected.built
     assert [r.text for r in loaded.rendered] == [r.text for r in expected.rendered]

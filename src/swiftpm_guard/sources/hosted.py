@@ -1,0 +1,233 @@
+"""Fetch hosted zips the way SwiftPM does and compare the bytes with the manifest's checksum.
+
+Every zip is streamed (1 MiB at a time into one reused buffer, so memory stays flat whatever
+the size) through SHA-256 on a bounded thread pool; hashlib releases the GIL, so downloads
+and hashing overlap. Each request has a timeout per connect and per read, a deadline for the
+whole download, and a bounded number of retries for failures that may pass (timeouts, resets,
+5xx, 429). 404/410 are final. The first bytes must be a zip's signature: a CDN's HTML error
+page served with status 200 is caught without hashing it.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import http.client
+import time
+import urllib.error
+import urllib.request
+from collections.abc import Callable, Sequence
+from concurrent.futures import ThreadPoolExecutor
+from dataclasses import dataclass
+from typing import IO
+
+from swiftpm_guard import __version__
+from swiftpm_guard.model import Finding, Severity
+from swiftpm_guard.urls import HostedZip, UrlSettings
+
+_CHUNK = 1024 * 1024
+#: Local file header, empty archive, spanned archive: the ways a zip file can begin.
+_ZIP_MAGIC = (b"PK\x03\x04", b"PK\x05\x06", b"PK\x07\x08")
+_MISSING = frozenset({404, 410})
+_TRANSIENT = frozenset({408, 425, 429, 500, 502, 503, 504})
+_BACKOFF = 0.5
+
+
+class _Transient(Exception):
+    """A failure worth retrying; the message says what happened."""
+
+
+class _Final(Exception):
+    """A failure not worth retrying (a 403, a redirect to another scheme)."""
+
+
+@dataclass(frozen=True, slots=True)
+class Fetched:
+    """What one URL served: a status word, the SHA-256 if it was a zip, and details."""
+
+    state: str  # "zip", "missing", "not-zip", "error", "exists"
+    sha256: str | None = None
+    detail: str = ""
+    size: int = 0
+
+
+class _NoOtherSchemes(urllib.request.HTTPRedirectHandler):
+    """Follow redirects (CDNs and release hosts use them) to http(s) only, never file: or ftp:."""
+
+    def redirect_request(self, req: urllib.request.Request, fp: IO[bytes], code: int, msg: str,
+                         headers: http.client.HTTPMessage,
+                         newurl: str) -> urllib.request.Request | None:
+        if not newurl.lower().startswith(("https://", "http://")):
+            raise _Final(f"redirected to a non-http(s) URL ({code})")
+        return super().redirect_request(req, fp, code, msg, headers, newurl)
+
+
+def _opener() -> urllib.request.OpenerDirector:
+    return urllib.request.build_opener(_NoOtherSchemes())
+
+
+def _request(url: str, method: str = "GET") -> urllib.request.Request:
+    return urllib.request.Request(url, method=method, headers={
+        "User-Agent": f"swiftpm-guard/{__version__}",
+        "Accept-Encoding": "identity",  # the checksum is of the stored bytes
+    })
+
+
+def _with_retries(attempt: Callable[[], Fetched], settings: UrlSettings) -> Fetched:
+    tries = settings.retries + 1
+    for number in range(tries):
+        try:
+            return attempt()
+        except _Final as error:
+            return Fetched("error", detail=str(error))
+        except _Transient as error:
+            if number + 1 == tries:
+                return Fetched("error", detail=f"{error} (after {tries} attempts)")
+            time.sleep(_BACKOFF * 2**number)
+    raise AssertionError("unreachable")
+
+
+def _status_failure(error: urllib.error.HTTPError) -> Exception:
+    error.close()
+    if error.code in _TRANSIENT:
+        return _Transient(f"HTTP {error.code} {error.reason}")
+    return _Final(f"HTTP {error.code} {error.reason}")
+
+
+def _download(url: str, settings: UrlSettings) -> Fetched:
+    """One attempt: stream the body through SHA-256, stopping early if it is not a zip."""
+    started = time.monotonic()
+    try:
+        with _opener().open(_request(url), timeout=settings.timeout) as response:
+            content_type = response.headers.get("Content-Type", "")
+            return _hash_stream(response, started, settings, content_type)
+    except urllib.error.HTTPError as error:
+        if error.code in _MISSING:
+            error.close()
+            return Fetched("missing", detail=f"HTTP {error.code}")
+        raise _status_failure(error) from None
+    except (_Transient, _Final):
+        raise
+    except (TimeoutError, urllib.error.URLError, http.client.HTTPException, OSError) as error:
+        reason = getattr(error, "reason", None) or error
+        if isinstance(reason, TimeoutError) or "timed out" in str(reason):
+            raise _Transient(f"timed out after {settings.timeout:g} s") from None
+        raise _Transient(f"{type(reason).__name__}: {reason}") from None
+
+
+def _hash_stream(response: http.client.HTTPResponse, started: float, settings: UrlSettings,
+                 content_type: str) -> Fetched:
+    digest = hashlib.sha256()
+    buffer = bytearray(_CHUNK)
+    view = memoryview(buffer)
+    head = b""
+    size = 0
+    while True:
+        count = response.readinto(buffer)
+        if not count:
+            break
+        if len(head) < 4:
+            head += bytes(view[:min(count, 4 - len(head))])
+            if len(head) == 4 and head not in _ZIP_MAGIC:
+                return _not_zip(bytes(view[:min(count, 64)]) if size == 0 else head,
+                                content_type)
+        digest.update(view[:count])
+        size += count
+        if time.monotonic() - started > settings.deadline:
+            raise _Transient(f"download took longer than {settings.deadline:g} s")
+    announced = response.headers.get("Content-Length", "")
+    if announced.isdigit() and int(announced) != size:
+        # http.client returns a short body without complaint when the connection drops.
+        raise _Transient(f"connection closed after {size} of {announced} bytes")
+    if head not in _ZIP_MAGIC:
+        return _not_zip(head, content_type)
+    return Fetched("zip", digest.hexdigest(), size=size)
+
+
+def _not_zip(first: bytes, content_type: str) -> Fetched:
+    shown = first[:40].decode("ascii", "replace").replace("\n", " ").strip()
+    kind = f"Content-Type {content_type}, " if content_type else ""
+    what = f"begins {shown!r}" if first else "is empty"
+    return Fetched("not-zip", detail=f"{kind}body {what}")
+
+
+def _exists(url: str, settings: UrlSettings) -> Fetched:
+    """HEAD (GET when HEAD is refused): does anything answer at this URL?"""
+    for method in ("HEAD", "GET"):
+        try:
+            with _opener().open(_request(url, method), timeout=settings.timeout) as response:
+                return Fetched("exists", detail=f"HTTP {response.status}")
+        except urllib.error.HTTPError as error:
+            if error.code in _MISSING:
+                error.close()
+                return Fetched("missing", detail=f"HTTP {error.code}")
+            if error.code in (405, 501) and method == "HEAD":
+                error.close()
+                continue
+            raise _status_failure(error) from None
+        except (_Transient, _Final):
+            raise
+        except (TimeoutError, urllib.error.URLError, http.client.HTTPException, OSError) as error:
+            reason = getattr(error, "reason", None) or error
+            raise _Transient(f"{type(reason).__name__}: {reason}") from None
+    raise _Final("HEAD and GET both refused")
+
+
+def fetch_all(urls: Sequence[str], settings: UrlSettings,
+              probe: Callable[[str, UrlSettings], Fetched] = _download) -> dict[str, Fetched]:
+    """Each distinct URL fetched once, `settings.jobs` at a time."""
+    distinct = list(dict.fromkeys(urls))
+    if not distinct:
+        return {}
+    with ThreadPoolExecutor(max_workers=min(settings.jobs, len(distinct))) as pool:
+        results = pool.map(lambda u: _with_retries(lambda: probe(u, settings), settings),
+                           distinct)
+        return dict(zip(distinct, results, strict=True))
+
+
+def _finding(code: str, target: HostedZip, message: str) -> Finding:
+    return Finding(code=code, severity=Severity.ERROR, subject=target.name, message=message,
+                   file=target.location.file, line=target.location.line)
+
+
+def verify_hosted(targets: Sequence[HostedZip], settings: UrlSettings) -> list[Finding]:
+    """Fetch every zip and compare; one finding per target that a consumer would fail on."""
+    return [f for f in verify_each(targets, settings) if f is not None]
+
+
+def verify_each(targets: Sequence[HostedZip], settings: UrlSettings) -> list[Finding | None]:
+    """The finding for each target, in order (None: the URL serves the promised zip)."""
+    fetched = fetch_all([t.url for t in targets], settings)
+    return [_judge(target, fetched[target.url]) for target in targets]
+
+
+def _judge(target: HostedZip, result: Fetched) -> Finding | None:
+    if result.state == "missing":
+        return _finding("url-missing", target, f"{target.url} answers {result.detail}: no zip "
+                                               f"for '{target.name}' is hosted there")
+    if result.state == "error":
+        return _finding("url-error", target, f"{target.url}: {result.detail}")
+    if result.state == "not-zip":
+        return _finding("url-not-zip", target,
+                        f"{target.url} does not serve a zip ({result.detail})")
+    if target.sha256 is not None and result.sha256 != target.sha256:
+        return _finding("url-checksum", target,
+                        f"{target.url} serves {result.size} bytes with SHA-256 "
+                        f"{result.sha256}, not {target.sha256}; SwiftPM rejects it")
+    return None
+
+
+def verify_absent(targets: Sequence[HostedZip], settings: UrlSettings) -> list[Finding]:
+    """Before an upload: none of this version's zip URLs may exist yet (no overwrites)."""
+    fetched = fetch_all([t.url for t in targets], settings, probe=_exists)
+    findings: list[Finding] = []
+    for target in targets:
+        result = fetched[target.url]
+        if result.state == "exists":
+            findings.append(_finding("url-exists", target,
+                                     f"{target.url} already exists ({result.detail}); "
+                                     "uploading would overwrite a published archive"))
+        elif result.state == "error":
+            findings.append(_finding("url-error", target,
+                                     f"cannot tell whether {target.url} exists: "
+                                     f"{result.detail}"))
+    return findings

@@ -1,0 +1,230 @@
+"""--verify-urls and --verify-absent against a loopback server that misbehaves in every way."""
+
+import hashlib
+import json
+
+import pytest
+
+from support.published import BranchSpec, build_repo
+from support.release import write_release, write_zip
+from support.zip_server import Route, serve_zips
+from swiftpm_guard.cli import main
+from swiftpm_guard.model import Location
+from swiftpm_guard.sources.hosted import verify_absent, verify_hosted
+from swiftpm_guard.urls import HostedZip, UrlSettings
+
+FAST = UrlSettings(timeout=0.5, retries=1, jobs=4)
+
+
+@pytest.fixture
+def server():
+    with serve_zips() as running:
+        yield running
+
+
+@pytest.fixture
+def zips(tmp_path):
+    """Two real zips and their checksums."""
+    made = {}
+    for name in ("alpha", "beta"):
+        path = tmp_path / f"{name}-1.0.0.zip"
+        digest = write_zip(path, name, payload_size=300_000)
+        made[name] = (path.read_bytes(), digest)
+    return made
+
+
+def target(server, path, sha256, name="alpha"):
+    return HostedZip(name, server.url(path), sha256, Location("Package.swift", 7))
+
+
+def test_every_misbehaviour_yields_its_finding(server, zips):
+    body, digest = zips["alpha"]
+    changed = bytearray(body)
+    changed[-30] ^= 0xFF
+    server.routes.update({
+        "/right.zip": Route(body),
+        "/changed.zip": Route(bytes(changed)),
+        "/gone.zip": Route(b"", 410),
+        "/slow.zip": Route(body, stall=5.0),
+        "/html.zip": Route(b"<!DOCTYPE html><html><body>Not found</body></html>", 200,
+                           "text/html; charset=utf-8"),
+        "/broken.zip": Route(b"oops", 500, "text/plain"),
+        "/empty.zip": Route(b""),
+        "/short.zip": Route(body[:1000], length=len(body)),
+        "/forbidden.zip": Route(b"denied", 403, "text/plain"),
+    })
+    paths = ["right.zip", "changed.zip", "missing.zip", "gone.zip", "slow.zip", "html.zip",
+             "broken.zip", "empty.zip", "short.zip", "forbidden.zip"]
+    targets = [target(server, p, digest) for p in paths]
+    findings = {f.message.split()[0].rsplit("/", 1)[-1].rstrip(":"): f
+                for f in verify_hosted(targets, FAST)}
+    assert {name: f.code for name, f in findings.items()} == {
+        "changed.zip": "url-checksum",
+        "missing.zip": "url-missing",
+        "gone.zip": "url-missing",
+        "slow.zip": "url-error",
+        "html.zip": "url-not-zip",
+        "broken.zip": "url-error",
+        "empty.zip": "url-not-zip",
+        "short.zip": "url-error",
+        "forbidden.zip": "url-error",
+    }
+    assert "timed out" in findings["slow.zip"].message
+    assert "after 2 attempts" in findings["slow.zip"].message
+    assert "connection closed after 1000 of" in findings["short.zip"].message
+    assert "text/html" in findings["html.zip"].message
+    assert "<!DOCTYPE html>" in findings["html.zip"].message
+    assert digest in findings["changed.zip"].message
+    assert all((f.subject, f.file, f.line) == ("alpha", "Package.swift", 7)
+               for f in findings.values())
+    # Retried: transient failures twice (1 retry), final answers once.
+    assert server.hits["/broken.zip"] == 2
+    assert server.hits["/missing.zip"] == 1 and server.hits["/forbidden.zip"] == 1
+    assert server.hits["/right.zip"] == 1
+
+
+def test_retries_recover_and_redirects_are_followed(server, zips):
+    body, digest = zips["beta"]
+    server.routes.update({
+        "/flaky.zip": Route(body, fail_first=1),
+        "/moved.zip": Route(status=302, location=server.url("beta.zip")),
+        "/beta.zip": Route(body),
+        "/to-file.zip": Route(status=302, location="file:///etc/passwd"),
+        "/to-ftp.zip": Route(status=301, location="ftp://127.0.0.1/beta.zip"),
+    })
+    targets = [target(server, p, digest, "beta") for p in ("flaky.zip", "moved.zip")]
+    assert verify_hosted(targets, FAST) == []
+    assert server.hits["/flaky.zip"] == 2
+    refused = verify_hosted([target(server, "to-file.zip", digest),
+                             target(server, "to-ftp.zip", digest)], FAST)
+    assert [f.code for f in refused] == ["url-error", "url-error"]
+    assert "file:///etc/passwd" in refused[0].message and "not allowed" in refused[0].message
+    assert "non-http(s)" in refused[1].message
+
+
+def test_one_fetch_per_distinct_url(server, zips):
+    body, digest = zips["alpha"]
+    server.routes["/a.zip"] = Route(body)
+    same = [target(server, "a.zip", digest), target(server, "a.zip", None)]
+    assert verify_hosted(same, FAST) == []
+    assert server.hits["/a.zip"] == 1
+
+
+def test_verify_absent(server, zips):
+    body, _digest = zips["alpha"]
+    server.routes.update({"/here.zip": Route(body), "/denied.zip": Route(b"", 403)})
+    targets = [target(server, p, None) for p in ("here.zip", "absent.zip", "denied.zip")]
+    findings = {f.message.split("/")[-1].split()[0]: f.code
+                for f in verify_absent(targets, FAST)}
+    assert findings == {"here.zip": "url-exists", "denied.zip": "url-error"}
+
+
+def serve_release(server, release, prefix="frameworks/"):
+    for path in release.artifacts.iterdir():
+        server.routes[f"/{prefix}{path.name}"] = Route(path.read_bytes())
+
+
+def test_check_verify_urls_end_to_end(server, tmp_path, capsys):
+    release = write_release(tmp_path / "release")
+    serve_release(server, release)
+    args = ["check", "--template", str(release.template), "--version", release.version,
+            "--checksums", str(release.checksums), "--verify-urls",
+            "--base-url", server.url("frameworks/"), "--url-timeout", "5"]
+    assert main(args) == 0
+    assert len(server.hits) == 20  # every binary target, debug twins and threadpool included
+    # One upload went wrong, one never happened.
+    server.routes["/frameworks/kernels_llm-1.2.3.zip"].body = b"PK\x03\x04 another build"
+    server.routes["/frameworks/kernels_llm-1.2.3.zip"].length = None
+    del server.routes["/frameworks/threadpool_debug-1.2.3.zip"]
+    report = tmp_path / "r.json"
+    assert main([*args, "--json", str(report)]) == 1
+    data = json.loads(report.read_text())
+    assert {(f["code"], f["subject"]) for f in data["findings"]} == {
+        ("url-checksum", "kernels_llm"), ("url-missing", "threadpool_debug")}
+    url_findings = [f for f in data["findings"] if f["code"].startswith("url-")]
+    assert all(f["file"] == str(release.template) and f["line"] for f in url_findings)
+    capsys.readouterr()
+    # --warn downgrades them like any other code.
+    assert main([*args, "--warn", "url-checksum", "--warn", "url-missing"]) == 0
+
+
+def test_render_writes_nothing_when_a_url_fails(server, tmp_path):
+    release = write_release(tmp_path / "release")
+    serve_release(server, release)
+    del server.routes["/frameworks/executorch-1.2.3.zip"]
+    out = tmp_path / "Package.swift"
+    assert main(["render", "--template", str(release.template), "--version", release.version,
+                 "--artifacts", str(release.artifacts), "--output", str(out), "--verify-urls",
+                 "--base-url", server.url("frameworks/")]) == 1
+    assert not out.exists()
+
+
+def test_audit_verify_urls_fetches_what_each_branch_promises(server, tmp_path):
+    zips_dir = tmp_path / "zips"
+    zips_dir.mkdir()
+    specs = []
+    for version in ("1.0.0", "1.0.1"):
+        checksums = {}
+        for name in ("executorch", "executorch_debug", "threadpool", "threadpool_debug"):
+            path = zips_dir / f"{name}-{version}.zip"
+            # Each version's build differs (same bytes would be a reused-checksum finding).
+            checksums[name] = write_zip(path, name, payload_size=64 + len(specs))
+            server.routes[f"/dl/{path.name}"] = Route(path.read_bytes())
+        specs.append(BranchSpec(version, products=["executorch"], checksums=checksums))
+    repo = build_repo(tmp_path / "r.git", specs)
+    server.routes["/dl/threadpool-1.0.1.zip"].body += b"trailing junk"
+    server.routes["/dl/threadpool-1.0.1.zip"].length = None
+    out = tmp_path / "audit.json"
+    assert main(["audit", "--repo", str(repo), "--verify-urls", "--base-url",
+                 server.url("dl/"), "--json", str(out), "-q"]) == 1
+    data = json.loads(out.read_text())
+    assert [(e["branch"], [(f["code"], f["subject"]) for f in e["findings"]])
+            for e in data["branches"]] == [
+        ("swiftpm-1.0.0", []),
+        ("swiftpm-1.0.1", [("url-checksum", "threadpool")]),
+    ]
+    assert len(server.hits) == 8
+
+
+def test_default_base_is_the_manifests_own_url(server, tmp_path):
+    """Without --base-url the template's own `let url = "…"` is the base (here: loopback)."""
+    release = write_release(tmp_path / "release")
+    text = release.template.read_text()
+    release.template.write_text(text.replace("https://example.invalid/frameworks/",
+                                             server.url("cdn/")))
+    serve_release(server, release, prefix="cdn/")
+    assert main(["check", "--template", str(release.template), "--version", release.version,
+                 "--checksums", str(release.checksums), "--verify-urls", "-q"]) == 0
+    assert set(server.hits) == {f"/cdn/{p.name}" for p in release.artifacts.iterdir()}
+
+
+def test_hash_of_served_bytes_is_sha256(server):
+    body = b"PK\x03\x04" + bytes(range(256)) * 5000
+    server.routes["/x.zip"] = Route(body)
+    good = hashlib.sha256(body).hexdigest()
+    assert verify_hosted([target(server, "x.zip", good)], FAST) == []
+    [bad] = verify_hosted([target(server, "x.zip", "0" * 64)], FAST)
+    assert bad.code == "url-checksum" and f"{len(body)} bytes" in bad.message
+
+
+def test_argparse_helper_wires_verify_absent_in_one_line(server, tmp_path):
+    """What `preflight --verify-absent` does: parse the helper's options, then one call."""
+    import argparse
+
+    from swiftpm_guard.cli_urls import absent_findings, add_url_arguments
+    from swiftpm_guard.sources.template import load_template
+
+    release = write_release(tmp_path / "release")
+    template, _ = load_template(release.template)
+    parser = argparse.ArgumentParser()
+    add_url_arguments(parser, flag="--verify-absent")
+    args = parser.parse_args(["--verify-absent", "--base-url", server.url("z/"),
+                              "--url-timeout", "5"])
+    assert absent_findings(args, [template], "9.9.9") == []
+    assert len(server.hits) == 20  # every zip URL of 9.9.9 asked for, none there
+    server.routes["/z/executorch_debug-9.9.9.zip"] = Route(b"PK\x03\x04")
+    [finding] = absent_findings(args, [template], "9.9.9")
+    assert (finding.code, finding.subject) == ("url-exists", "executorch_debug")
+    assert "would overwrite" in finding.message
+    off = parser.parse_args([])
+    assert absent_findings(off, [template], "9.9.9") == []
