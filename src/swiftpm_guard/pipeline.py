@@ -7,6 +7,7 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 from dataclasses import dataclass, field
+from pathlib import Path
 
 from swiftpm_guard.checks import CheckOptions, check, merge_artifacts
 from swiftpm_guard.model import Artifact, Finding, Rendered, Report, Template
@@ -69,26 +70,39 @@ def evaluate(settings: Settings, *, require_checksums: bool = False) -> Outcome:
         template, stub_findings = load_template(path, stubs_dir=settings.stubs_dir)
         templates.append(template)
         findings += stub_findings
-    return render_and_check(settings, artifacts, templates, findings,
-                            require_checksums=require_checksums)
+    options = check_options(settings, require_checksums)
+    return evaluate_loaded(templates, artifacts, findings, options,
+                           render_seconds=settings.render_seconds, swift=settings.swift,
+                           swift_cache=settings.swift_cache)
 
 
-def render_and_check(settings: Settings, artifacts: Sequence[Artifact],
-                     templates: Sequence[Template], findings: Sequence[Finding], *,
-                     require_checksums: bool = False) -> Outcome:
-    """Render templates already read (from files, or from a git ref by publish) and check them
-    against every artifact read; `findings` are what reading found."""
-    built, _conflicts = merge_artifacts(artifacts)  # check() reports the conflicts
-    rendered = tuple(_render(t, settings.version, built, settings.render_seconds)
-                     for t in templates)
-    options = CheckOptions(
+def check_options(settings: Settings, require_checksums: bool = False) -> CheckOptions:
+    return CheckOptions(
         version=settings.version,
         debug_suffix=settings.debug_suffix,
         version_pattern=settings.version_pattern,
         warn=settings.warn,
         require_checksums=require_checksums,
     )
+
+
+def evaluate_loaded(
+    templates: Sequence[Template],
+    artifacts: Sequence[Artifact],
+    findings: Sequence[Finding],
+    options: CheckOptions,
+    *,
+    render_seconds: float = 20.0,
+    swift: str = "auto",
+    swift_cache: Path | None = None,
+) -> Outcome:
+    """`evaluate` for inputs already read (the action reads them from refs and the API).
+
+    The same steps as `evaluate` after its reading; tests/unit/test_evaluate_loaded.py keeps
+    the two in agreement.
+    """
+    built, _conflicts = merge_artifacts(artifacts)  # check() reports the conflicts
+    rendered = tuple(_render(t, options.version, built, render_seconds) for t in templates)
     report = check(rendered, artifacts, options, findings)
-    report = prove(report, rendered, built, options, swift=settings.swift,
-                   cache_dir=settings.swift_cache)
+    report = prove(report, rendered, built, options, swift=swift, cache_dir=swift_cache)
     return Outcome(report=report, rendered=rendered, built=built)

@@ -41,7 +41,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from swiftpm_guard.errors import InputError, UsageError
-from swiftpm_guard.model import Finding, Report, Severity
+from swiftpm_guard.model import Artifact, Finding, Report, Severity, Template
 from swiftpm_guard.package_diff import (
     PackageDiff,
     consumer_snippet,
@@ -51,7 +51,7 @@ from swiftpm_guard.package_diff import (
     release_part,
     sibling_patterns,
 )
-from swiftpm_guard.pipeline import Outcome, gather_artifacts, render_and_check
+from swiftpm_guard.pipeline import Outcome, check_options, evaluate_loaded, gather_artifacts
 from swiftpm_guard.refs import (
     DEFAULT_AUTHOR,
     DEFAULT_BRANCH_PREFIX,
@@ -235,8 +235,23 @@ def _evaluate(
         template, stub_findings = load_template(root / path, display=path)
         loaded.append(template)
         findings += stub_findings
-    return render_and_check(
-        settings, artifacts, loaded, [*extra, *findings], require_checksums=True
+    return _evaluate_loaded(settings, loaded, artifacts, [*extra, *findings])
+
+
+def _evaluate_loaded(
+    settings: Settings,
+    templates: Sequence[Template],
+    artifacts: Sequence[Artifact],
+    findings: Sequence[Finding],
+) -> Outcome:
+    return evaluate_loaded(
+        templates,
+        artifacts,
+        findings,
+        check_options(settings, require_checksums=True),
+        render_seconds=settings.render_seconds,
+        swift=settings.swift,
+        swift_cache=settings.swift_cache,
     )
 
 
@@ -290,7 +305,7 @@ def _compare(
         # Through the pipeline, so a Jinja template renders in its bounded child process;
         # only the names are needed, so SwiftPM is not asked.
         names_only = dataclasses.replace(request.settings, swift="off")
-        rendered = render_and_check(names_only, [], loaded, []).rendered
+        rendered = _evaluate_loaded(names_only, loaded, [], []).rendered
     except InputError as error:
         return None, f"cannot read the template behind {name}: {error}"
     return diff(name, tip, package_names(rendered), package_names(outcome.rendered)), None

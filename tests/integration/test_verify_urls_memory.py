@@ -19,7 +19,7 @@ BLOCK = 1 << 20
 PEAK_RSS_LIMIT_MB = 100
 
 CHILD = """
-import json, resource, sys
+import json, re, sys
 from swiftpm_guard.model import Location
 from swiftpm_guard.sources.hosted import verify_hosted
 from swiftpm_guard.urls import HostedZip, UrlSettings
@@ -27,7 +27,10 @@ url, sha = sys.argv[1], sys.argv[2]
 findings = verify_hosted([HostedZip("big", url, sha, Location("Package.swift", 1))],
                          UrlSettings(timeout=20, retries=0))
 print(json.dumps({"findings": [f.message for f in findings],
-                  "peak_mb": resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024}))
+                  # VmHWM, not ru_maxrss: the latter inherits the parent's peak across
+                  # fork/exec, so it measured the pytest process rather than the verifier.
+                  "peak_mb": int(re.search(r"VmHWM:\\s+(\\d+)",
+                                           open("/proc/self/status").read()).group(1)) / 1024}))
 """
 
 

@@ -1,0 +1,132 @@
+"""What a step hands back to the runner: outputs, the job summary, workflow commands, masks.
+
+Formats follow the runner's own rules (actions/toolkit): command data escapes `%`, CR and LF;
+property values also escape `:` and `,`. Multi-line outputs use a heredoc whose delimiter is
+random, so a value can never end the block early and smuggle in another output.
+"""
+
+from __future__ import annotations
+
+import secrets
+from collections.abc import Callable, Iterable, Mapping, Sequence
+from pathlib import Path
+
+from swiftpm_guard.check_output import Annotation
+from swiftpm_guard.errors import InputError
+
+#: The runner shows this many annotations per level per step; the rest must be aggregated.
+ANNOTATIONS_PER_LEVEL = 10
+#: The job summary of one step must stay below 1 MiB.
+SUMMARY_MAX_BYTES = 1024 * 1024 - 1024
+_COMMAND_LEVEL = {"failure": "error", "warning": "warning", "notice": "notice"}
+
+
+def escape_data(text: str) -> str:
+    return text.replace("%", "%25").replace("\r", "%0D").replace("\n", "%0A")
+
+
+def escape_property(text: str) -> str:
+    return escape_data(text).replace(":", "%3A").replace(",", "%2C")
+
+
+def command(name: str, message: str, properties: Mapping[str, str | int] | None = None) -> str:
+    """`::name key=value,…::message`, escaped as the runner unescapes it."""
+    props = ",".join(
+        f"{key}={escape_property(str(value))}" for key, value in (properties or {}).items()
+    )
+    return f"::{name}{' ' + props if props else ''}::{escape_data(message)}"
+
+
+def mask(secret: str) -> list[str]:
+    """`::add-mask::` for every line of a secret (the runner masks line by line)."""
+    return [f"::add-mask::{line}" for line in secret.splitlines() if line.strip()]
+
+
+def annotation_commands(annotations: Sequence[Annotation]) -> list[str]:
+    """One `::error`/`::warning` per annotation; past 10 per level, one that lists the rest."""
+    lines: list[str] = []
+    for level in ("failure", "warning", "notice"):
+        chosen = [a for a in annotations if a.level == level]
+        name = _COMMAND_LEVEL[level]
+        shown = (
+            chosen if len(chosen) <= ANNOTATIONS_PER_LEVEL else chosen[: ANNOTATIONS_PER_LEVEL - 1]
+        )
+        for item in shown:
+            lines.append(
+                command(
+                    name, item.message, {"file": item.path, "line": item.line, "title": item.title}
+                )
+            )
+        rest = chosen[len(shown) :]
+        if rest:
+            listed = "\n".join(f"{a.path}:{a.line}: {a.title}: {a.message}" for a in rest)
+            lines.append(
+                command(
+                    name,
+                    listed,
+                    {
+                        "title": f"swiftpm-guard: {len(rest)} more {name}s (the runner shows "
+                        f"{ANNOTATIONS_PER_LEVEL} per level)",
+                    },
+                )
+            )
+    return lines
+
+
+def format_outputs(values: Mapping[str, str], delimiter: Callable[[], str] | None = None) -> str:
+    """`name=value` lines, or heredocs with a fresh random delimiter for multi-line values."""
+    make = delimiter or (lambda: f"ghadelimiter_{secrets.token_hex(16)}")
+    chunks: list[str] = []
+    for name, value in values.items():
+        if "\n" not in value and "\r" not in value:
+            chunks.append(f"{name}={value}\n")
+            continue
+        marker = make()
+        while marker in value:
+            marker = make()
+        chunks.append(f"{name}<<{marker}\n{value}\n{marker}\n")
+    return "".join(chunks)
+
+
+def _append(path: Path, text: str, what: str) -> None:
+    try:
+        with path.open("a", encoding="utf-8") as stream:
+            stream.write(text)
+    except OSError as error:
+        raise InputError(f"cannot write the {what}: {error.strerror}", file=str(path)) from None
+
+
+def write_outputs(path: Path, values: Mapping[str, str]) -> None:
+    _append(path, format_outputs(values), "step outputs file")
+
+
+def append_summary(path: Path, markdown: str) -> bool:
+    """Append to the job summary, cut to stay below 1 MiB; True when something was cut."""
+    try:
+        used = path.stat().st_size
+    except FileNotFoundError:
+        used = 0
+    budget = SUMMARY_MAX_BYTES - used
+    data = markdown.encode("utf-8")
+    cut = len(data) > budget
+    if cut:
+        note = (
+            f"\n\n… cut: the job summary must stay below 1 MiB; "
+            f"{len(data)} bytes did not fit. The JSON report has everything.\n"
+        )
+        keep = max(0, budget - len(note.encode()))
+        head = data[:keep].decode("utf-8", "ignore")
+        if "\n" in head:
+            head = head[: head.rindex("\n")]
+        markdown = head + note if keep else ""
+    _append(path, markdown, "job summary")
+    return cut
+
+
+def plain(lines: Iterable[str]) -> list[str]:
+    """Log lines the runner cannot mistake for workflow commands, whatever a name holds."""
+    out = []
+    for line in lines:
+        flat = line.replace("\r", " ").replace("\n", " ")
+        out.append(" " + flat if flat.lstrip().startswith("::") else flat)
+    return out
