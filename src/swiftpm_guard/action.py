@@ -1,28 +1,29 @@
 """The GitHub Action: inputs and event → the CLI's own check → check run, summary, outputs.
 
-Adapters are built here once and passed down: the GitHub client (made on first use), the ref
-readers (the workspace clone, else the contents API). The verdict and the exit code come from
-the report alone; the check run is best effort. When it cannot be written (fork pull requests
-and Dependabot get a read-only token, or there is no token, or the API is down) the same
-annotations go out as workflow commands and the job summary still tells everything.
+Three modes share this glue: `check` (here), `publish` (action_publish: the same sources, then
+`publish()` against the repository's remote) and `audit` (action_audit: the published
+branches). Adapters are built here once and passed down: the GitHub client (made on first
+use), the ref readers (the workspace clone, else the contents API). The verdict and the exit
+code come from the report alone; the check run is best effort. When it cannot be written (fork
+pull requests and Dependabot get a read-only token, or there is no token, or the API is down)
+the same annotations go out as workflow commands and the job summary still tells everything.
 
-Exit codes: 0 consistent (or a pull request whose conclusion is `neutral`), 1 error findings,
-2 bad inputs, 3 broken infrastructure while reading inputs.
+Exit codes: 0 consistent (or a pull request whose conclusion is `neutral`; publish: pushed or a
+clean dry run), 1 error findings (publish: also an existing branch or a lost race), 2 bad
+inputs, 3 broken infrastructure (git, the API).
 """
 
 from __future__ import annotations
 
 import dataclasses
-import importlib
-import importlib.util
 import os
 import sys
 import tempfile
 import traceback
-from collections.abc import Callable, Mapping
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING
 
 from swiftpm_guard.action_settings import ActionSettings, token_from
 from swiftpm_guard.check_output import CheckRunOutput, build_output, conclusion_for
@@ -31,6 +32,7 @@ from swiftpm_guard.errors import GuardError, InputError, UsageError
 from swiftpm_guard.model import Artifact, Finding, Report, Template
 from swiftpm_guard.pipeline import Outcome, evaluate_loaded
 from swiftpm_guard.placeholders import scan
+from swiftpm_guard.publish import NO_PUSH_EVENTS
 from swiftpm_guard.report import console_line, to_json, to_markdown, verdict
 from swiftpm_guard.sinks import actions_io
 from swiftpm_guard.sinks.files import write_atomically
@@ -55,6 +57,7 @@ if TYPE_CHECKING:
     from github.Repository import Repository
 
     from swiftpm_guard.github_client import RetryPolicy
+    from swiftpm_guard.urls import UrlSettings
 
 #: Reports and the manifest go here, inside the workspace, so later steps can use them.
 OUT_DIR = ".swiftpm-guard"
@@ -207,6 +210,16 @@ def gather(settings: ActionSettings, github: GitHub, scratch: Path) -> Loaded:
     """Read the template and every source the inputs name; raises only for bad input."""
     loaded = Loaded()
     _load_template(settings, github, scratch, loaded)
+    gather_sources(settings, github, scratch, loaded)
+    return loaded
+
+
+def gather_sources(settings: ActionSettings, github: GitHub, scratch: Path, loaded: Loaded) -> None:
+    """Every artifact source the inputs name (not the template), shown by repository path.
+
+    A run's artifact is downloaded and unpacked under `scratch`; its checksums are values in
+    `loaded` by the time this returns.
+    """
     _load_workflows(settings, github, scratch, loaded)
     for relative in settings.artifacts:
         artifacts, findings = scan_artifact_dir(_in_workspace(settings, relative), display=relative)
@@ -230,17 +243,18 @@ def gather(settings: ActionSettings, github: GitHub, scratch: Path) -> Loaded:
             raise InputError("no framework names given", file=spec.lstrip("@"))
         loaded.artifacts += expand_declared(names, settings.debug_suffix)
     _load_run_artifact(settings, github, scratch, loaded)
-    return loaded
 
 
-def _locator(settings: ActionSettings, loaded: Loaded) -> Callable[[Finding], tuple[str, int]]:
-    """Repository path and line for an annotation; findings elsewhere sit on the template."""
-    anchor = loaded.templates[0].path
+def locator(
+    settings: ActionSettings, anchor: str, ref_paths: set[str]
+) -> Callable[[Finding], tuple[str, int]]:
+    """Repository path and line for an annotation; findings elsewhere sit on `anchor` (the
+    template's path)."""
     root = settings.workspace.resolve()
 
     def locate(finding: Finding) -> tuple[str, int]:
         file = finding.file
-        if file and (file in loaded.ref_paths or _exists_in(root, file)):
+        if file and (file in ref_paths or _exists_in(root, file)):
             return file, finding.line or 1
         return anchor, 1
 
@@ -253,8 +267,8 @@ def _exists_in(root: Path, relative: str) -> bool:
     return (root / relative).exists()
 
 
-def _write_files(settings: ActionSettings, outcome: Outcome) -> tuple[str, str]:
-    """report.json always; Package.swift when consistent and every checksum was known."""
+def out_folder(settings: ActionSettings) -> Path:
+    """`.swiftpm-guard/` in the workspace, created; refused when it is not a plain folder."""
     folder = settings.workspace / OUT_DIR
     try:
         folder.mkdir(exist_ok=True)
@@ -265,6 +279,12 @@ def _write_files(settings: ActionSettings, outcome: Outcome) -> tuple[str, str]:
     if folder.is_symlink() or not folder.is_dir():
         # A pull request could commit `.swiftpm-guard` as a link to somewhere else.
         raise InputError("exists in the workspace and is not a plain folder", file=OUT_DIR)
+    return folder
+
+
+def _write_files(settings: ActionSettings, outcome: Outcome) -> tuple[str, str]:
+    """report.json always; Package.swift when consistent and every checksum was known."""
+    out_folder(settings)
     report_rel = f"{OUT_DIR}/report.json"
     files = [(settings.workspace / report_rel, to_json(outcome.report).encode())]
     manifest_rel = ""
@@ -334,36 +354,58 @@ def deliver(settings: ActionSettings, github: GitHub, output: CheckRunOutput) ->
     return notes
 
 
-def _publisher() -> Callable[..., Any]:
-    """The publish flow of issue 4 (`swiftpm_guard.publish`); refuses loudly until it exists."""
-    if importlib.util.find_spec("swiftpm_guard.publish") is None:
-        raise UsageError(
-            "mode 'publish' is not available in this build (swiftpm_guard.publish "
-            "is not part of it yet); use mode: check"
-        )
-    module = importlib.import_module("swiftpm_guard.publish")
-    entry = getattr(module, "publish_for_action", None)
-    if not callable(entry):
-        raise UsageError(
-            "mode 'publish' is not available in this build "
-            "(swiftpm_guard.publish has no publish_for_action)"
-        )
-    return entry  # type: ignore[no-any-return]
-
-
 def exit_code(settings: ActionSettings, outcome: Outcome, conclusion: str) -> int:
-    if outcome.report.consistent:
+    return exit_for(settings, outcome.report.consistent, conclusion)
+
+
+def exit_for(settings: ActionSettings, consistent: bool, conclusion: str) -> int:
+    if consistent:
         return EXIT_OK
     if settings.event.is_pull_request and conclusion == "neutral":
         return EXIT_OK
     return EXIT_FINDINGS
 
 
+def post(
+    settings: ActionSettings,
+    github: GitHub,
+    output: CheckRunOutput,
+    markdown: str,
+    read: Sequence[str] = (),
+) -> None:
+    """The check run (or workflow commands), then the job summary; `read` says what was read."""
+    notes = deliver(settings, github, output)
+    if settings.summary_file is not None:
+        sources = "Read: " + "; ".join(read) + "." if read else ""
+        summary = "\n".join([markdown, *(f"> {n}" for n in output.cut), *notes, "", sources, ""])
+        actions_io.append_summary(settings.summary_file, summary)
+
+
+def note(text: str) -> str:
+    """A GitHub Markdown note block (summary and check run)."""
+    return f"> [!NOTE]\n> {text}\n"
+
+
 def run(settings: ActionSettings, policy: RetryPolicy) -> int:
-    if settings.mode == "publish":
-        _publisher()  # issue 4 wires the call here: publish_for_action(settings, ...)
     github = GitHub(settings, policy.for_run())
     try:
+        if settings.mode == "audit":
+            from swiftpm_guard.action_audit import run_audit
+
+            return run_audit(settings, github)
+        if settings.mode == "publish" and settings.event.name in NO_PUSH_EVENTS:
+            # Code under review is not a release. A template PR's own template is in the
+            # workspace, which only the check reads: so this is the check, said plainly.
+            why = (
+                f"mode publish on a `{settings.event.name}` event: checked only, nothing "
+                "is pushed (pull requests and merge queues never publish)"
+            )
+            _say(actions_io.command("notice", why, {"title": "swiftpm-guard"}))
+            return _check(settings, github, notes=(note(why),))
+        if settings.mode == "publish":
+            from swiftpm_guard.action_publish import run_publish
+
+            return run_publish(settings, github)
         return _check(settings, github)
     finally:
         github.close()
@@ -375,15 +417,45 @@ def _evaluate(settings: ActionSettings, github: GitHub) -> tuple[Outcome, Loaded
     )
     with tempfile.TemporaryDirectory(prefix="swiftpm-guard-") as scratch:
         loaded = gather(settings, github, Path(scratch))
-        outcome = evaluate_loaded(loaded.templates, loaded.artifacts, loaded.findings, options)
+        outcome = evaluate_loaded(
+            loaded.templates, loaded.artifacts, loaded.findings, options, swift=settings.swift
+        )
+    if settings.verify_urls and settings.version is not None:
+        outcome = with_hosted(outcome, settings, settings.version)
     if settings.version is None:
         shown = dataclasses.replace(outcome.report, version="(no version input)")
         outcome = dataclasses.replace(outcome, report=shown)
     return outcome, loaded
 
 
+def with_hosted(outcome: Outcome, settings: ActionSettings, version: str) -> Outcome:
+    """`verify-urls`: every zip the manifest names must be served (with its checksum, when
+    known), fetched the way SwiftPM will."""
+    from swiftpm_guard.sources.hosted import verify_hosted
+    from swiftpm_guard.urls import zips_of_rendered
+
+    options = url_settings(settings)
+    zips = zips_of_rendered(outcome.rendered, outcome.built, version, options)
+    _log(f"swiftpm-guard: verify-urls: fetching {len(zips)} zip URLs")
+    found = verify_hosted(zips, options)
+    report = dataclasses.replace(outcome.report, findings=(*outcome.report.findings, *found))
+    return dataclasses.replace(outcome, report=report)
+
+
+def url_settings(settings: ActionSettings) -> UrlSettings:
+    """Zip URLs: the template's `let url` is the base unless input base-url says otherwise."""
+    from swiftpm_guard.urls import UrlSettings
+
+    return UrlSettings(base_url=settings.base_url)
+
+
 def outputs_for(
-    settings: ActionSettings, report: Report, report_rel: str, manifest_rel: str
+    settings: ActionSettings,
+    report: Report,
+    report_rel: str,
+    manifest_rel: str,
+    *,
+    pushed: bool = False,
 ) -> dict[str, str]:
     """The step outputs (action.yml declares exactly these)."""
     return {
@@ -393,28 +465,27 @@ def outputs_for(
         "report": report_rel,
         "manifest": manifest_rel,
         "branch": settings.branch or "",
-        "pushed": "false",
+        "pushed": "true" if pushed else "false",
     }
 
 
-def _check(settings: ActionSettings, github: GitHub) -> int:
+def log_findings(lines: Sequence[str]) -> None:
+    for line in actions_io.plain(lines):
+        _log(line)
+
+
+def _check(settings: ActionSettings, github: GitHub, notes: Sequence[str] = ()) -> int:
     outcome, loaded = _evaluate(settings, github)
     report = outcome.report
     report_rel, manifest_rel = _write_files(settings, outcome)
-    for line in actions_io.plain(console_line(f) for f in report.findings):
-        _log(line)
-    markdown = to_markdown(report, settings.debug_suffix)
+    log_findings([console_line(f) for f in report.findings])
+    markdown = "\n".join([*notes, to_markdown(report, settings.debug_suffix)])
     conclusion = conclusion_for(
         report, pull_request=settings.event.is_pull_request, pr_conclusion=settings.pr_conclusion
     )
-    output = build_output(
-        report, markdown, conclusion=conclusion, locate=_locator(settings, loaded)
-    )
-    notes = deliver(settings, github, output)
-    if settings.summary_file is not None:
-        sources = "Read: " + "; ".join(loaded.notes) + "."
-        summary = "\n".join([markdown, *(f"> {n}" for n in output.cut), *notes, "", sources, ""])
-        actions_io.append_summary(settings.summary_file, summary)
+    locate = locator(settings, loaded.templates[0].path, loaded.ref_paths)
+    output = build_output(report, markdown, conclusion=conclusion, locate=locate)
+    post(settings, github, output, markdown, loaded.notes)
     if settings.output_file is not None:
         actions_io.write_outputs(
             settings.output_file, outputs_for(settings, report, report_rel, manifest_rel)

@@ -16,9 +16,13 @@ from pathlib import Path
 from typing import Any
 
 from swiftpm_guard.errors import InputError, UsageError
+from swiftpm_guard.refs import DEFAULT_AUTHOR, Identity
 from swiftpm_guard.settings import validate_version
+from swiftpm_guard.sources.git_branches import DEFAULT_PATTERN, validate_pattern
 from swiftpm_guard.sources.refs import relative_path, validate_ref
 from swiftpm_guard.sources.workflow import WorkflowSpec
+from swiftpm_guard.swiftpm import validate_swift_option
+from swiftpm_guard.urls import validate_base_url
 
 #: Every input with its default; action.yml declares the same names and defaults (tested).
 INPUTS: dict[str, str] = {
@@ -39,10 +43,16 @@ INPUTS: dict[str, str] = {
     "pr-conclusion": "neutral",
     "github-token": "",  # action.yml: ${{ github.token }}
     "dry-run": "false",
+    "swift": "auto",
+    "author": DEFAULT_AUTHOR,
+    "allow-overwrite": "false",
+    "verify-urls": "false",
+    "base-url": "",
+    "branches": DEFAULT_PATTERN,
 }
 #: Every output the action writes (action.yml declares the same, tested).
 OUTPUTS = ("consistent", "products", "binary-targets", "report", "manifest", "branch", "pushed")
-MODES = ("auto", "check", "publish")
+MODES = ("auto", "check", "publish", "audit")
 PR_EVENTS = frozenset({"pull_request", "pull_request_target"})
 #: `auto` publishes only on these; pushes, pull requests and merge queues only check.
 PUBLISH_EVENTS = frozenset({"schedule", "workflow_dispatch"})
@@ -188,9 +198,36 @@ def _choice(name: str, value: str, allowed: tuple[str, ...]) -> str:
     return value
 
 
+def _swift(value: str) -> str:
+    try:
+        return validate_swift_option(value)
+    except UsageError:
+        raise UsageError(
+            f"input swift {value!r} is not auto, off, or the path of an executable file"
+        ) from None
+
+
+def _author(value: str) -> str:
+    """The commit identity for publishing: from this input, never from a git config."""
+    try:
+        return str(Identity.parse(value))
+    except UsageError:
+        raise UsageError(f"input author {value!r} must look like 'Name <email@host>'") from None
+
+
+def _branches(value: str) -> str:
+    try:
+        return validate_pattern(value)
+    except UsageError:
+        raise UsageError(
+            f"input branches {value!r} is not a branch glob (letters, digits, '._-+/', "
+            "'*' and '?'; no '..', no leading '-')"
+        ) from None
+
+
 @dataclass(frozen=True, kw_only=True)
 class ActionSettings:
-    mode: str  # resolved: "check" or "publish"
+    mode: str  # resolved: "check", "publish" or "audit"
     requested_mode: str
     template: str
     template_ref: str
@@ -215,8 +252,18 @@ class ActionSettings:
     workflow_run_id: str | None = None
     output_file: Path | None = None
     summary_file: Path | None = None
+    swift: str = "auto"
+    author: str = DEFAULT_AUTHOR
+    allow_overwrite: bool = False
+    verify_urls: bool = False
+    base_url: str | None = None
+    branches: str = DEFAULT_PATTERN
 
     def __post_init__(self) -> None:
+        if not self.workspace.is_dir():
+            raise UsageError(f"GITHUB_WORKSPACE {str(self.workspace)!r} is not a folder")
+        if self.mode == "audit":
+            return  # reads published branches, not a release's sources
         if not (
             self.artifacts
             or self.checksums
@@ -237,8 +284,8 @@ class ActionSettings:
                 "input version is required to publish or to check zips "
                 "(their file names carry the version)"
             )
-        if not self.workspace.is_dir():
-            raise UsageError(f"GITHUB_WORKSPACE {str(self.workspace)!r} is not a folder")
+        if self.verify_urls and self.version is None:
+            raise UsageError("input verify-urls needs input version (the zip URLs carry it)")
 
     @property
     def branch(self) -> str | None:
@@ -306,6 +353,7 @@ class ActionSettings:
             if not re.fullmatch(r"https?://[^\s/?#]+(/[^\s?#]*)?", url):
                 raise UsageError(f"{name} {url!r} is not an http(s) URL")
         run = env.get("GITHUB_RUN_ID", "").strip()
+        base_url = value("base-url") or None
         return cls(
             mode=mode,
             requested_mode=requested,
@@ -342,4 +390,10 @@ class ActionSettings:
             summary_file=(
                 Path(env["GITHUB_STEP_SUMMARY"]) if env.get("GITHUB_STEP_SUMMARY") else None
             ),
+            swift=_swift(value("swift")),
+            author=_author(value("author")),
+            allow_overwrite=_bool("allow-overwrite", value("allow-overwrite")),
+            verify_urls=_bool("verify-urls", value("verify-urls")),
+            base_url=validate_base_url(base_url, "input base-url") if base_url else None,
+            branches=_branches(value("branches")),
         )

@@ -12,6 +12,7 @@ from __future__ import annotations
 import argparse
 import re
 import sys
+from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
@@ -81,9 +82,13 @@ def options_from(args: argparse.Namespace) -> AuditOptions:
 
 def audit_repository(repo: str, pattern: str, options: AuditOptions, *,
                      urls: UrlSettings | None = None,
-                     git_timeout: float = GIT_TIMEOUT) -> AuditReport:
-    """Read, judge and (with `urls`) fetch: the same call for the CLI and the action."""
-    branches = read_published_branches(repo, pattern, timeout=git_timeout)
+                     git_timeout: float = GIT_TIMEOUT,
+                     git_config: Sequence[tuple[str, str]] = ()) -> AuditReport:
+    """Read, judge and (with `urls`) fetch: the same call for the CLI and the action.
+
+    `git_config` is for the git processes that talk to a remote (the action's token header).
+    """
+    branches = read_published_branches(repo, pattern, timeout=git_timeout, config=git_config)
     if not branches:
         raise InputError(f"no branch matches {pattern!r} under refs/heads (for a clone's "
                          "remote-tracking branches, give the remote's URL)", file=repo)

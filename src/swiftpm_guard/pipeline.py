@@ -33,8 +33,8 @@ class Outcome:
 
 def gather_artifacts(settings: Settings) -> tuple[list[Artifact], list[Finding]]:
     """Read every source the settings name into one list of artifacts (and source findings)."""
-    artifacts: list[Artifact] = []
-    findings: list[Finding] = []
+    artifacts: list[Artifact] = list(settings.read.artifacts) if settings.read else []
+    findings: list[Finding] = list(settings.read.findings) if settings.read else []
     for folder in settings.artifacts:
         found, problems = scan_artifact_dir(folder)
         artifacts += found

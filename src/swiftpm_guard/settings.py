@@ -8,7 +8,7 @@ from pathlib import Path
 
 from swiftpm_guard.checks import DEFAULT_VERSION_PATTERN
 from swiftpm_guard.errors import UsageError
-from swiftpm_guard.model import CODES
+from swiftpm_guard.model import CODES, Artifact, Finding
 from swiftpm_guard.sources.workflow import WorkflowSpec
 from swiftpm_guard.swiftpm import validate_swift_option
 
@@ -24,6 +24,19 @@ def validate_version(version: str) -> str:
         raise UsageError(f"--version {version!r} is not a safe version string "
                          "(letters, digits, '.', '_', '+', '-'; no '..')")
     return version
+
+
+@dataclass(frozen=True, slots=True)
+class ReadSources:
+    """Sources a caller has already read into values, shown by the names it chose.
+
+    The action reads the workspace, other refs of the repository and a run's artifact itself,
+    so that findings name repository paths (and annotations land on workflow lines); it hands
+    the result to `publish` here instead of as paths to read again.
+    """
+
+    artifacts: tuple[Artifact, ...]
+    findings: tuple[Finding, ...] = ()
 
 
 @dataclass(frozen=True, kw_only=True)
@@ -42,11 +55,14 @@ class Settings:
     render_seconds: float = 20.0
     swift: str = "auto"  # auto | off | PATH of a swift executable
     swift_cache: Path | None = None
+    #: Sources already read by the caller; gathered together with the paths above.
+    read: ReadSources | None = None
 
     def __post_init__(self) -> None:
         if not self.templates:
             raise UsageError("give at least one --template")
-        if not (self.artifacts or self.checksums or self.frameworks or self.frameworks_from):
+        if not (self.artifacts or self.checksums or self.frameworks or self.frameworks_from
+                or self.read is not None):
             raise UsageError("give at least one source: --artifacts, --checksums, "
                              "--frameworks or --frameworks-from")
         validate_version(self.version)

@@ -65,7 +65,43 @@ def test_defaults(tmp_path):
         "pr-conclusion",
         "github-token",
         "dry-run",
+        "swift",
+        "author",
+        "allow-overwrite",
+        "verify-urls",
+        "base-url",
+        "branches",
     }
+    assert settings.swift == "auto" and settings.allow_overwrite is False
+    assert settings.author == (
+        "github-actions[bot] <41898282+github-actions[bot]@users.noreply.github.com>"
+    )
+    assert settings.verify_urls is False and settings.base_url is None
+    assert settings.branches == "swiftpm-*"
+
+
+def test_audit_mode_needs_no_source_and_no_version(tmp_path):
+    env = _env(tmp_path, mode="audit", branches="swiftpm-1.*")
+    del env["INPUT_FRAMEWORKS"]
+    settings = ActionSettings.from_env(env)
+    assert settings.mode == "audit" and settings.branches == "swiftpm-1.*"
+    assert settings.version is None
+
+
+def test_new_inputs_are_read(tmp_path):
+    swift = tmp_path / "swift"
+    swift.write_text("#!/bin/sh\n")
+    swift.chmod(0o755)
+    settings = _settings(
+        tmp_path,
+        version="1.0.0",
+        swift=str(swift),
+        author=" Release Bot <bot@example.org> ",
+        **{"allow-overwrite": "true", "verify-urls": "true", "base-url": "https://cdn.example/x/"},
+    )
+    assert settings.swift == str(swift) and settings.author == "Release Bot <bot@example.org>"
+    assert settings.allow_overwrite and settings.verify_urls
+    assert settings.base_url == "https://cdn.example/x/"
 
 
 @pytest.mark.parametrize(
@@ -140,7 +176,17 @@ def test_multi_line_inputs(tmp_path):
 @pytest.mark.parametrize(
     ("inputs", "message"),
     [
-        ({"mode": "deploy"}, "input mode must be one of auto, check, publish; got 'deploy'"),
+        ({"mode": "deploy"}, "input mode must be one of auto, check, publish, audit; got 'deploy'"),
+        ({"swift": "/no/swift"}, "input swift '/no/swift' is not auto, off, or the path of an"),
+        ({"author": "nobody"}, "input author 'nobody' must look like 'Name <email@host>'"),
+        ({"author": "A <a@b>\nX"}, "input author"),
+        ({"allow-overwrite": "1"}, "input allow-overwrite must be true or false, got '1'"),
+        ({"verify-urls": "on"}, "input verify-urls must be true or false, got 'on'"),
+        ({"verify-urls": "true"}, "input verify-urls needs input version"),
+        ({"base-url": "ftp://x/"}, "input base-url 'ftp://x/' is not an http(s) URL"),
+        ({"base-url": "https://u:p@x/"}, "input base-url"),
+        ({"branches": "--all"}, "input branches '--all' is not a branch glob"),
+        ({"branches": "a..b"}, "input branches 'a..b' is not a branch glob"),
         ({"pr-conclusion": "success"}, "input pr-conclusion must be one of neutral, failure"),
         ({"dry-run": "yes"}, "input dry-run must be true or false, got 'yes'"),
         ({"version": "1.0.0;rm -rf /"}, "input version '1.0.0;rm -rf /' is not a safe version"),

@@ -16,12 +16,13 @@ import re
 import signal
 import subprocess
 import tempfile
-from collections.abc import Iterator, Sequence
+from collections.abc import Iterable, Iterator, Sequence
 from dataclasses import dataclass
 from pathlib import Path, PurePosixPath
 
 from swiftpm_guard.audit import ManifestFile, PublishedBranch
 from swiftpm_guard.errors import InfrastructureError, InputError, UsageError
+from swiftpm_guard.git_env import safe_directory, with_config
 from swiftpm_guard.limits import TEMPLATE_MAX_BYTES
 from swiftpm_guard.model import Location, Stub
 from swiftpm_guard.sources.template import SOURCE_SUFFIXES, STUB_DIRS
@@ -71,21 +72,31 @@ def classify_repo(repo: str) -> tuple[str, str]:
     return "local", str(path)
 
 
-def _env() -> dict[str, str]:
+#: Variables that make git print HTTP headers; dropped when a header carries a token.
+_TRACE_VARS = ("GIT_TRACE", "GIT_TRACE_CURL", "GIT_CURL_VERBOSE", "GIT_TRACE_PACKET")
+
+
+def _env(config: Iterable[tuple[str, str]] = ()) -> dict[str, str]:
+    """The caller's environment plus `config` in git's command-line scope (see git_env)."""
+    pairs = list(config)
     env = dict(os.environ)
     env.update(GIT_TERMINAL_PROMPT="0", LC_ALL="C", GIT_OPTIONAL_LOCKS="0")
     env.pop("GIT_DIR", None)
     env.pop("GIT_WORK_TREE", None)
-    return env
+    if any(key.lower().endswith(".extraheader") for key, _value in pairs):
+        for name in _TRACE_VARS:
+            env.pop(name, None)
+    return with_config(env, pairs)
 
 
 def _git(args: Sequence[str], *, git_dir: str | None = None, stdin: bytes | None = None,
-         timeout: float = GIT_TIMEOUT) -> bytes:
+         timeout: float = GIT_TIMEOUT, config: Iterable[tuple[str, str]] = ()) -> bytes:
     """Run git with an argument list; on timeout stop it and its helpers (remote-http, ssh)."""
     argv = ["git", *(["--git-dir", git_dir] if git_dir else []), *args]
     try:
         process = subprocess.Popen(argv, stdin=subprocess.PIPE, stdout=subprocess.PIPE,
-                                   stderr=subprocess.PIPE, env=_env(), start_new_session=True)
+                                   stderr=subprocess.PIPE, env=_env(config),
+                                   start_new_session=True)
     except FileNotFoundError:
         raise InfrastructureError("git is not installed (needed to read branches)") from None
     try:
@@ -105,11 +116,14 @@ def _git(args: Sequence[str], *, git_dir: str | None = None, stdin: bytes | None
 
 @contextlib.contextmanager
 def opened_repository(repo: str, pattern: str = DEFAULT_PATTERN, *,
-                      timeout: float = GIT_TIMEOUT) -> Iterator[str]:
+                      timeout: float = GIT_TIMEOUT,
+                      config: Sequence[tuple[str, str]] = ()) -> Iterator[str]:
     """A git directory whose `refs/heads/` holds the matching branches.
 
     A local repository is read in place; a remote one is fetched shallowly (tips only, only
     the matching branches) into a temporary bare repository that is deleted afterwards.
+    `config` goes to the git processes that talk to the remote (an http.<url>.extraHeader
+    with a token, say), in git's command-line scope: never in argv or a file.
     """
     kind, where = classify_repo(repo)
     if kind == "local":
@@ -122,17 +136,22 @@ def opened_repository(repo: str, pattern: str = DEFAULT_PATTERN, *,
     with tempfile.TemporaryDirectory(prefix="swiftpm-guard-audit-") as temporary:
         mirror = str(Path(temporary) / "mirror.git")
         _git(["init", "--quiet", "--bare", mirror], timeout=timeout)
-        listing = _git(["ls-remote", "--heads", where], timeout=timeout)
+        listing = _git(["ls-remote", "--heads", where], timeout=timeout, config=config)
         branches = [b for b in _remote_heads(listing) if fnmatch.fnmatchcase(b, pattern)]
         if branches:
             refspecs = "".join(f"+refs/heads/{b}:refs/heads/{b}\n" for b in branches)
             _git(["fetch", "--quiet", "--no-tags", "--no-write-fetch-head", "--depth=1",
-                  "--stdin", where], git_dir=mirror, stdin=refspecs.encode(), timeout=timeout)
+                  "--stdin", where], git_dir=mirror, stdin=refspecs.encode(), timeout=timeout,
+                 config=config)
         yield mirror
 
 
 def _local_git_dir(path: str, timeout: float) -> str:
-    out = _git(["-C", path, "rev-parse", "--absolute-git-dir"], timeout=timeout)
+    # A clone owned by another user (a runner's workspace, read as root) is refused as
+    # "dubious ownership" unless vouched for; later calls name the git dir explicitly, which
+    # git does not question.
+    out = _git(["-C", path, "rev-parse", "--absolute-git-dir"], timeout=timeout,
+               config=[safe_directory(path)])
     return out.decode("utf-8", "surrogateescape").strip()
 
 
@@ -332,8 +351,9 @@ def _sources(objects: _Objects, trees: Sequence[str]) -> dict[str, bool]:
 
 
 def read_published_branches(repo: str, pattern: str = DEFAULT_PATTERN, *,
-                            timeout: float = GIT_TIMEOUT) -> list[PublishedBranch]:
+                            timeout: float = GIT_TIMEOUT,
+                            config: Sequence[tuple[str, str]] = ()) -> list[PublishedBranch]:
     """The matching branches of a local repository or a remote, read without work trees."""
     validate_pattern(pattern)
-    with opened_repository(repo, pattern, timeout=timeout) as git_dir:
+    with opened_repository(repo, pattern, timeout=timeout, config=config) as git_dir:
         return read_branches(git_dir, pattern, timeout=timeout)

@@ -19,6 +19,7 @@ from pathlib import Path, PurePosixPath
 from typing import Protocol
 
 from swiftpm_guard.errors import InputError, UsageError
+from swiftpm_guard.git_env import safe_directory, with_config
 from swiftpm_guard.limits import TEMPLATE_MAX_BYTES, WORKFLOW_MAX_BYTES
 from swiftpm_guard.model import Finding, Template
 from swiftpm_guard.sources.artifacts import DeclaredName
@@ -174,15 +175,27 @@ def _kind(mode: str, kind: str) -> str:
 
 def _git(workspace: Path, *args: str) -> subprocess.CompletedProcess[bytes]:
     root = str(workspace.resolve())
-    env = {**os.environ, "GIT_TERMINAL_PROMPT": "0", "LC_ALL": "C"}
-    # The runner's workspace belongs to another user than the container's root.
-    command = ["git", "-c", f"safe.directory={root}", "-C", root, *args]
+    # The runner's workspace belongs to another user (uid 1001) than the container's root:
+    # vouch for it in git's command-line scope, through the environment (see git_env).
+    env = with_config(
+        {**os.environ, "GIT_TERMINAL_PROMPT": "0", "LC_ALL": "C"}, [safe_directory(root)]
+    )
+    command = ["git", "-C", root, *args]
     try:
         return subprocess.run(
             command, capture_output=True, env=env, timeout=_GIT_TIMEOUT, check=False
         )
     except (OSError, subprocess.TimeoutExpired) as error:
         return subprocess.CompletedProcess(command, 128, b"", str(error).encode())
+
+
+def workspace_origin(workspace: Path) -> str | None:
+    """The URL (or path) of the workspace clone's `origin`, None without a clone or origin."""
+    if not (workspace / ".git").exists():
+        return None
+    done = _git(workspace, "remote", "get-url", "origin")
+    url = done.stdout.decode("utf-8", "replace").strip()
+    return url if done.returncode == 0 and url else None
 
 
 def _rev_parse(workspace: Path, ref: str) -> str | None:

@@ -284,10 +284,13 @@ def test_schedule_check_of_a_consistent_release(tmp_path, origin, fake_github):
         ("workflow_dispatch", dispatch_payload({"version": "1.2.3"})),
     ],
 )
-def test_auto_mode_publishes_on_schedule_and_dispatch_and_refuses_in_this_build(
+def test_auto_mode_publishes_on_schedule_and_dispatch(
     tmp_path, origin, fake_github, event, payload
 ):
     workspace = clone(origin, "main", tmp_path / "workspace")
+    (workspace / "out").mkdir()
+    for name in all_names(ALL_KEYS):
+        write_zip(workspace / "out" / f"{name}-1.2.3.zip", name)
     step = runner_env(
         tmp_path,
         api_url=fake_github.url,
@@ -298,18 +301,21 @@ def test_auto_mode_publishes_on_schedule_and_dispatch_and_refuses_in_this_build(
         ref="refs/heads/main",
         inputs={
             "version": "1.2.3",
+            "artifacts": "out",
             "frameworks-from": FRAMEWORKS_FROM,
             "github-token": TOKEN,
         },
     )
     result = run_entrypoint(step, workspace)
-    assert result.returncode == 2
-    assert (
-        "::error title=swiftpm-guard::mode 'publish' is not available in this build"
-        in result.stdout
-    )
-    assert fake_github.requests == [] and step.outputs() == {} and step.summary() == ""
-    assert git(origin.bare, "branch", "--list", "swiftpm-*") == ""  # nothing pushed
+    assert result.returncode == 0, result.stdout + result.stderr
+    pushed = git(origin.bare, "rev-parse", "refs/heads/swiftpm-1.2.3")
+    assert git(origin.bare, "rev-parse", f"{pushed}^") == origin.swiftpm
+    run = fake_github.only_check_run()
+    assert run["conclusion"] == "success" and run["head_sha"] == origin.main
+    outputs = step.outputs()
+    assert outputs["pushed"] == "true" and outputs["branch"] == "swiftpm-1.2.3"
+    assert f"Pushed `swiftpm-1.2.3` at `{pushed}`" in step.summary()
+    _assert_token_never_logged(result, TOKEN)
 
 
 def test_push_that_drops_a_framework_fails_the_check(tmp_path, origin, fake_github):

@@ -250,13 +250,18 @@ def test_dry_run_writes_nothing_remote(tmp_path, origin, fake_github, capsys):
     assert len([line for line in out.splitlines() if line.startswith("::error file=")]) == 2
 
 
-def test_explicit_publish_on_a_push_refuses_in_this_build(tmp_path, origin, fake_github, capsys):
+def test_explicit_publish_on_a_push_is_blocked_by_findings(tmp_path, origin, fake_github, capsys):
+    """`mode: publish` on a push (tag-driven releases) publishes; here the check says no."""
     step = _push_dropping(tmp_path, origin, fake_github)
     step.env["INPUT_MODE"] = "publish"
     step.env["INPUT_VERSION"] = "1.2.3"
-    assert action.main(step.env, policy=_policy(Clock())) == 2
-    assert "mode 'publish' is not available in this build" in capsys.readouterr().out
-    assert fake_github.requests == [] and step.outputs() == {}
+    assert action.main(step.env, policy=_policy(Clock())) == 1
+    assert git(origin.bare, "branch", "--list", "swiftpm-*") == ""
+    run = fake_github.only_check_run()
+    assert run["conclusion"] == "failure"
+    assert "not pushed" in run["output"]["summary"]
+    assert step.outputs()["pushed"] == "false"
+    assert "not pushed: error findings" in capsys.readouterr().out
 
 
 def test_frameworks_ref_names_where_a_template_pr_reads_the_framework_list(
