@@ -1,0 +1,115 @@
+"""`entrypoint.py` in audit mode: the published branches of the workspace clone's origin.
+
+The origin holds sound and broken `swiftpm-*` branches in the real shape (support.published),
+by path and served over loopback smart HTTP with the token required.
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Iterator
+from pathlib import Path
+
+import pytest
+
+from support.action_repo import Served, served
+from support.actions_env import (
+    REPOSITORY,
+    Origin,
+    git,
+    run_entrypoint,
+    runner_env,
+    schedule_payload,
+)
+from support.fake_github import FakeGitHub
+from support.published import BranchSpec, build_repo, nightly_versions
+from support.release import BINARY_ONLY_KEYS, PRODUCT_KEYS
+
+TOKEN = "ghs_e2eAuditToken0123456789"
+BROKEN = "swiftpm-1.2.3"
+
+
+def _specs() -> list[BranchSpec]:
+    everything = [*PRODUCT_KEYS, *BINARY_ONLY_KEYS]
+    return [
+        BranchSpec("1.2.2"),
+        # The release branch built one framework fewer than the template asks for.
+        BranchSpec("1.2.3", built=[k for k in everything if k != "kernels_llm"]),
+        *(BranchSpec(v) for v in nightly_versions(3, start="20250601", base="1.2.4")),
+    ]
+
+
+@pytest.fixture(params=["path", "http"])
+def repo(request, tmp_path: Path, fake_github: FakeGitHub) -> Iterator[Served]:
+    bare = build_repo(tmp_path / "remote" / "origin.git", _specs())
+    origin = Origin(bare, git(bare, "rev-parse", "main"), git(bare, "rev-parse", "swiftpm"))
+    with served(request.param, origin, tmp_path / "srv", TOKEN) as made:
+        fake_github.add_repo(REPOSITORY, git_dir=made.bare)
+        fake_github.add_token(TOKEN)
+        yield made
+
+
+def _run(tmp_path: Path, repo: Served, fake: FakeGitHub, **inputs: str):
+    workspace = repo.clone("main", tmp_path / "workspace")
+    step = repo.point(
+        runner_env(
+            tmp_path,
+            api_url=fake.url,
+            workspace=workspace,
+            event_name="schedule",
+            payload=schedule_payload(),
+            sha=repo.origin.main,
+            ref="refs/heads/main",
+            inputs={"mode": "audit", "github-token": TOKEN, **inputs},
+        )
+    )
+    return step, workspace, run_entrypoint(step, workspace)
+
+
+def test_audit_names_the_broken_published_branch(tmp_path, repo, fake_github):
+    step, workspace, result = _run(tmp_path, repo, fake_github)
+    assert result.returncode == 1, result.stdout + result.stderr
+
+    run = fake_github.only_check_run()
+    assert run["conclusion"] == "failure" and run["head_sha"] == repo.origin.main
+    assert run["output"]["title"].startswith("audit: NOT consistent: 5 branches, 1 with errors")
+    manifest = git(repo.bare, "show", f"{BROKEN}:Package.swift").splitlines()
+    line = next(i for i, text in enumerate(manifest, 1) if "__SHA256_kernels_llm__" in text)
+    annotations = fake_github.annotations[run["id"]]
+    found = {(a["path"], a["start_line"], a["annotation_level"], a["title"]) for a in annotations}
+    assert ("Package.swift", line, "failure", f"{BROKEN}: placeholder-left: kernels_llm") in found
+    assert all(a["title"].startswith(f"{BROKEN}: ") for a in annotations)
+    assert all(a["message"].startswith(f"{BROKEN}: ") for a in annotations)
+    assert f"`{BROKEN}`" in run["output"]["summary"]
+
+    summary = step.summary()
+    assert "### SwiftPM audit of" in summary and f"`{BROKEN}`" in summary
+    assert "2 placeholders left" in summary
+    outputs = step.outputs()
+    assert outputs["consistent"] == "false" and outputs["pushed"] == "false"
+    assert outputs["report"] == ".swiftpm-guard/audit.json"
+    report = json.loads((workspace / outputs["report"]).read_text())
+    broken = [b["branch"] for b in report["branches"] if b["findings"]]
+    assert broken == [BROKEN]
+    for line_text in (result.stdout + result.stderr).splitlines():
+        assert TOKEN not in line_text or line_text == f"::add-mask::{TOKEN}"
+    assert TOKEN not in summary and TOKEN not in (workspace / ".git" / "config").read_text()
+    if repo.server is not None:
+        assert set(repo.server.authorizations) == {repo.server.expected_authorization()}
+
+
+def test_audit_of_the_sound_branches_only(tmp_path, repo, fake_github):
+    step, _workspace, result = _run(tmp_path, repo, fake_github, branches="swiftpm-1.2.4.*")
+    assert result.returncode == 0, result.stdout + result.stderr
+    run = fake_github.only_check_run()
+    assert run["conclusion"] == "success"
+    assert fake_github.annotations[run["id"]] == []
+    assert step.outputs()["consistent"] == "true"
+    assert "3 nightlies" in step.summary()
+
+
+def test_audit_without_matching_branches_is_bad_input(tmp_path, repo, fake_github):
+    _step, _workspace, result = _run(tmp_path, repo, fake_github, branches="release-*")
+    assert result.returncode == 2, result.stdout + result.stderr
+    assert "no branch matches 'release-*'" in result.stdout
+    assert fake_github.check_runs == {}
