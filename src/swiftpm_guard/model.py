@@ -96,6 +96,9 @@ class Template:
     flavour: str  # "placeholder" or "jinja"
     stubs: tuple[Stub, ...] = ()
     stubs_dir: str | None = None
+    #: Where the stub folders are on disk, when that is not `stubs_dir` (a template read from
+    #: a ref is shown by its path in the ref but sits in a scratch folder).
+    stubs_path: str | None = None
 
 
 @dataclass(frozen=True, slots=True)

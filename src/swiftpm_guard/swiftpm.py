@@ -18,6 +18,7 @@ import contextlib
 import hashlib
 import json
 import os
+import posixpath
 import shutil
 import signal
 import subprocess
@@ -92,6 +93,11 @@ def package_files(rendered: Rendered) -> PackageFiles:
         return PackageFiles(rendered.text)
     root = Path(template.stubs_dir)
     place = _stub_place(Path(template.path).parent, root)
+    if template.stubs_path is not None and template.stubs_path != template.stubs_dir:
+        # Shown by its path in a ref, read from a scratch folder: the files come from disk,
+        # their place in the package from the paths as shown.
+        root = Path(template.stubs_path)
+        place = posixpath.relpath(template.stubs_dir, posixpath.dirname(template.path) or ".")
     entries: list[tuple[str, bytes | None]] = [(place, None)]
     total = 0
     for dirpath, dirnames, filenames in os.walk(root):

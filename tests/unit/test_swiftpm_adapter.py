@@ -214,3 +214,18 @@ def test_auto_without_swift_says_so_and_checks_syntax(tmp_path, monkeypatch):
         "tree-sitter-swift, counts are static",
     }
     assert data["counts_source"] == "static"
+
+
+def test_package_files_read_stubs_from_disk_when_shown_by_another_path(tmp_path, monkeypatch):
+    """A template read from a ref is shown by its path in the ref but lies in a scratch folder;
+    SwiftPM must get the stubs from the scratch folder, whatever the working directory."""
+    scratch = tmp_path / "scratch"
+    rendered_fixture(scratch)
+    template, _findings = load_template(
+        scratch / "Package.swift.template", display="Package.swift.template"
+    )
+    assert template.stubs_dir == ".Package.swift"
+    monkeypatch.chdir(tmp_path)  # holds no .Package.swift
+    package = package_files(render(template, "1.2.3", {}))
+    stub = b"// Wrapper target stub: SwiftPM needs a source.\n"
+    assert (".Package.swift/a/dummy.swift", stub) in package.entries

@@ -29,7 +29,8 @@ def load_template(path: Path, *, display: str | None = None,
     findings: list[Finding] = []
     if root is not None and root_shown is not None:
         stubs, findings = _scan_stubs(root, root_shown)
-    template = Template(path=shown, text=text, flavour=flavour, stubs=stubs, stubs_dir=root_shown)
+    template = Template(path=shown, text=text, flavour=flavour, stubs=stubs, stubs_dir=root_shown,
+                        stubs_path=str(root) if root is not None else None)
     return template, findings
 
 

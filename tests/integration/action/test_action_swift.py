@@ -1,0 +1,74 @@
+"""Input `swift`: the action proves the published manifest with the real SwiftPM when given one.
+
+Runs `entrypoint.py` as the runner would (publish on schedule, path origin), with `swift` set to
+the toolchain the integration tier uses (see tests/integration/conftest.py).
+"""
+
+from __future__ import annotations
+
+import json
+
+import pytest
+
+from support.actions_env import (
+    REPOSITORY,
+    clone,
+    git,
+    make_origin,
+    run_entrypoint,
+    runner_env,
+    schedule_payload,
+)
+from support.release import BINARY_ONLY_KEYS, PRODUCT_KEYS, all_names, write_zip
+
+TOKEN = "ghs_swiftInputToken0123"
+
+
+def _step(tmp_path, fake_github, swift: str, mode: str = "auto"):
+    origin = make_origin(tmp_path / "remote")
+    fake_github.add_repo(REPOSITORY, git_dir=origin.bare)
+    fake_github.add_token(TOKEN)
+    workspace = clone(origin, "main", tmp_path / "workspace")
+    (workspace / "out").mkdir()
+    for name in all_names([*PRODUCT_KEYS, *BINARY_ONLY_KEYS]):
+        write_zip(workspace / "out" / f"{name}-1.2.3.zip", name)
+    step = runner_env(
+        tmp_path,
+        api_url=fake_github.url,
+        workspace=workspace,
+        event_name="schedule",
+        payload=schedule_payload(),
+        sha=origin.main,
+        ref="refs/heads/main",
+        inputs={
+            "mode": mode,
+            "version": "1.2.3",
+            "artifacts": "out",
+            "github-token": TOKEN,
+            "swift": swift,
+        },
+    )
+    return origin, workspace, step
+
+
+@pytest.mark.parametrize("mode", ["publish", "check"])
+def test_the_swift_input_proves_the_manifest(tmp_path, fake_github, swift, mode):
+    """publish reads the template from the remote, check through the workspace clone: either
+    way SwiftPM gets the stub folders from the scratch copy of the ref."""
+    origin, workspace, step = _step(tmp_path, fake_github, swift, mode)
+    result = run_entrypoint(step, workspace)
+    assert result.returncode == 0, result.stdout + result.stderr
+    report = json.loads((workspace / ".swiftpm-guard" / "report.json").read_text())
+    assert report["swiftpm"]["used"] is True, report["swiftpm"]
+    assert report["swiftpm"]["reason"].startswith("evaluated with")
+    assert report["products"] == 18 and report["binary_targets"] == 20
+    published = "swiftpm-1.2.3" if mode == "publish" else ""
+    assert git(origin.bare, "branch", "--list", "swiftpm-*") == published
+
+
+def test_swift_off_never_runs_it(tmp_path, fake_github):
+    _origin, workspace, step = _step(tmp_path, fake_github, "off")
+    result = run_entrypoint(step, workspace)
+    assert result.returncode == 0, result.stdout + result.stderr
+    report = json.loads((workspace / ".swiftpm-guard" / "report.json").read_text())
+    assert report["swiftpm"]["used"] is False and "--swift off" in report["swiftpm"]["reason"]
