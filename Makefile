@@ -6,7 +6,7 @@ STAMP  := $(VENV)/.installed
 
 .PHONY: demo test lint typecheck unit bench fuzz clean
 
-$(STAMP): pyproject.toml
+$(STAMP): pyproject.toml src/swiftpm_guard/__init__.py
 	test -x $(BIN)/python || $(PYTHON) -m venv $(VENV)
 	$(BIN)/python -m pip install --quiet --upgrade pip
 	$(BIN)/python -m pip install --quiet -e '.[dev]'
