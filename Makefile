@@ -38,3 +38,17 @@ bench: $(STAMP)
 
 clean:
 	rm -rf $(VENV) demo-out
+
+# --- container image (issue 6) ---------------------------------------------------------------
+.PHONY: lock
+LOCK_FLAGS ?=
+
+# requirements.lock: the image's dependencies (pyproject's runtime + `github` extra) with every
+# hash PyPI has for them. Straight from PyPI: local wheel folders and mirrors must not leak in.
+# Pins are kept; `make lock LOCK_FLAGS=--upgrade` moves them to the newest releases.
+lock: $(STAMP)
+	$(BIN)/python -m pip install --quiet pip-tools
+	env -u PIP_FIND_LINKS PIP_CONFIG_FILE=/dev/null CUSTOM_COMPILE_COMMAND="make lock" \
+	  $(BIN)/pip-compile --quiet $(LOCK_FLAGS) --generate-hashes --extra github --strip-extras \
+	  --no-emit-index-url --index-url https://pypi.org/simple \
+	  --output-file requirements.lock pyproject.toml
