@@ -40,7 +40,7 @@ clean:
 	rm -rf $(VENV) demo-out
 
 # --- container image (issue 6) ---------------------------------------------------------------
-.PHONY: lock
+.PHONY: lock e2e
 LOCK_FLAGS ?=
 
 # requirements.lock: the image's dependencies (pyproject's runtime + `github` extra) with every
@@ -52,3 +52,7 @@ lock: $(STAMP)
 	  $(BIN)/pip-compile --quiet $(LOCK_FLAGS) --generate-hashes --extra github --strip-extras \
 	  --no-emit-index-url --index-url https://pypi.org/simple \
 	  --output-file requirements.lock pyproject.toml
+
+# The container tier: needs DOCKER_HOST (export DOCKER_HOST="$$(bash scripts/container-engine.sh start)").
+e2e: $(STAMP)
+	$(BIN)/pytest -q -m container tests/e2e
