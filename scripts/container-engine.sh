@@ -118,23 +118,27 @@ start_dockerd() {
 
 ulimit_value() { local v; v=$(ulimit -H "$1"); [ "$v" = unlimited ] && v=-1; echo "$v"; }
 
-start_podman() {
-  install_packages podman runc
-  mkdir -p "$DATA/podman"
-  local nofile nproc
-  nofile=$(ulimit_value -n)
-  nproc=$(ulimit_value -u)
-  # Rootful podman asks for more open files and processes than root may set here, and crun
-  # fails on this host's hybrid cgroups: cap the limits at the hard ones and use runc.
+# The hard limit a running process has, from /proc (-1 for unlimited).
+process_limit() {
+  awk -v what="$2" '$0 ~ "^" what { v = $(NF - 1); print (v == "unlimited" ? -1 : v) }' \
+    "/proc/$1/limits"
+}
+
+write_podman_conf() {
+  # Rootful podman asks containers for more open files and processes than root may set here,
+  # and crun fails on this host's hybrid cgroups: explicit limits, runc.
   cat > "$RUN/containers.conf" <<EOF
 [containers]
-default_ulimits = ["nofile=$nofile:$nofile", "nproc=$nproc:$nproc"]
+default_ulimits = ["nofile=$1:$1", "nproc=$2:$2"]
 
 [engine]
 runtime = "runc"
 cgroup_manager = "cgroupfs"
 events_logger = "file"
 EOF
+}
+
+launch_podman() {
   CONTAINERS_CONF="$RUN/containers.conf" setsid podman --root "$DATA/podman" \
     --runroot "$RUN/podman" system service --time=0 "$HOST" < /dev/null >> "$LOG" 2>&1 9>&- &
   local pid=$!
@@ -145,6 +149,27 @@ EOF
   tail -n 15 "$LOG" >&2
   stop_engine
   return 1
+}
+
+start_podman() {
+  install_packages podman runc
+  mkdir -p "$DATA/podman"
+  local nofile nproc pid have_nofile have_nproc
+  nofile=$(ulimit_value -n)
+  nproc=$(ulimit_value -u)
+  write_podman_conf "$nofile" "$nproc"
+  launch_podman || return 1
+  # podman changes its own limits at start (here nproc to 32768), and a container may not
+  # exceed the process that starts it: when they differ, restart once with podman's own.
+  pid=$(cat "$PIDFILE")
+  have_nofile=$(process_limit "$pid" "Max open files")
+  have_nproc=$(process_limit "$pid" "Max processes")
+  if [ "$have_nofile" != "$nofile" ] || [ "$have_nproc" != "$nproc" ]; then
+    log "podman runs with nofile=$have_nofile nproc=$have_nproc; containers get the same"
+    stop_engine
+    write_podman_conf "$have_nofile" "$have_nproc"
+    launch_podman || return 1
+  fi
 }
 
 start_engine() {
@@ -176,8 +201,13 @@ kill_by_pid() {
 }
 
 stop_engine() {
-  local pid
-  if pid=$(recorded_pid); then kill_by_pid "$pid" "$(cat "$KINDFILE" 2>/dev/null)"; fi
+  local pid kind
+  kind=$(cat "$KINDFILE" 2>/dev/null || true)
+  if pid=$(recorded_pid); then kill_by_pid "$pid" "$kind"; fi
+  # containers/storage keeps its overlay folder bind-mounted after podman exits.
+  if [ "$kind" = podman ] && mountpoint -q "$DATA/podman/overlay"; then
+    umount "$DATA/podman/overlay" || true
+  fi
   # dockerd stops the containerd it started; should it have died first, stop that one too.
   local cpid
   cpid=$(cat "$RUN/exec/containerd/containerd.pid" 2>/dev/null || true)
