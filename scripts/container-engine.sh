@@ -204,10 +204,12 @@ stop_engine() {
   local pid kind
   kind=$(cat "$KINDFILE" 2>/dev/null || true)
   if pid=$(recorded_pid); then kill_by_pid "$pid" "$kind"; fi
-  # containers/storage keeps its overlay folder bind-mounted after podman exits.
-  if [ "$kind" = podman ] && mountpoint -q "$DATA/podman/overlay"; then
-    umount "$DATA/podman/overlay" || true
-  fi
+  # What the engines leave mounted after they exit: dockerd its network namespace,
+  # containers/storage (podman) its overlay folder.
+  local mount
+  for mount in "$RUN/exec/netns/default" "$DATA/podman/overlay"; do
+    if mountpoint -q "$mount" 2>/dev/null; then umount "$mount" || true; fi
+  done
   # dockerd stops the containerd it started; should it have died first, stop that one too.
   local cpid
   cpid=$(cat "$RUN/exec/containerd/containerd.pid" 2>/dev/null || true)
