@@ -335,7 +335,12 @@ exec 9> "$RUN/lock"
 flock 9
 
 case "${1:-start}" in
-  start) start_engine; import_base; echo "$HOST" ;;
+  start)
+    start_engine
+    import_base
+    log "engine and base image ready after ${SECONDS}s"
+    echo "$HOST"
+    ;;
   stop) stop_engine ;;
   status) recorded_pid > /dev/null && answers && echo "$HOST" ;;
   base) answers || die "no engine answers at $HOST; run '$0 start'"; import_base ;;
