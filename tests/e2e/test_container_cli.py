@@ -14,8 +14,8 @@ from pathlib import Path
 
 import pytest
 
-from support.container import REPO_ROOT, WORKSPACE, RunnerJob, chown_tree
-from support.release import write_release
+from support.container import REPO_ROOT, WORKSPACE, RunnerJob, action_inputs, chown_tree
+from support.release import write_release, write_template_branch
 
 pytestmark = pytest.mark.container
 
@@ -156,16 +156,35 @@ def test_git_reads_a_workspace_owned_by_the_runner_user(engine, image, tmp_path)
     assert "global config: False" in result.logs, result
 
 
-def _action_inputs() -> dict[str, str]:
-    return {
-        "mode": "check",
-        "template": "swiftpm/Package.swift.template",
-        "version": "1.2.3",
-        "artifacts": "artifacts",
-        "checksums": "checksums.txt",
-        "frameworks-from": "workflow/apple.yml:build-frameworks:FRAMEWORKS",
-        "github-token": "",
-    }
+def _git(cwd: Path, *args: str) -> str:
+    git = shutil.which("git")
+    assert git, "the host needs git to make the workspace repository"
+    identity = ["-c", "user.name=Test", "-c", "user.email=test@example.invalid"]
+    done = subprocess.run(
+        [git, *identity, *args], cwd=cwd, check=True, capture_output=True, text=True
+    )
+    return done.stdout.strip()
+
+
+def _release_clone(workspace: Path, scratch: Path) -> str:
+    """The workspace of a release job: a clone on `main` (the workflow) that also has the
+    template branch `swiftpm`, plus the built zips and checksums.txt, not committed."""
+    release = write_release(scratch, version="1.2.3")
+    _git(workspace, "init", "-q", "-b", "swiftpm")
+    write_template_branch(workspace)
+    _git(workspace, "add", "-A")
+    _git(workspace, "commit", "-qm", "template")
+    _git(workspace, "checkout", "-q", "--orphan", "main")
+    _git(workspace, "rm", "-rq", "--cached", ".")
+    shutil.rmtree(workspace / ".Package.swift")
+    (workspace / "Package.swift.template").unlink()
+    (workspace / ".github" / "workflows").mkdir(parents=True)
+    shutil.copy(release.workflow, workspace / ".github" / "workflows" / "apple.yml")
+    _git(workspace, "add", "-A")
+    _git(workspace, "commit", "-qm", "workflow")
+    shutil.copytree(release.artifacts, workspace / "artifacts")
+    shutil.copy(release.checksums, workspace / "checksums.txt")
+    return _git(workspace, "rev-parse", "HEAD")
 
 
 @pytest.mark.skipif(
@@ -173,13 +192,29 @@ def _action_inputs() -> dict[str, str]:
     reason="entrypoint.py (issue 3) is not in the repository yet",
 )
 def test_action_check_on_push_without_a_token_writes_outputs(engine, image, tmp_path):
-    job = _release_job(tmp_path)
-    job.inputs = _action_inputs()
+    job = RunnerJob(tmp_path / "job", event_name="push")
+    sha = _release_clone(job.workspace, tmp_path / "build")
+    job.sha = sha
+    job.event = {
+        "ref": "refs/heads/main",
+        "after": sha,
+        "repository": {"full_name": job.repository, "default_branch": "main"},
+    }
+    job.inputs = action_inputs(
+        REPO_ROOT / "action.yml",
+        {
+            "mode": "check",
+            "version": "1.2.3",
+            "artifacts": "artifacts",
+            "checksums": "checksums.txt",
+            "frameworks-from": ".github/workflows/apple.yml:build-frameworks:FRAMEWORKS",
+        },
+        token="",
+    )
     result = job.run(engine, image)
     assert result.exit_code == 0, result
-    assert result.outputs.get("consistent") == "true", result.outputs
-    assert result.outputs.get("report"), result.outputs
-    report = result.outputs["report"]
-    inside = Path(report if report.startswith("/") else f"{WORKSPACE}/{report}")
-    assert (job.workspace / inside.relative_to(WORKSPACE)).is_file()
+    assert result.outputs.get("consistent") == "true", (result.outputs, str(result))
+    report = result.outputs.get("report", "")
+    assert report, result.outputs
+    assert (job.workspace / report.removeprefix(f"{WORKSPACE}/")).is_file(), report
     assert result.summary.strip(), "no job summary written"

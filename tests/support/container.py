@@ -33,6 +33,7 @@ from typing import Any
 
 import docker
 import docker.errors
+import yaml
 from docker.models.images import Image
 
 REPO_ROOT = Path(__file__).resolve().parents[2]
@@ -304,3 +305,19 @@ def chown_tree(top: Path, uid: int) -> None:
     for folder, dirs, files in os.walk(top):
         for name in dirs + files:
             os.chown(os.path.join(folder, name), uid, uid, follow_symlinks=False)
+
+
+def action_inputs(action_yml: Path, given: Mapping[str, str], *, token: str = "") -> dict[str, str]:
+    """What the runner passes as INPUT_*: every default in action.yml (`${{ github.token }}`
+    evaluated to `token`), overridden by the step's `with:`."""
+    declared = (yaml.safe_load(action_yml.read_text()) or {}).get("inputs") or {}
+    inputs = {}
+    for name, spec in declared.items():
+        default = (spec or {}).get("default")
+        if default is not None:
+            inputs[name] = str(default).replace("${{ github.token }}", token)
+    unknown = sorted(set(given) - set(declared))
+    if unknown:
+        raise ValueError(f"inputs not declared in {action_yml.name}: {unknown}")
+    inputs.update(given)
+    return inputs
