@@ -166,25 +166,31 @@ def _git(cwd: Path, *args: str) -> str:
     return done.stdout.strip()
 
 
-def _release_clone(workspace: Path, scratch: Path) -> str:
-    """The workspace of a release job: a clone on `main` (the workflow) that also has the
-    template branch `swiftpm`, plus the built zips and checksums.txt, not committed."""
-    release = write_release(scratch, version="1.2.3")
-    _git(workspace, "init", "-q", "-b", "swiftpm")
-    write_template_branch(workspace)
-    _git(workspace, "add", "-A")
-    _git(workspace, "commit", "-qm", "template")
-    _git(workspace, "checkout", "-q", "--orphan", "main")
-    _git(workspace, "rm", "-rq", "--cached", ".")
-    shutil.rmtree(workspace / ".Package.swift")
-    (workspace / "Package.swift.template").unlink()
-    (workspace / ".github" / "workflows").mkdir(parents=True)
-    shutil.copy(release.workflow, workspace / ".github" / "workflows" / "apple.yml")
-    _git(workspace, "add", "-A")
-    _git(workspace, "commit", "-qm", "workflow")
+def _release_clone(workspace: Path, scratch: Path) -> tuple[str, Path]:
+    """The workspace of a release job as actions/checkout leaves it: a single-branch clone of
+    `main` (the workflow) whose origin also holds the template branch `swiftpm`, plus the
+    built zips and checksums.txt, not committed. Returns HEAD and the origin's path."""
+    release = write_release(scratch / "build", version="1.2.3")
+    seed = scratch / "seed"
+    seed.mkdir()
+    _git(seed, "init", "-q", "-b", "swiftpm")
+    write_template_branch(seed)
+    _git(seed, "add", "-A")
+    _git(seed, "commit", "-qm", "template")
+    _git(seed, "checkout", "-q", "--orphan", "main")
+    _git(seed, "rm", "-rq", "--cached", ".")
+    shutil.rmtree(seed / ".Package.swift")
+    (seed / "Package.swift.template").unlink()
+    (seed / ".github" / "workflows").mkdir(parents=True)
+    shutil.copy(release.workflow, seed / ".github" / "workflows" / "apple.yml")
+    _git(seed, "add", "-A")
+    _git(seed, "commit", "-qm", "workflow")
+    origin = scratch / "origin.git"
+    _git(scratch, "clone", "-q", "--bare", str(seed), str(origin))
+    _git(scratch, "clone", "-q", "--single-branch", "--branch", "main", str(origin), str(workspace))
     shutil.copytree(release.artifacts, workspace / "artifacts")
     shutil.copy(release.checksums, workspace / "checksums.txt")
-    return _git(workspace, "rev-parse", "HEAD")
+    return _git(workspace, "rev-parse", "HEAD"), origin
 
 
 @pytest.mark.skipif(
@@ -193,8 +199,9 @@ def _release_clone(workspace: Path, scratch: Path) -> str:
 )
 def test_action_check_on_push_without_a_token_writes_outputs(engine, image, tmp_path):
     job = RunnerJob(tmp_path / "job", event_name="push")
-    sha = _release_clone(job.workspace, tmp_path / "build")
+    sha, origin = _release_clone(job.workspace, tmp_path)
     job.sha = sha
+    job.extra_volumes = {str(origin): str(origin)}  # the clone's origin URL works inside too
     job.event = {
         "ref": "refs/heads/main",
         "after": sha,

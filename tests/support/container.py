@@ -156,7 +156,7 @@ def parse_file_command(text: str) -> dict[str, str]:
     return values
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, repr=False)
 class JobResult:
     exit_code: int
     logs: str
@@ -165,8 +165,11 @@ class JobResult:
     env_file: str
     seconds: float
 
-    def __str__(self) -> str:  # what a failing assert shows
-        return f"exit {self.exit_code} after {self.seconds:.1f}s\n--- logs ---\n{self.logs}"
+    def __repr__(self) -> str:  # what a failing assert shows
+        return (
+            f"exit {self.exit_code} after {self.seconds:.1f}s, outputs {self.outputs}\n"
+            f"--- logs ---\n{self.logs}"
+        )
 
 
 @dataclass
