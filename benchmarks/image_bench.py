@@ -10,7 +10,8 @@
   rebuild), and with nothing changed;
 - start-to-exit: `docker run` of `swiftpm-guard check` on a release in the real shape
   (9 product keys + 1 binary-only key, 20 zips), mounted and configured as the runner does;
-  the median of --runs.
+  the median of --runs. When entrypoint.py and action.yml exist, the same for the action
+  itself (mode check on a push event, a real clone with the template branch on its origin).
 
 Builds run on the machine's shared cores; the figures vary by a few seconds between runs.
 """
@@ -31,8 +32,10 @@ sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "tests"))
 from support.container import (
     REPO_ROOT,
     RunnerJob,
+    action_inputs,
     build_image,
     connect,
+    release_clone,
 )
 from support.release import write_release
 
@@ -71,6 +74,27 @@ def _timed_build(client, path: Path, *, nocache: bool) -> float:
         network_mode="host", nocache=nocache,
     )
     return time.monotonic() - started
+
+
+def _time_action(client, runs: int) -> dict[str, object]:
+    """The action's own entrypoint, mode check on a push, no token (no API calls to make)."""
+    times = []
+    with tempfile.TemporaryDirectory() as scratch:
+        for run in range(runs):
+            job = RunnerJob(Path(scratch) / f"action{run}", event_name="push")
+            job.sha, origin = release_clone(job.workspace, Path(scratch) / f"repo{run}")
+            job.extra_volumes = {str(origin): str(origin)}
+            job.event = {"ref": "refs/heads/main", "after": job.sha}
+            job.inputs = action_inputs(REPO_ROOT / "action.yml", {
+                "mode": "check", "version": "1.2.3", "checksums": "checksums.txt",
+                "frameworks-from": ".github/workflows/apple.yml:build-frameworks:FRAMEWORKS",
+            })
+            result = job.run(client, BENCH_TAG)
+            if result.exit_code != 0:
+                return {"error": repr(result)[-2000:]}
+            times.append(result.seconds)
+    return {"median": round(statistics.median(times), 2), "min": round(min(times), 2),
+            "max": round(max(times), 2), "runs": runs}
 
 
 def main() -> int:
@@ -121,6 +145,8 @@ def main() -> int:
         "max": round(max(times), 2),
         "runs": args.runs,
     }
+    if (REPO_ROOT / "entrypoint.py").exists() and (REPO_ROOT / "action.yml").exists():
+        figures["start_to_exit_action_push_check_s"] = _time_action(client, args.runs)
     client.images.remove(BENCH_TAG, noprune=False)
     client.close()
 

@@ -14,8 +14,15 @@ from pathlib import Path
 
 import pytest
 
-from support.container import REPO_ROOT, WORKSPACE, RunnerJob, action_inputs, chown_tree
-from support.release import write_release, write_template_branch
+from support.container import (
+    REPO_ROOT,
+    WORKSPACE,
+    RunnerJob,
+    action_inputs,
+    chown_tree,
+    release_clone,
+)
+from support.release import write_release
 
 pytestmark = pytest.mark.container
 
@@ -156,50 +163,13 @@ def test_git_reads_a_workspace_owned_by_the_runner_user(engine, image, tmp_path)
     assert "global config: False" in result.logs, result
 
 
-def _git(cwd: Path, *args: str) -> str:
-    git = shutil.which("git")
-    assert git, "the host needs git to make the workspace repository"
-    identity = ["-c", "user.name=Test", "-c", "user.email=test@example.invalid"]
-    done = subprocess.run(
-        [git, *identity, *args], cwd=cwd, check=True, capture_output=True, text=True
-    )
-    return done.stdout.strip()
-
-
-def _release_clone(workspace: Path, scratch: Path) -> tuple[str, Path]:
-    """The workspace of a release job as actions/checkout leaves it: a single-branch clone of
-    `main` (the workflow) whose origin also holds the template branch `swiftpm`, plus the
-    built zips and checksums.txt, not committed. Returns HEAD and the origin's path."""
-    release = write_release(scratch / "build", version="1.2.3")
-    seed = scratch / "seed"
-    seed.mkdir()
-    _git(seed, "init", "-q", "-b", "swiftpm")
-    write_template_branch(seed)
-    _git(seed, "add", "-A")
-    _git(seed, "commit", "-qm", "template")
-    _git(seed, "checkout", "-q", "--orphan", "main")
-    _git(seed, "rm", "-rq", "--cached", ".")
-    shutil.rmtree(seed / ".Package.swift")
-    (seed / "Package.swift.template").unlink()
-    (seed / ".github" / "workflows").mkdir(parents=True)
-    shutil.copy(release.workflow, seed / ".github" / "workflows" / "apple.yml")
-    _git(seed, "add", "-A")
-    _git(seed, "commit", "-qm", "workflow")
-    origin = scratch / "origin.git"
-    _git(scratch, "clone", "-q", "--bare", str(seed), str(origin))
-    _git(scratch, "clone", "-q", "--single-branch", "--branch", "main", str(origin), str(workspace))
-    shutil.copytree(release.artifacts, workspace / "artifacts")
-    shutil.copy(release.checksums, workspace / "checksums.txt")
-    return _git(workspace, "rev-parse", "HEAD"), origin
-
-
 @pytest.mark.skipif(
     not (REPO_ROOT / "entrypoint.py").exists(),
     reason="entrypoint.py (issue 3) is not in the repository yet",
 )
 def test_action_check_on_push_without_a_token_writes_outputs(engine, image, tmp_path):
     job = RunnerJob(tmp_path / "job", event_name="push")
-    sha, origin = _release_clone(job.workspace, tmp_path)
+    sha, origin = release_clone(job.workspace, tmp_path)
     job.sha = sha
     job.extra_volumes = {str(origin): str(origin)}  # the clone's origin URL works inside too
     job.event = {

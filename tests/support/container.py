@@ -23,7 +23,9 @@ from __future__ import annotations
 
 import json
 import os
+import shutil
 import socket
+import subprocess
 import time
 import uuid
 from collections.abc import Mapping, Sequence
@@ -35,6 +37,8 @@ import docker
 import docker.errors
 import yaml
 from docker.models.images import Image
+
+from support.release import write_release, write_template_branch
 
 REPO_ROOT = Path(__file__).resolve().parents[2]
 #: CI sets this to 1: then a missing engine fails the e2e tests instead of skipping them.
@@ -324,3 +328,40 @@ def action_inputs(action_yml: Path, given: Mapping[str, str], *, token: str = ""
         raise ValueError(f"inputs not declared in {action_yml.name}: {unknown}")
     inputs.update(given)
     return inputs
+
+
+def _git(cwd: Path, *args: str) -> str:
+    git = shutil.which("git")
+    assert git, "the host needs git to make the workspace repository"
+    identity = ["-c", "user.name=Test", "-c", "user.email=test@example.invalid"]
+    done = subprocess.run(
+        [git, *identity, *args], cwd=cwd, check=True, capture_output=True, text=True
+    )
+    return done.stdout.strip()
+
+
+def release_clone(workspace: Path, scratch: Path) -> tuple[str, Path]:
+    """The workspace of a release job as actions/checkout leaves it: a single-branch clone of
+    `main` (the workflow) whose origin also holds the template branch `swiftpm`, plus the
+    built zips and checksums.txt, not committed. Returns HEAD and the origin's path."""
+    release = write_release(scratch / "build", version="1.2.3")
+    seed = scratch / "seed"
+    seed.mkdir()
+    _git(seed, "init", "-q", "-b", "swiftpm")
+    write_template_branch(seed)
+    _git(seed, "add", "-A")
+    _git(seed, "commit", "-qm", "template")
+    _git(seed, "checkout", "-q", "--orphan", "main")
+    _git(seed, "rm", "-rq", "--cached", ".")
+    shutil.rmtree(seed / ".Package.swift")
+    (seed / "Package.swift.template").unlink()
+    (seed / ".github" / "workflows").mkdir(parents=True)
+    shutil.copy(release.workflow, seed / ".github" / "workflows" / "apple.yml")
+    _git(seed, "add", "-A")
+    _git(seed, "commit", "-qm", "workflow")
+    origin = scratch / "origin.git"
+    _git(scratch, "clone", "-q", "--bare", str(seed), str(origin))
+    _git(scratch, "clone", "-q", "--single-branch", "--branch", "main", str(origin), str(workspace))
+    shutil.copytree(release.artifacts, workspace / "artifacts")
+    shutil.copy(release.checksums, workspace / "checksums.txt")
+    return _git(workspace, "rev-parse", "HEAD"), origin
