@@ -88,8 +88,8 @@ recorded_pid() {
 }
 
 wait_until_answers() {
-  local pid=$1 i
-  for i in $(seq 1 120); do
+  local pid=$1
+  for _ in $(seq 1 120); do
     answers && return 0
     kill -0 "$pid" 2>/dev/null || return 1
     sleep 0.5
@@ -190,9 +190,9 @@ start_engine() {
 }
 
 kill_by_pid() {
-  local pid=$1 what=$2 i
+  local pid=$1 what=$2
   kill -TERM "$pid" 2>/dev/null || return 0
-  for i in $(seq 1 60); do
+  for _ in $(seq 1 60); do
     kill -0 "$pid" 2>/dev/null || { log "stopped $what (pid $pid)"; return 0; }
     sleep 0.5
   done
@@ -260,14 +260,15 @@ EOF
 }
 
 slim_rootfs() {
-  local root=$1 mirror=$2 security=$3
+  # ${root:?}: an empty root must never turn these into paths on the host.
+  local root=${1:?} mirror=$2 security=$3
   write_slim_config "$root"
   # Apply the same exclusions to what debootstrap already unpacked.
-  find "$root/usr/share/doc" -mindepth 1 ! -type d ! -name copyright -delete
-  find "$root/usr/share/doc" -mindepth 1 -type d -empty -delete
-  rm -rf "$root"/usr/share/{man,groff,info,lintian,linda,locale}/*
-  rm -rf "$root"/var/cache/apt/archives/*.deb "$root"/var/cache/apt/*.bin \
-    "$root"/var/lib/apt/lists/* "$root"/var/log/*.log "$root"/dev/*
+  find "${root:?}/usr/share/doc" -mindepth 1 ! -type d ! -name copyright -delete
+  find "${root:?}/usr/share/doc" -mindepth 1 -type d -empty -delete
+  rm -rf "${root:?}"/usr/share/{man,groff,info,lintian,linda,locale}/*
+  rm -rf "${root:?}"/var/cache/apt/archives/*.deb "${root:?}"/var/cache/apt/*.bin \
+    "${root:?}"/var/lib/apt/lists/* "${root:?}"/var/log/*.log "${root:?}"/dev/*
   rm -f "$root/etc/apt/sources.list"
   {
     printf 'Types: deb\nURIs: %s\nSuites: bookworm bookworm-updates\n' "$mirror"
