@@ -22,6 +22,7 @@ from pathlib import Path, PurePosixPath
 
 from swiftpm_guard.audit import ManifestFile, PublishedBranch
 from swiftpm_guard.errors import InfrastructureError, InputError, UsageError
+from swiftpm_guard.gitenv import find_git
 from swiftpm_guard.limits import TEMPLATE_MAX_BYTES
 from swiftpm_guard.model import Location, Stub
 from swiftpm_guard.sources.template import SOURCE_SUFFIXES, STUB_DIRS
@@ -82,7 +83,9 @@ def _env() -> dict[str, str]:
 def _git(args: Sequence[str], *, git_dir: str | None = None, stdin: bytes | None = None,
          timeout: float = GIT_TIMEOUT) -> bytes:
     """Run git with an argument list; on timeout stop it and its helpers (remote-http, ssh)."""
-    argv = ["git", *(["--git-dir", git_dir] if git_dir else []), *args]
+    # By absolute path: in the action's container the job's PATH may not lead to git.
+    git = find_git(os.environ.get("PATH"))
+    argv = [git, *(["--git-dir", git_dir] if git_dir else []), *args]
     try:
         process = subprocess.Popen(argv, stdin=subprocess.PIPE, stdout=subprocess.PIPE,
                                    stderr=subprocess.PIPE, env=_env(), start_new_session=True)

@@ -18,7 +18,8 @@ from dataclasses import dataclass
 from pathlib import Path, PurePosixPath
 from typing import Protocol
 
-from swiftpm_guard.errors import InputError, UsageError
+from swiftpm_guard.errors import InfrastructureError, InputError, UsageError
+from swiftpm_guard.gitenv import find_git
 from swiftpm_guard.limits import TEMPLATE_MAX_BYTES, WORKFLOW_MAX_BYTES
 from swiftpm_guard.model import Finding, Template
 from swiftpm_guard.sources.artifacts import DeclaredName
@@ -175,8 +176,13 @@ def _kind(mode: str, kind: str) -> str:
 def _git(workspace: Path, *args: str) -> subprocess.CompletedProcess[bytes]:
     root = str(workspace.resolve())
     env = {**os.environ, "GIT_TERMINAL_PROMPT": "0", "LC_ALL": "C"}
+    # The job's PATH may not lead to git in the container (the runner passes it through).
+    try:
+        git = find_git(env.get("PATH"))
+    except InfrastructureError as error:
+        return subprocess.CompletedProcess(["git", *args], 128, b"", str(error).encode())
     # The runner's workspace belongs to another user than the container's root.
-    command = ["git", "-c", f"safe.directory={root}", "-C", root, *args]
+    command = [git, "-c", f"safe.directory={root}", "-C", root, *args]
     try:
         return subprocess.run(
             command, capture_output=True, env=env, timeout=_GIT_TIMEOUT, check=False
