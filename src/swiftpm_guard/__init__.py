@@ -1,3 +1,3 @@
 """swiftpm-guard: generate and guard SwiftPM binary-package manifests."""
 
-__version__ = "0.1.0"
+__version__ = "1.0.0"

@@ -19,7 +19,6 @@ from __future__ import annotations
 import contextlib
 import enum
 import os
-import shutil
 import signal
 import subprocess
 from collections.abc import Callable, Iterable, Mapping, Sequence
@@ -27,6 +26,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from swiftpm_guard.errors import InfrastructureError, InputError
+from swiftpm_guard.gitenv import find_git
 from swiftpm_guard.refs import Identity, Remote, authorization_header
 
 #: Local plumbing is instant; a network call on a slow runner can take a while, not forever.
@@ -112,10 +112,11 @@ class ScratchRepo:
         self._token = token
         self._network_timeout = network_timeout
         base = dict(os.environ if environ is None else environ)
-        git = shutil.which("git", path=base.get("PATH", os.defpath))
-        if git is None:
-            raise GitError("git not found on PATH; publishing needs git")
-        self._git = git
+        # By absolute path: in the action's container the job's PATH may not lead to git.
+        try:
+            self._git = find_git(base.get("PATH"))
+        except InfrastructureError as error:
+            raise GitError(f"{error}; publishing needs git") from None
         config = [
             ("core.hooksPath", os.devnull),  # no hook of any repository runs
             ("gc.auto", "0"),

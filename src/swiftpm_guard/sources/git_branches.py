@@ -22,7 +22,7 @@ from pathlib import Path, PurePosixPath
 
 from swiftpm_guard.audit import ManifestFile, PublishedBranch
 from swiftpm_guard.errors import InfrastructureError, InputError, UsageError
-from swiftpm_guard.git_env import safe_directory, with_config
+from swiftpm_guard.gitenv import find_git, git_environment
 from swiftpm_guard.limits import TEMPLATE_MAX_BYTES
 from swiftpm_guard.model import Location, Stub
 from swiftpm_guard.sources.template import SOURCE_SUFFIXES, STUB_DIRS
@@ -77,7 +77,7 @@ _TRACE_VARS = ("GIT_TRACE", "GIT_TRACE_CURL", "GIT_CURL_VERBOSE", "GIT_TRACE_PAC
 
 
 def _env(config: Iterable[tuple[str, str]] = ()) -> dict[str, str]:
-    """The caller's environment plus `config` in git's command-line scope (see git_env)."""
+    """The caller's environment plus `config` in git's command-line scope (see gitenv)."""
     pairs = list(config)
     env = dict(os.environ)
     env.update(GIT_TERMINAL_PROMPT="0", LC_ALL="C", GIT_OPTIONAL_LOCKS="0")
@@ -86,13 +86,15 @@ def _env(config: Iterable[tuple[str, str]] = ()) -> dict[str, str]:
     if any(key.lower().endswith(".extraheader") for key, _value in pairs):
         for name in _TRACE_VARS:
             env.pop(name, None)
-    return with_config(env, pairs)
+    return git_environment(env, config=pairs)
 
 
 def _git(args: Sequence[str], *, git_dir: str | None = None, stdin: bytes | None = None,
          timeout: float = GIT_TIMEOUT, config: Iterable[tuple[str, str]] = ()) -> bytes:
     """Run git with an argument list; on timeout stop it and its helpers (remote-http, ssh)."""
-    argv = ["git", *(["--git-dir", git_dir] if git_dir else []), *args]
+    # By absolute path: in the action's container the job's PATH may not lead to git.
+    git = find_git(os.environ.get("PATH"))
+    argv = [git, *(["--git-dir", git_dir] if git_dir else []), *args]
     try:
         process = subprocess.Popen(argv, stdin=subprocess.PIPE, stdout=subprocess.PIPE,
                                    stderr=subprocess.PIPE, env=_env(config),
@@ -151,7 +153,7 @@ def _local_git_dir(path: str, timeout: float) -> str:
     # "dubious ownership" unless vouched for; later calls name the git dir explicitly, which
     # git does not question.
     out = _git(["-C", path, "rev-parse", "--absolute-git-dir"], timeout=timeout,
-               config=[safe_directory(path)])
+               config=[("safe.directory", str(Path(path).resolve()))])
     return out.decode("utf-8", "surrogateescape").strip()
 
 

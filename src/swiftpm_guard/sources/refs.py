@@ -18,8 +18,8 @@ from dataclasses import dataclass
 from pathlib import Path, PurePosixPath
 from typing import Protocol
 
-from swiftpm_guard.errors import InputError, UsageError
-from swiftpm_guard.git_env import safe_directory, with_config
+from swiftpm_guard.errors import InfrastructureError, InputError, UsageError
+from swiftpm_guard.gitenv import find_git, git_environment
 from swiftpm_guard.limits import TEMPLATE_MAX_BYTES, WORKFLOW_MAX_BYTES
 from swiftpm_guard.model import Finding, Template
 from swiftpm_guard.sources.artifacts import DeclaredName
@@ -176,11 +176,14 @@ def _kind(mode: str, kind: str) -> str:
 def _git(workspace: Path, *args: str) -> subprocess.CompletedProcess[bytes]:
     root = str(workspace.resolve())
     # The runner's workspace belongs to another user (uid 1001) than the container's root:
-    # vouch for it in git's command-line scope, through the environment (see git_env).
-    env = with_config(
-        {**os.environ, "GIT_TERMINAL_PROMPT": "0", "LC_ALL": "C"}, [safe_directory(root)]
-    )
-    command = ["git", "-C", root, *args]
+    # vouch for it in git's command-line scope, through the environment (see gitenv).
+    env = git_environment({**os.environ, "LC_ALL": "C"}, safe_directories=[root])
+    # The job's PATH may not lead to git in the container (the runner passes it through).
+    try:
+        git = find_git(env.get("PATH"))
+    except InfrastructureError as error:
+        return subprocess.CompletedProcess(["git", *args], 128, b"", str(error).encode())
+    command = [git, "-C", root, *args]
     try:
         return subprocess.run(
             command, capture_output=True, env=env, timeout=_GIT_TIMEOUT, check=False

@@ -1,0 +1,63 @@
+"""How git is found and what environment it runs in, whatever environment the job passed us.
+
+Two things differ in a Docker action from a developer's shell:
+
+- The runner passes the job's environment into the container, so `PATH` may be anything
+  (`PATH=/nonsense` is legal in a workflow). git is resolved once, by absolute path, from the
+  job's PATH if it holds one, else from the image's system directories.
+- The workspace belongs to the runner's user (uid 1001), not to the container's root, and git
+  refuses such a repository ("detected dubious ownership") unless `safe.directory` names it.
+  Writing that into a global config would persist in the job's `HOME` for later steps, so it
+  goes into git's environment instead (`GIT_CONFIG_COUNT` / `GIT_CONFIG_KEY_<n>` /
+  `GIT_CONFIG_VALUE_<n>`, git ≥ 2.31), where it lasts exactly as long as the process. Commit
+  identity (`user.name`, `user.email`) travels the same way, from inputs.
+"""
+
+from __future__ import annotations
+
+import shutil
+from collections.abc import Iterable, Mapping
+
+from swiftpm_guard.errors import InfrastructureError, UsageError
+
+#: Where an image or a Debian host keeps git when the job's PATH is useless.
+SYSTEM_PATH = "/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin"
+
+
+def git_environment(
+    base: Mapping[str, str],
+    *,
+    safe_directories: Iterable[str] = (),
+    config: Iterable[tuple[str, str]] = (),
+) -> dict[str, str]:
+    """`base` plus per-process git configuration; entries already in `base` are kept.
+
+    Pure: the caller passes `os.environ` (or a test's mapping) and gives the result to
+    `subprocess.run(..., env=...)`.
+    """
+    env = dict(base)
+    count_text = env.get("GIT_CONFIG_COUNT", "").strip() or "0"
+    if not count_text.isdigit():
+        raise UsageError(f"GIT_CONFIG_COUNT={count_text!r} in the environment is not a count")
+    count = int(count_text)
+    entries = [("safe.directory", path) for path in safe_directories] + list(config)
+    for key, value in entries:
+        if not key or any(c in key + value for c in "\n\r\0"):
+            raise UsageError(f"git config {key!r}: names and values must be one line")
+        env[f"GIT_CONFIG_KEY_{count}"] = key
+        env[f"GIT_CONFIG_VALUE_{count}"] = value
+        count += 1
+    env["GIT_CONFIG_COUNT"] = str(count)
+    # A missing credential must fail the command, never wait for a terminal that is not there.
+    env["GIT_TERMINAL_PROMPT"] = "0"
+    return env
+
+
+def find_git(job_path: str | None) -> str:
+    """The absolute path of git: from the job's PATH when it has one, else the system's."""
+    for search in (job_path, SYSTEM_PATH):
+        if search:
+            found = shutil.which("git", path=search)
+            if found:
+                return found
+    raise InfrastructureError(f"git is not installed (searched the job's PATH and {SYSTEM_PATH})")

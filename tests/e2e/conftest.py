@@ -1,0 +1,42 @@
+"""Fixtures for the container tier: one engine connection and one image build per session.
+
+Without an engine these tests skip, loudly (the reason is in every skip line and, when
+tests/e2e is run on its own, in the report header); with SWIFTPM_GUARD_REQUIRE_DOCKER=1, as
+.ci/run sets, they fail instead.
+"""
+
+from __future__ import annotations
+
+import pytest
+
+from support.container import Build, build_image, connect, engine_required
+
+
+def pytest_report_header(config):
+    client, message = connect()
+    if client is None:
+        verdict = "FAIL (required)" if engine_required() else "SKIPPED"
+        return [f"container engine: NONE, tests/e2e {verdict}: {message}"]
+    client.close()
+    return [f"container engine: {message}"]
+
+
+@pytest.fixture(scope="session")
+def engine():
+    client, message = connect()
+    if client is None:
+        if engine_required():
+            pytest.fail(f"SWIFTPM_GUARD_REQUIRE_DOCKER=1 but {message}", pytrace=False)
+        pytest.skip(f"CONTAINER TESTS SKIPPED: {message}")
+    yield client
+    client.close()
+
+
+@pytest.fixture(scope="session")
+def built(engine) -> Build:
+    return build_image(engine)
+
+
+@pytest.fixture(scope="session")
+def image(built: Build):
+    return built.image
