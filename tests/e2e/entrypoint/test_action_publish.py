@@ -481,3 +481,27 @@ def git_status(workspace: Path) -> str:
         check=False,
     )
     return done.stderr
+
+
+def test_publish_and_audit_when_the_jobs_path_leads_nowhere(tmp_path, path_repo, fake_github):
+    """The runner passes the job's env into the container: `PATH=/nonsense` is legal."""
+    repo = path_repo
+    workspace = repo.clone("main", tmp_path / "workspace")
+    write_zips(workspace / "out", "1.2.3")
+    publish = _step(
+        fake_github, tmp_path / "publish", repo, workspace, "schedule", schedule_payload(),
+        {"version": "1.2.3", "artifacts": "out"},
+    )
+    publish.env["PATH"] = "/nonsense"
+    result = run_entrypoint(publish, workspace)
+    assert result.returncode == 0, result.stdout + result.stderr
+    assert "swiftpm-1.2.3" in repo.heads()
+    audit = _step(
+        fake_github, tmp_path / "audit", repo, workspace, "schedule", schedule_payload(),
+        {"mode": "audit"},
+    )
+    audit.env["PATH"] = "/nonsense"
+    result = run_entrypoint(audit, workspace)
+    assert result.returncode == 0, result.stdout + result.stderr
+    assert audit.outputs()["consistent"] == "true"
+    assert "release 1.2.3: sound" in audit.summary()
