@@ -136,8 +136,8 @@ def _failed(settings: ActionSettings, error: InfrastructureError) -> None:
     hint = ""
     if any(s in str(error) for s in ("403", "401", "Authentication", "token")):
         hint = (
-            "\n\nPushing needs `permissions: contents: write` for the job's token "
-            "(input github-token)."
+            "\n\nThe remote wants credentials: the token (input `github-token`) goes only to "
+            "the host GITHUB_SERVER_URL names, and pushing needs `permissions: contents: write`."
         )
     actions_io.append_summary(
         settings.summary_file, f"#### Publish\n\nFailed, nothing was pushed: {error}{hint}\n"

@@ -333,6 +333,7 @@ def publish(
             identity=request.identity,
             environ=environ,
             network_timeout=request.git_timeout,
+            token_source=request.token_source,
         ).init()
         refs = _look(repo, request, say)
         result, outcome = _check(repo, request, refs, work, say)
@@ -491,6 +492,7 @@ def preflight(
             token=request.token,
             environ=environ,
             network_timeout=request.git_timeout,
+            token_source=request.token_source,
         ).init()
         sha = repo.ls_remote([request.branch]).get(request.branch)
         findings: list[Finding] = []

@@ -118,7 +118,7 @@ def test_http_remote_without_token_fails_fast_with_exit_3(
     monkeypatch.delenv("GITHUB_TOKEN")
     code, _out, err = run(capsys, *publish_args(remote, release))
     assert code == 3
-    assert "git ls-remote failed" in err and "--token-env" in err
+    assert "git ls-remote failed" in err and "none was sent: is it in $GITHUB_TOKEN?" in err
     assert BRANCH not in refs(remote.bare)
 
 

@@ -106,10 +106,12 @@ class ScratchRepo:
         identity: Identity | None = None,
         environ: Mapping[str, str] | None = None,
         network_timeout: float = NETWORK_TIMEOUT,
+        token_source: str = "the variable --token-env names",
     ) -> None:
         self.path = path
         self.remote = remote
         self._token = token
+        self._token_source = token_source  # where the token comes from, for error hints
         self._network_timeout = network_timeout
         base = dict(os.environ if environ is None else environ)
         # By absolute path: in the action's container the job's PATH may not lead to git.
@@ -195,7 +197,10 @@ class ScratchRepo:
         if self.remote.kind == "http" and any(
             s in text for s in ("could not read Username", "Authentication failed", " 403")
         ):
-            return " (the remote wants a token: is it in the variable --token-env names?)"
+            source = self._token_source
+            if self._token is None:
+                return f" (the remote wants a token and none was sent: is it in {source}?)"
+            return f" (the remote refused the token from {source}: may it do this?)"
         return ""
 
     def message(self, result: subprocess.CompletedProcess[bytes]) -> str:

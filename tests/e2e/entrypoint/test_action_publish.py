@@ -423,6 +423,7 @@ def test_an_origin_on_another_server_gets_no_token(tmp_path, fake_github):
         assert set(repo.server.authorizations[seen:]) == {None}
         assert repo.heads() == {}
         assert "Failed, nothing was pushed" in step.summary()
+        assert "none was sent: is it in input github-token?" in result.stdout
         assert_token_nowhere(result, step, workspace)
 
 
