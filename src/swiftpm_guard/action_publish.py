@@ -39,9 +39,10 @@ from swiftpm_guard.action import (
 from swiftpm_guard.action_remote import RepositoryRemote, repository_remote
 from swiftpm_guard.action_settings import ActionSettings
 from swiftpm_guard.check_output import build_output, conclusion_for
-from swiftpm_guard.errors import InfrastructureError
+from swiftpm_guard.errors import InfrastructureError, UsageError
 from swiftpm_guard.package_diff import describe
 from swiftpm_guard.publish import PublishRequest, PublishResult, publish
+from swiftpm_guard.refs import manifest_path
 from swiftpm_guard.report import console_line, to_dict, to_markdown, verdict
 from swiftpm_guard.settings import ReadSources, Settings
 from swiftpm_guard.sinks import actions_io
@@ -61,6 +62,13 @@ def request_for(
 ) -> PublishRequest:
     """The publish request these inputs describe (validated on construction: exit 2)."""
     assert settings.version is not None  # ActionSettings requires it in publish mode
+    try:
+        manifest_path(settings.template)
+    except UsageError:
+        raise UsageError(
+            f"input template {settings.template!r} must end with '.template' or '.j2' to be "
+            "published (the suffix is dropped to name the manifest)"
+        ) from None
     checked = Settings(
         templates=(Path(settings.template),),  # a path inside template-ref
         version=settings.version,

@@ -506,3 +506,28 @@ def test_publish_and_audit_when_the_jobs_path_leads_nowhere(tmp_path, path_repo,
     assert result.returncode == 0, result.stdout + result.stderr
     assert audit.outputs()["consistent"] == "true"
     assert "release 1.2.3: sound" in audit.summary()
+
+
+@pytest.mark.parametrize(
+    ("inputs", "message"),
+    [
+        ({"template": "Package.swift"}, "input template 'Package.swift' must end with '.template'"),
+        ({"template-ref": "nope"}, "template ref refs/heads/nope is not on the remote"),
+        ({"version": "1.2.3;rm -rf /"}, "input version '1.2.3;rm -rf /' is not a safe version"),
+        ({"author": "root"}, "input author 'root' must look like 'Name <email@host>'"),
+    ],
+)
+def test_bad_publish_inputs_are_exit_2_and_push_nothing(
+    tmp_path, path_repo, fake_github, inputs, message
+):
+    repo = path_repo
+    workspace = repo.clone("main", tmp_path / "workspace")
+    write_zips(workspace / "out", "1.2.3")
+    step = _step(
+        fake_github, tmp_path, repo, workspace, "schedule", schedule_payload(),
+        {"version": "1.2.3", "artifacts": "out", **inputs},
+    )
+    result = run_entrypoint(step, workspace)
+    assert result.returncode == 2, result.stdout + result.stderr
+    assert f"::error title=swiftpm-guard::{message}" in result.stdout
+    assert repo.heads() == {} and fake_github.check_runs == {}
