@@ -7,7 +7,7 @@ like `on` stay strings, and aliases are not expanded, so an alias bomb costs not
 from __future__ import annotations
 
 import re
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -61,7 +61,8 @@ def read_workflow_frameworks(spec: WorkflowSpec, *, root: Path | None = None,
 
 def frameworks_in_workflow(text: str, job: str, var: str, *, file: str) -> list[DeclaredName]:
     """Pure: the entries of bash array `var` in job `job`'s scripts, each with its file line."""
-    root = _compose(text, file)
+    lines = _FileLines(text)
+    root = _compose(text, file, lines)
     jobs = _get(root, "jobs")
     if not isinstance(jobs, yaml.MappingNode):
         raise InputError("workflow has no 'jobs' mapping", file=file)
@@ -69,12 +70,14 @@ def frameworks_in_workflow(text: str, job: str, var: str, *, file: str) -> list[
     if not isinstance(job_node, yaml.MappingNode):
         known = ", ".join(str(k.value) for k, _ in jobs.value[:20])
         raise InputError(f"workflow has no job '{job}' (jobs: {known})", file=file)
-    file_lines = text.splitlines()
     names: list[DeclaredName] | None = None
     for script in _scripts(job_node):
-        for op, words in _arrays(script.text, var, file, _first_line(script.node)):
-            found = [DeclaredName(w, Location(file, _line(script, off, w, file_lines)))
-                     for w, off in words]
+
+        def line_at(offset: int, word: str = "", script: _Script = script) -> int:
+            return lines.line_in_scalar(script.node, script.text, offset, word)
+
+        for op, words in _arrays(script.text, var, file, line_at):
+            found = [DeclaredName(w, Location(file, line_at(off, w))) for w, off in words]
             names = found if op == "=" or names is None else names + found
     if names is None:
         raise InputError(f"job '{job}' has no bash array {var}=( … ) in its run: steps or "
@@ -84,16 +87,59 @@ def frameworks_in_workflow(text: str, job: str, var: str, *, file: str) -> list[
     return names
 
 
-def _compose(text: str, file: str) -> yaml.Node:
-    loader = getattr(yaml, "CSafeLoader", yaml.SafeLoader)
+#: What YAML counts as a line break (PyYAML's reader), versus what an editor, git and GitHub's
+#: annotations count: "\n" only. Marks are in YAML lines; reports are in "\n" lines.
+_YAML_BREAK = re.compile("\r\n|[\r\n\x85\u2028\u2029]")
+_VALUE_BREAK = re.compile("[\n\u2028\u2029]")  # what a block scalar's value keeps of them
+
+
+class _FileLines:
+    """Converts YAML positions (marks, YAML line numbers) to 1-based "\\n" file lines."""
+
+    def __init__(self, text: str) -> None:
+        self._text = text
+        self._yaml_starts = [0] + [m.end() for m in _YAML_BREAK.finditer(text)]
+
+    def at_offset(self, offset: int) -> int:
+        return self._text.count("\n", 0, offset) + 1
+
+    def _yaml_line(self, index: int) -> tuple[int, int]:
+        """Character span of YAML line `index` (0-based), clamped to the file."""
+        index = max(0, min(index, len(self._yaml_starts) - 1))
+        start = self._yaml_starts[index]
+        end = (self._yaml_starts[index + 1] if index + 1 < len(self._yaml_starts)
+               else len(self._text))
+        return start, end
+
+    def line_in_scalar(self, node: yaml.ScalarNode, value: str, offset: int, word: str) -> int:
+        """File line of `word` at `offset` in a scalar's value.
+
+        A literal block (`|`) keeps lines one to one, starting the YAML line after its
+        indicator. Other styles fold lines, so the word is looked for in the node's own lines.
+        """
+        value_line = len(_VALUE_BREAK.findall(value, 0, offset))
+        first = node.start_mark.line
+        if node.style == "|":
+            return self.at_offset(self._yaml_line(first + 1 + value_line)[0])
+        last = max(first, node.end_mark.line)
+        for index in range(min(first + value_line, last), last + 1):
+            start, end = self._yaml_line(index)
+            if word and word in self._text[start:end]:
+                return self.at_offset(start)
+        return self.at_offset(node.start_mark.index)
+
+
+def _compose(text: str, file: str, lines: _FileLines) -> yaml.Node:
+    # The pure-Python loader: its marks are character offsets into `text`, which the line
+    # mapping relies on (workflow files are small, so its speed does not matter).
     try:
-        node = yaml.compose(text, Loader=loader)
+        node = yaml.compose(text, Loader=yaml.SafeLoader)
     except yaml.MarkedYAMLError as error:
         mark = error.problem_mark
-        line = mark.line + 1 if mark is not None else None
+        line = lines.at_offset(mark.index) if mark is not None else None
         raise InputError(f"invalid YAML: {error.problem}", file=file, line=line) from None
     except yaml.reader.ReaderError as error:
-        line = text.count("\n", 0, error.position) + 1
+        line = lines.at_offset(error.position)
         raise InputError(f"invalid YAML: character {error.character!r} is not allowed",
                          file=file, line=line) from None
     except yaml.YAMLError as error:
@@ -131,38 +177,17 @@ def _scripts(job: yaml.MappingNode) -> Iterator[_Script]:
             yield script
 
 
-def _first_line(node: yaml.ScalarNode) -> int:
-    """1-based file line of the value's first line (a block starts after its indicator)."""
-    return node.start_mark.line + (2 if node.style in ("|", ">") else 1)
-
-
-def _line(script: _Script, offset: int, word: str, file_lines: list[str]) -> int:
-    """File line of the word at `offset` in the script value.
-
-    A literal block (`|`) keeps lines one to one, starting the line after its indicator.
-    Other styles fold lines, so we look for the word in the node's own file lines instead.
-    """
-    node = script.node
-    value_line = script.text.count("\n", 0, offset)
-    if node.style == "|":
-        return _first_line(node) + value_line
-    first, last = node.start_mark.line, min(node.end_mark.line, len(file_lines) - 1)
-    for index in range(first + min(value_line, last - first), last + 1):
-        if word in file_lines[index]:
-            return index + 1
-    return first + 1
-
-
 def _arrays(script: str, var: str, file: str,
-            base_line: int) -> Iterator[tuple[str, list[tuple[str, int]]]]:
+            line_at: Callable[[int], int]) -> Iterator[tuple[str, list[tuple[str, int]]]]:
     """Each `var=( … )` (op "=") or `var+=( … )` (op "+=") with its words and offsets."""
     pattern = re.compile(rf"(?<![A-Za-z0-9_$]){re.escape(var)}(\+?=)\(")
     for match in pattern.finditer(script):
-        words = _array_words(script, match.end(), file, base_line)
+        words = _array_words(script, match.end(), file, line_at)
         yield match.group(1), words
 
 
-def _array_words(script: str, start: int, file: str, base_line: int) -> list[tuple[str, int]]:
+def _array_words(script: str, start: int, file: str,
+                 line_at: Callable[[int], int]) -> list[tuple[str, int]]:
     """Bash words up to the unquoted `)`: quotes concatenate, `#` comments, `\\` escapes."""
     words: list[tuple[str, int]] = []
     current: list[str] = []
@@ -170,7 +195,7 @@ def _array_words(script: str, start: int, file: str, base_line: int) -> list[tup
     i = start
 
     def fail(message: str, at: int) -> InputError:
-        return InputError(message, file=file, line=base_line + script.count("\n", 0, at))
+        return InputError(message, file=file, line=line_at(at))
 
     def flush() -> None:
         nonlocal current, word_start
