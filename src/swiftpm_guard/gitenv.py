@@ -1,4 +1,4 @@
-"""How git is found and what environment it runs in, whatever environment the job passed us.
+"""How git is found, what environment it runs in, and how it is run — whatever the job passed us.
 
 Two things differ in a Docker action from a developer's shell:
 
@@ -15,8 +15,13 @@ Two things differ in a Docker action from a developer's shell:
 
 from __future__ import annotations
 
+import contextlib
+import os
 import shutil
-from collections.abc import Iterable, Mapping
+import signal
+import subprocess
+from collections.abc import Iterable, Mapping, Sequence
+from pathlib import Path
 
 from swiftpm_guard.errors import InfrastructureError, UsageError
 
@@ -61,3 +66,48 @@ def find_git(job_path: str | None) -> str:
             if found:
                 return found
     raise InfrastructureError(f"git is not installed (searched the job's PATH and {SYSTEM_PATH})")
+
+
+class GitTimeout(InfrastructureError):
+    """git (and whatever it started) was stopped after its deadline (exit 3)."""
+
+    def __init__(self, command: str, seconds: float) -> None:
+        super().__init__(f"git {command} did not finish within {seconds:.0f} s; stopped it")
+        self.seconds = seconds
+
+
+def run_git(
+    argv: Sequence[str],
+    *,
+    env: Mapping[str, str],
+    timeout: float,
+    cwd: str | Path | None = None,
+    stdin: bytes | None = None,
+) -> subprocess.CompletedProcess[bytes]:
+    """Run `argv` (git by absolute path first) with a deadline; never raises on a git failure.
+
+    git runs in its own session so that a timeout stops git *and* the helpers it started
+    (git-remote-http, ssh, upload-pack), not just the git process: GitTimeout then. A git that
+    cannot be started at all is an InfrastructureError. The exit code is the caller's to judge.
+    """
+    try:
+        process = subprocess.Popen(
+            list(argv),
+            cwd=cwd,
+            env=dict(env),
+            stdin=subprocess.PIPE if stdin is not None else subprocess.DEVNULL,
+            stdout=subprocess.PIPE,
+            stderr=subprocess.PIPE,
+            start_new_session=True,
+        )
+    except OSError as error:
+        raise InfrastructureError(f"cannot run git: {error.strerror or error}") from None
+    try:
+        out, err = process.communicate(stdin, timeout=timeout)
+    except subprocess.TimeoutExpired:
+        with contextlib.suppress(ProcessLookupError):
+            os.killpg(process.pid, signal.SIGKILL)
+        process.communicate()
+        command = next((a for a in argv[1:] if not a.startswith("-")), "")
+        raise GitTimeout(command, timeout) from None
+    return subprocess.CompletedProcess(process.args, process.returncode, out, err)

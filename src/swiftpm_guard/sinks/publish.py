@@ -16,17 +16,15 @@ Everything git does for `publish` and `preflight` goes through `ScratchRepo`:
 
 from __future__ import annotations
 
-import contextlib
 import enum
 import os
-import signal
 import subprocess
 from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
 from swiftpm_guard.errors import InfrastructureError, InputError
-from swiftpm_guard.gitenv import find_git
+from swiftpm_guard.gitenv import GitTimeout, find_git, run_git
 from swiftpm_guard.refs import Identity, Remote, authorization_header
 
 #: Local plumbing is instant; a network call on a slow runner can take a while, not forever.
@@ -165,29 +163,19 @@ class ScratchRepo:
     ) -> subprocess.CompletedProcess[bytes]:
         timeout = self._network_timeout if network else LOCAL_TIMEOUT
         try:
-            # Its own session, so a timeout stops git *and* the helpers it started
-            # (git-remote-http), not just the git process itself.
-            process = subprocess.Popen(
+            result = run_git(
                 [self._git, *args],
                 cwd=self.path,
                 env={**self._env, **(env or {})},
-                stdin=subprocess.PIPE if stdin is not None else subprocess.DEVNULL,
-                stdout=subprocess.PIPE,
-                stderr=subprocess.PIPE,
-                start_new_session=True,
+                stdin=stdin,
+                timeout=timeout,
             )
-        except OSError as error:
-            raise GitError(f"cannot run git: {error.strerror}") from None
-        try:
-            out, err = process.communicate(stdin, timeout=timeout)
-        except subprocess.TimeoutExpired:
-            with contextlib.suppress(ProcessLookupError):
-                os.killpg(process.pid, signal.SIGKILL)
-            process.communicate()
+        except GitTimeout:
             raise GitError(
                 f"git {args[0]} did not finish within {timeout:.0f} s (remote {self.remote.url})"
             ) from None
-        result = subprocess.CompletedProcess(process.args, process.returncode, out, err)
+        except InfrastructureError as error:
+            raise GitError(str(error)) from None
         if check and result.returncode != 0:
             raise GitError(f"git {args[0]} failed: {self.message(result)}{self._hint(result)}")
         return result

@@ -13,8 +13,6 @@ import contextlib
 import fnmatch
 import os
 import re
-import signal
-import subprocess
 import tempfile
 from collections.abc import Iterable, Iterator, Sequence
 from dataclasses import dataclass
@@ -22,7 +20,7 @@ from pathlib import Path, PurePosixPath
 
 from swiftpm_guard.audit import ManifestFile, PublishedBranch
 from swiftpm_guard.errors import InfrastructureError, InputError, UsageError
-from swiftpm_guard.gitenv import find_git, git_environment
+from swiftpm_guard.gitenv import GitTimeout, find_git, git_environment, run_git
 from swiftpm_guard.limits import TEMPLATE_MAX_BYTES
 from swiftpm_guard.model import Location, Stub
 from swiftpm_guard.sources.template import SOURCE_SUFFIXES, STUB_DIRS
@@ -91,29 +89,20 @@ def _env(config: Iterable[tuple[str, str]] = ()) -> dict[str, str]:
 
 def _git(args: Sequence[str], *, git_dir: str | None = None, stdin: bytes | None = None,
          timeout: float = GIT_TIMEOUT, config: Iterable[tuple[str, str]] = ()) -> bytes:
-    """Run git with an argument list; on timeout stop it and its helpers (remote-http, ssh)."""
+    """Run git with an argument list and a deadline (gitenv.run_git); output or a clear error."""
     # By absolute path: in the action's container the job's PATH may not lead to git.
     git = find_git(os.environ.get("PATH"))
     argv = [git, *(["--git-dir", git_dir] if git_dir else []), *args]
     try:
-        process = subprocess.Popen(argv, stdin=subprocess.PIPE, stdout=subprocess.PIPE,
-                                   stderr=subprocess.PIPE, env=_env(config),
-                                   start_new_session=True)
-    except FileNotFoundError:
-        raise InfrastructureError("git is not installed (needed to read branches)") from None
-    try:
-        out, err = process.communicate(stdin, timeout=timeout)
-    except subprocess.TimeoutExpired:
-        with contextlib.suppress(ProcessLookupError):
-            os.killpg(process.pid, signal.SIGKILL)  # its own session: only what it started
-        process.communicate()
+        result = run_git(argv, env=_env(config), timeout=timeout, stdin=stdin)
+    except GitTimeout:
         raise InfrastructureError(f"git {args[0]} took longer than {timeout:.0f} s; "
                                   "stopped it") from None
-    if process.returncode != 0:
-        message = err.decode("utf-8", "replace").strip().splitlines()
-        last = message[-1] if message else f"exit code {process.returncode}"
+    if result.returncode != 0:
+        message = result.stderr.decode("utf-8", "replace").strip().splitlines()
+        last = message[-1] if message else f"exit code {result.returncode}"
         raise InfrastructureError(f"git {args[0]} failed: {last}")
-    return out
+    return result.stdout
 
 
 @contextlib.contextmanager

@@ -19,7 +19,7 @@ from pathlib import Path, PurePosixPath
 from typing import Protocol
 
 from swiftpm_guard.errors import InfrastructureError, InputError, UsageError
-from swiftpm_guard.gitenv import find_git, git_environment
+from swiftpm_guard.gitenv import find_git, git_environment, run_git
 from swiftpm_guard.limits import TEMPLATE_MAX_BYTES, WORKFLOW_MAX_BYTES
 from swiftpm_guard.model import Finding, Template
 from swiftpm_guard.sources.artifacts import DeclaredName
@@ -185,10 +185,8 @@ def _git(workspace: Path, *args: str) -> subprocess.CompletedProcess[bytes]:
         return subprocess.CompletedProcess(["git", *args], 128, b"", str(error).encode())
     command = [git, "-C", root, *args]
     try:
-        return subprocess.run(
-            command, capture_output=True, env=env, timeout=_GIT_TIMEOUT, check=False
-        )
-    except (OSError, subprocess.TimeoutExpired) as error:
+        return run_git(command, env=env, timeout=_GIT_TIMEOUT)
+    except InfrastructureError as error:  # a timeout or no git: judged like a git failure
         return subprocess.CompletedProcess(command, 128, b"", str(error).encode())
 
 
