@@ -24,7 +24,7 @@ from pathlib import Path
 import pytest
 
 from support.container import REPO_ROOT, RunnerJob, action_inputs
-from support.release import BINARY_ONLY_KEYS, PRODUCT_KEYS, all_names, write_zip
+from support.release import BINARY_ONLY_KEYS, PRODUCT_KEYS, all_names, workflow_text, write_zip
 
 if not (REPO_ROOT / "entrypoint.py").exists():
     pytest.skip("entrypoint.py (issue 3) is not in the repository yet", allow_module_level=True)
@@ -196,4 +196,52 @@ def test_publish_pushes_the_branch(engine, image, tmp_path, fake, repo, event_na
     assert f"Pushed `{branch}`" in result.summary
     assert "the workspace clone's origin" in result.summary
     _assert_wire(repo, pushed=True)
+    assert_token_nowhere(result, job, repo.bare)
+
+
+@pytest.mark.parametrize("repo", ["path", "http"], indirect=True)
+def test_publish_is_blocked_when_the_template_asks_for_a_framework_not_built(
+    engine, image, tmp_path, fake, repo
+):
+    built = [key for key in ALL_KEYS if key != "kernels_llm"]
+    job = _job(
+        tmp_path,
+        repo,
+        fake,
+        event_name="schedule",
+        event=actions_env.schedule_payload(),
+        given={
+            "version": "1.2.3",
+            "artifacts": "out",
+            "frameworks-from": actions_env.FRAMEWORKS_FROM,
+            "author": AUTHOR,
+        },
+    )
+    # This release's workflow no longer builds kernels_llm; the template still asks for it.
+    (job.workspace / actions_env.WORKFLOW).write_text(workflow_text(built))
+    _write_zips(job.workspace / "out", "1.2.3", built)
+    before = _refs(repo.bare)
+
+    result = job.run(engine, image)
+
+    assert result.exit_code == 1, result
+    assert _refs(repo.bare) == before, "something was pushed"
+    _assert_wire(repo, pushed=False)
+    run = fake.only_check_run()
+    assert run["head_sha"] == job.sha and run["conclusion"] == "failure"
+    template = tmp_path / "Package.swift.template"
+    template.write_text(git(repo.bare, "show", "swiftpm:Package.swift.template") + "\n")
+    annotations = {
+        (a["path"], a["start_line"], a["annotation_level"], a["title"])
+        for a in fake.annotations[run["id"]]
+    }
+    assert (
+        "Package.swift.template",
+        actions_env.line_of(template, "__SHA256_kernels_llm__"),
+        "failure",
+        "unfilled-placeholder: kernels_llm",
+    ) in annotations, annotations
+    assert result.outputs["pushed"] == "false" and result.outputs["consistent"] == "false"
+    assert result.outputs["branch"] == "swiftpm-1.2.3" and result.outputs["manifest"] == ""
+    assert "**not pushed**: error findings" in result.summary
     assert_token_nowhere(result, job, repo.bare)
