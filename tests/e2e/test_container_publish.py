@@ -245,3 +245,33 @@ def test_publish_is_blocked_when_the_template_asks_for_a_framework_not_built(
     assert result.outputs["branch"] == "swiftpm-1.2.3" and result.outputs["manifest"] == ""
     assert "**not pushed**: error findings" in result.summary
     assert_token_nowhere(result, job, repo.bare)
+
+
+@pytest.mark.parametrize("repo", ["path", "http"], indirect=True)
+def test_publish_when_the_branch_exists_leaves_the_remote_alone(
+    engine, image, tmp_path, fake, repo
+):
+    git(repo.bare, "update-ref", "refs/heads/swiftpm-1.2.3", repo.origin.swiftpm)
+    before = _refs(repo.bare)
+    job = _job(
+        tmp_path,
+        repo,
+        fake,
+        event_name="workflow_dispatch",
+        event=actions_env.dispatch_payload({"version": "1.2.3"}),
+        given={"mode": "publish", "version": "1.2.3", "artifacts": "out", "author": AUTHOR},
+    )
+    _write_zips(job.workspace / "out", "1.2.3")
+
+    result = job.run(engine, image)
+
+    assert result.exit_code == 1, result
+    assert _refs(repo.bare) == before
+    _assert_wire(repo, pushed=False)
+    run = fake.only_check_run()
+    assert run["conclusion"] == "failure"
+    titles = [a["title"] for a in fake.annotations[run["id"]]]
+    assert titles == ["branch-exists: swiftpm-1.2.3"]
+    assert "already exists" in result.summary
+    assert result.outputs["pushed"] == "false" and result.outputs["branch"] == "swiftpm-1.2.3"
+    assert_token_nowhere(result, job, repo.bare)
