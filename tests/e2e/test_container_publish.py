@@ -97,11 +97,12 @@ def _files(bare: Path, commit: str) -> dict[str, str]:
     return {name: git(bare, "show", f"{commit}:{name}") for name in names}
 
 
-def assert_token_nowhere(result, job: RunnerJob, bare: Path) -> None:
+def assert_token_nowhere(result, job: RunnerJob, bare: Path, *, reports: bool = True) -> None:
     """The token, or the Authorization header made of it, appears in none of what the run
     leaves behind: the container's log (but the mask command), the summary, the outputs, the
     env file, any file under the job's mounts (workspace reports, the clone's .git/config,
-    the job's HOME), or the remote's config."""
+    the job's HOME), or the remote's config. `reports`: whether the run wrote report files
+    (a run that fails on broken infrastructure, exit 3, writes none)."""
     pair = base64.b64encode(f"x-access-token:{TOKEN}".encode()).decode()
     for line in result.logs.splitlines():
         assert TOKEN not in line or line == f"::add-mask::{TOKEN}", line
@@ -110,8 +111,8 @@ def assert_token_nowhere(result, job: RunnerJob, bare: Path) -> None:
         assert TOKEN not in text and pair not in text
     config = (job.workspace / ".git" / "config").read_text()
     assert "extraheader" not in config.lower(), config
-    reports = [p for p in (job.workspace / ".swiftpm-guard").rglob("*") if p.is_file()]
-    assert reports, "the action wrote no report into the workspace"
+    written = [p for p in (job.workspace / ".swiftpm-guard").rglob("*") if p.is_file()]
+    assert bool(written) == reports, f"report files in the workspace: {written}"
     leaked = [
         path
         for top in (job.workspace, job.file_commands, job.workflow, job.home)
@@ -275,3 +276,47 @@ def test_publish_when_the_branch_exists_leaves_the_remote_alone(
     assert "already exists" in result.summary
     assert result.outputs["pushed"] == "false" and result.outputs["branch"] == "swiftpm-1.2.3"
     assert_token_nowhere(result, job, repo.bare)
+
+
+
+@pytest.mark.parametrize("refusal", ["wrong-token", "hook-rejects"])
+def test_a_failed_push_does_not_echo_the_token(engine, image, tmp_path, fake, refusal):
+    """The error paths, where tokens leak: git's own failure output reaches the log and the
+    summary. `wrong-token`: the server wants another token (as if the job's could not read the
+    repository), so the first git call fails; `hook-rejects`: the token is right but the
+    server's pre-receive hook refuses the push (as a protected branch would)."""
+    origin = actions_env.make_origin(tmp_path / "remote")
+    wanted = TOKEN if refusal == "hook-rejects" else "ghs_theServerWantsAnotherOne"
+    with action_repo.served("http", origin, tmp_path / "srv", wanted) as repo:
+        fake.add_repo(actions_env.REPOSITORY, git_dir=repo.bare)
+        fake.add_token(TOKEN)
+        hook = repo.bare / "hooks" / "pre-receive"
+        hook.write_text("#!/bin/sh\necho 'swiftpm-* branches are protected' >&2\nexit 1\n")
+        hook.chmod(0o755)
+        before = _refs(repo.bare)
+        job = _job(
+            tmp_path,
+            repo,
+            fake,
+            event_name="schedule",
+            event=actions_env.schedule_payload(),
+            given={"version": "1.2.3", "artifacts": "out", "author": AUTHOR},
+        )
+        _write_zips(job.workspace / "out", "1.2.3")
+        seen = len(repo.server.authorizations)  # the test's own clone
+
+        result = job.run(engine, image)
+
+        assert result.exit_code == 3, result
+        assert _refs(repo.bare) == before
+        # The action did send the token, as the header, on every request.
+        sent = set(repo.server.authorizations[seen:])
+        assert sent == {action_repo.header(TOKEN).removeprefix("Authorization: ")}, sent
+        assert "Failed, nothing was pushed" in result.summary
+        if refusal == "wrong-token":
+            assert "the remote refused the token from input github-token" in result.logs
+        else:
+            assert "refused the push of swiftpm-1.2.3: [remote rejected]" in result.logs, result
+            assert any("git-receive-pack" in r for r in repo.server.requests)
+        assert result.outputs.get("pushed", "false") == "false"
+        assert_token_nowhere(result, job, repo.bare, reports=False)
