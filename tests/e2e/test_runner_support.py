@@ -34,3 +34,9 @@ def test_inputs_keep_hyphens_and_job_env_is_hostile(tmp_path):
         str(job.file_commands),
         str(job.workspace),
     }
+
+
+def test_server_url_is_what_the_step_sees_as_github_server_url(tmp_path):
+    assert RunnerJob(tmp_path / "a").environment()["GITHUB_SERVER_URL"] == "https://github.com"
+    job = RunnerJob(tmp_path / "b", server_url="http://127.0.0.1:8123")
+    assert job.environment()["GITHUB_SERVER_URL"] == "http://127.0.0.1:8123"

@@ -189,6 +189,8 @@ class RunnerJob:
     sha: str = "0" * 40
     ref: str = "refs/heads/main"
     api_url: str = "http://127.0.0.1:9/unreachable"
+    #: GITHUB_SERVER_URL: where the action may send the token (a loopback git server in tests).
+    server_url: str = "https://github.com"
     extra_volumes: Mapping[str, str] = field(default_factory=dict)  # host path → container path
 
     def __post_init__(self) -> None:
@@ -226,7 +228,7 @@ class RunnerJob:
             "GITHUB_SHA": self.sha,
             "GITHUB_REF": self.ref,
             "GITHUB_REF_NAME": self.ref.rsplit("/", 1)[-1],
-            "GITHUB_SERVER_URL": "https://github.com",
+            "GITHUB_SERVER_URL": self.server_url,
             "GITHUB_API_URL": self.api_url,
             "GITHUB_GRAPHQL_URL": f"{self.api_url}/graphql",
             "GITHUB_RUN_ID": "4242",
