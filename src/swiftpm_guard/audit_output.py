@@ -15,12 +15,11 @@ from swiftpm_guard.audit_report import verdict
 from swiftpm_guard.check_output import (
     ANNOTATIONS_MAX,
     MESSAGE_MAX_BYTES,
-    SUMMARY_MAX,
     TITLE_MAX,
     Annotation,
     CheckRunOutput,
     annotation_of,
-    clip,
+    assemble,
     clip_bytes,
 )
 from swiftpm_guard.model import Severity
@@ -59,18 +58,11 @@ def audit_output(report: AuditReport, markdown: str, *, conclusion: str) -> Chec
             f"{ANNOTATIONS_MAX} are only in the summary and the JSON report"
         )
         annotations = annotations[:ANNOTATIONS_MAX]
-    notes = "".join(f"> cut: {item}\n" for item in cut)
-    summary, summary_cut = clip(notes + ("\n" if notes else "") + markdown, SUMMARY_MAX, "summary")
-    if summary_cut:
-        cut.append(summary_cut)
-    title = verdict(report).removeprefix("swiftpm-guard ")
-    if len(title) > TITLE_MAX:
-        title = title[: TITLE_MAX - 1] + "…"
-    return CheckRunOutput(
+    return assemble(
         conclusion=conclusion,
-        title=title,
-        summary=summary,
+        title=verdict(report).removeprefix("swiftpm-guard "),
+        markdown=markdown,
         text=None,
         annotations=tuple(annotations),
-        cut=tuple(cut),
+        cut=cut,
     )

@@ -126,12 +126,30 @@ def build_output(
         text, text_cut = clip("\n".join(text_parts) + "\n", TEXT_MAX, "text")
         if text_cut:
             cut.append(text_cut)
-    # What was cut goes first, where a clipped summary cannot lose it.
+    return assemble(
+        conclusion=conclusion,
+        title=verdict(report).removeprefix("swiftpm-guard: "),
+        markdown=markdown,
+        text=text,
+        annotations=annotations,
+        cut=cut,
+    )
+
+
+def assemble(
+    *,
+    conclusion: str,
+    title: str,
+    markdown: str,
+    text: str | None,
+    annotations: tuple[Annotation, ...],
+    cut: list[str],
+) -> CheckRunOutput:
+    """The output within GitHub's limits; what was cut goes first, where clipping cannot lose it."""
     notes = "".join(f"> cut: {note}\n" for note in cut)
     summary, summary_cut = clip(notes + ("\n" if notes else "") + markdown, SUMMARY_MAX, "summary")
     if summary_cut:
-        cut.append(summary_cut)
-    title = verdict(report).removeprefix("swiftpm-guard: ")
+        cut = [*cut, summary_cut]
     if len(title) > TITLE_MAX:
         title = title[: TITLE_MAX - 1] + "…"
     return CheckRunOutput(
