@@ -15,38 +15,17 @@ from __future__ import annotations
 import argparse
 import os
 import shutil
-import subprocess
 import sys
 import tempfile
-import time
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT / "tests"))
+sys.path.insert(0, str(ROOT / "benchmarks"))
+
+from timing import best, run_parallel, run_timed, warm  # noqa: E402
 
 from support.release import write_zip  # noqa: E402
-
-
-def run_timed(argv: list[str]) -> tuple[float, int]:
-    """Wall seconds and peak RSS (KiB) of one process, measured by the kernel (wait4)."""
-    start = time.perf_counter()
-    process = subprocess.Popen(argv, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE)
-    _pid, status, usage = os.wait4(process.pid, 0)
-    elapsed = time.perf_counter() - start
-    process.returncode = os.waitstatus_to_exitcode(status)
-    if process.returncode not in (0, 1):
-        message = process.stderr.read().decode() if process.stderr else ""
-        raise SystemExit(f"{argv[0]} failed ({process.returncode}): {message}")
-    return elapsed, usage.ru_maxrss
-
-
-def run_parallel(commands: list[list[str]]) -> float:
-    start = time.perf_counter()
-    processes = [subprocess.Popen(c, stdout=subprocess.DEVNULL) for c in commands]
-    for process in processes:
-        if process.wait() != 0:
-            raise SystemExit(f"{process.args} failed")
-    return time.perf_counter() - start
 
 
 def make_release(folder: Path, count: int, size_mb: int) -> tuple[list[Path], Path]:
@@ -63,16 +42,8 @@ def make_release(folder: Path, count: int, size_mb: int) -> tuple[list[Path], Pa
     return zips, template
 
 
-def warm(paths: list[Path]) -> None:
-    for path in paths:
-        with path.open("rb") as stream:
-            while stream.read(8 << 20):
-                pass
 
 
-def best(repeat: int, measure) -> tuple[float, int]:  # type: ignore[no-untyped-def]
-    results = [measure() for _ in range(repeat)]
-    return min(r[0] for r in results), max(r[1] for r in results)
 
 
 def main() -> int:
@@ -101,8 +72,8 @@ def main() -> int:
                ["openssl", "dgst", "-sha256", *map(str, zips[half:])]]
     rows: list[tuple[str, float, int | None]] = []
     rows.append(("openssl dgst -sha256 x2 (parallel)",
-                 best(args.repeat, lambda: (run_parallel(openssl), 0))[0], None))
-    seconds, rss = best(args.repeat, lambda: run_timed(ours))
+                 best(args.repeat, lambda: run_parallel(openssl))[0], None))
+    seconds, rss = best(args.repeat, lambda: run_timed(ours, ok=(0, 1)))
     rows.append(("swiftpm-guard check --artifacts", seconds, rss))
     for tool in (["sha256sum"], ["shasum", "-a", "256"]):
         if shutil.which(tool[0]):

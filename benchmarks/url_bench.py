@@ -28,29 +28,11 @@ from pathlib import Path
 
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT / "tests"))
+sys.path.insert(0, str(ROOT / "benchmarks"))
+
+from timing import best, run_parallel, run_timed, warm  # noqa: E402
 
 from support.release import write_zip  # noqa: E402
-
-
-def run_timed(argv: list[str]) -> tuple[float, int]:
-    start = time.perf_counter()
-    process = subprocess.Popen(argv, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE)
-    _pid, status, usage = os.wait4(process.pid, 0)
-    elapsed = time.perf_counter() - start
-    code = os.waitstatus_to_exitcode(status)
-    if code != 0:
-        message = process.stderr.read().decode() if process.stderr else ""
-        raise SystemExit(f"{argv[0]} failed ({code}): {message[-2000:]}")
-    return elapsed, usage.ru_maxrss
-
-
-def run_parallel(commands: list[list[str]]) -> tuple[float, int]:
-    start = time.perf_counter()
-    processes = [subprocess.Popen(c, stdout=subprocess.DEVNULL) for c in commands]
-    for process in processes:
-        if process.wait() != 0:
-            raise SystemExit(f"{process.args} failed")
-    return time.perf_counter() - start, 0
 
 
 def sha256_of(path: Path) -> str:
@@ -95,16 +77,8 @@ def start_server(root: Path) -> tuple[subprocess.Popen[str], str]:
     raise SystemExit("http.server did not start")
 
 
-def warm(paths: list[Path]) -> None:
-    for path in paths:
-        with path.open("rb") as stream:
-            while stream.read(8 << 20):
-                pass
 
 
-def best(repeat: int, measure) -> tuple[float, int]:  # type: ignore[no-untyped-def]
-    results = [measure() for _ in range(repeat)]
-    return min(r[0] for r in results), max(r[1] for r in results)
 
 
 def main() -> int:
