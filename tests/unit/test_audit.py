@@ -2,7 +2,7 @@
 
 from support.published import BranchSpec
 from support.release import PRODUCT_KEYS, all_names
-from swiftpm_guard.audit import (
+from swiftpm_guard.core.audit_rules import (
     AuditOptions,
     AuditReport,
     BranchAudit,
@@ -11,8 +11,8 @@ from swiftpm_guard.audit import (
     audit,
     version_key,
 )
-from swiftpm_guard.audit_report import groups, to_dict, to_markdown
-from swiftpm_guard.model import Finding, Location, Severity, Stub
+from swiftpm_guard.core.model import Finding, Location, Severity, Stub
+from swiftpm_guard.report.audit import groups, to_dict, to_markdown
 
 
 def branch_of(spec: BranchSpec) -> PublishedBranch:

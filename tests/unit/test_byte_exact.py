@@ -6,7 +6,7 @@ from pathlib import Path
 
 import pytest
 
-from swiftpm_guard.cli import main
+from swiftpm_guard.cli.main import main
 
 ROOT = Path(__file__).resolve().parents[2]
 

@@ -2,7 +2,8 @@ from __future__ import annotations
 
 import pytest
 
-from swiftpm_guard.check_output import (
+from swiftpm_guard.core.model import Finding, Report, Severity
+from swiftpm_guard.report.check_run import (
     ANNOTATIONS_MAX,
     MESSAGE_MAX_BYTES,
     SUMMARY_MAX,
@@ -12,7 +13,6 @@ from swiftpm_guard.check_output import (
     clip,
     conclusion_for,
 )
-from swiftpm_guard.model import Finding, Report, Severity
 
 
 def _finding(

@@ -5,14 +5,14 @@ import shutil
 import pytest
 
 from support.release import BINARY_ONLY_KEYS, PRODUCT_KEYS, write_release, write_template_branch
-from swiftpm_guard.pipeline import evaluate
-from swiftpm_guard.settings import Settings
+from swiftpm_guard.jobs.check import evaluate
+from swiftpm_guard.jobs.check_request import CheckRequest
 
 WITHOUT_MPS = [k for k in PRODUCT_KEYS if k != "backend_mps"]
 
 
 def run(release, template=None, **sources):
-    settings = Settings(templates=(template or release.template,), version=release.version,
+    settings = CheckRequest(templates=(template or release.template,), version=release.version,
                         **sources)
     return evaluate(settings).report
 
@@ -113,7 +113,7 @@ def test_legacy_swift_stub_folder_and_explicit_stubs_dir(tmp_path):
 def test_unknown_roles_are_said_not_guessed(tmp_path):
     template = tmp_path / "Package.swift.template"
     template.write_text('let v = "__VERSION__"\nlet all = ["a": "__SHA256_a__"]\n')
-    report = evaluate(Settings(templates=(template,), version="1.0.0",
+    report = evaluate(CheckRequest(templates=(template,), version="1.0.0",
                                frameworks=("a",))).report
     assert codes(report) == [("unknown-role", "a")]
     assert report.consistent  # a warning, not a blocker
@@ -143,7 +143,7 @@ def test_checksum_conflicts_bad_values_and_versions(tmp_path):
 ])
 def test_version_shapes(tmp_path, version, ok):
     release = write_release(tmp_path, version=version if ok else "1.2.3")
-    report = evaluate(Settings(templates=(release.template,), version=version,
+    report = evaluate(CheckRequest(templates=(release.template,), version=version,
                                checksums=(release.checksums,))).report
     assert report.consistent is ok
     if not ok:
@@ -152,12 +152,12 @@ def test_version_shapes(tmp_path, version, ok):
 
 def test_version_pattern_and_warn_downgrade(tmp_path):
     release = write_release(tmp_path)
-    report = evaluate(Settings(templates=(release.template,), version="1.2.3-rc1",
+    report = evaluate(CheckRequest(templates=(release.template,), version="1.2.3-rc1",
                                checksums=(release.checksums,),
                                version_pattern=r"[0-9.]+-rc[0-9]+")).report
     assert report.consistent
     release2 = write_release(tmp_path / "b", products=WITHOUT_MPS)
-    report = evaluate(Settings(templates=(release2.template,), version="1.2.3",
+    report = evaluate(CheckRequest(templates=(release2.template,), version="1.2.3",
                                checksums=(release.checksums,),
                                warn=frozenset({"unclaimed-artifact"}))).report
     assert report.consistent and report.unclaimed == ("backend_mps", "backend_mps_debug")
@@ -171,7 +171,7 @@ def test_several_templates_claim_together(tmp_path):
         '  "backend_mps": [\n    "sha256": "__SHA256_backend_mps__",\n'
         '    "sha256" + debug_suffix: "__SHA256_backend_mps_debug__",\n  ],\n', ""))
     assert "backend_mps" not in variant.read_text()
-    report = evaluate(Settings(templates=(release.template, variant), version="1.2.3",
+    report = evaluate(CheckRequest(templates=(release.template, variant), version="1.2.3",
                                checksums=(release.checksums,))).report
     # backend_mps is claimed by the main template; the variant just lacks its stub product.
     assert report.unclaimed == ()

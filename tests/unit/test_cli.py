@@ -5,7 +5,8 @@ import sys
 import pytest
 
 from support.release import PRODUCT_KEYS, write_release
-from swiftpm_guard.cli import main, manifest_name
+from swiftpm_guard.cli.check import manifest_name
+from swiftpm_guard.cli.main import main
 
 
 def args_for(release, *extra):

@@ -1,5 +1,5 @@
 from support.release import Release
-from swiftpm_guard.cli import main
+from swiftpm_guard.cli.main import main
 
 
 def test_consistent_release_renders_without_placeholders(release: Release, tmp_path):

@@ -9,7 +9,7 @@ from support.release import Release
 
 PROBE = """
 import sys
-from swiftpm_guard.cli import main
+from swiftpm_guard.cli.main import main
 code = main(sys.argv[1:])
 heavy = sorted(m for m in ("github", "requests", "urllib3", "jwt", "nacl") if m in sys.modules)
 print("heavy:", ",".join(heavy))
@@ -47,7 +47,7 @@ def test_importing_the_action_does_not_import_pygithub_either():
         [
             sys.executable,
             "-c",
-            "import sys, swiftpm_guard.action; "
+            "import sys, swiftpm_guard.action.main; "
             "print('github' in sys.modules, 'requests' in sys.modules)",
         ],
         capture_output=True,

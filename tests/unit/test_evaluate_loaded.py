@@ -5,16 +5,16 @@ from __future__ import annotations
 import pytest
 
 from support.release import write_release
-from swiftpm_guard.checks import CheckOptions
-from swiftpm_guard.pipeline import evaluate, evaluate_loaded, gather_artifacts
-from swiftpm_guard.settings import Settings
+from swiftpm_guard.core.checks import CheckOptions
+from swiftpm_guard.jobs.check import evaluate, evaluate_loaded, gather_artifacts
+from swiftpm_guard.jobs.check_request import CheckRequest
 from swiftpm_guard.sources.template import load_template
 
 
 @pytest.mark.parametrize("built", [None, ["executorch", "backend_coreml", "kernels_new"]])
 def test_same_report_as_evaluate(tmp_path, built):
     release = write_release(tmp_path / "r", version="1.2.3", built=built)
-    settings = Settings(
+    settings = CheckRequest(
         templates=(release.template,),
         version="1.2.3",
         artifacts=(release.artifacts,),

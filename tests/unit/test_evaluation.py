@@ -4,7 +4,7 @@ import json
 
 import pytest
 
-from swiftpm_guard.evaluation import CommandResult, UnreadableOutput, interpret
+from swiftpm_guard.core.evaluation import CommandResult, UnreadableOutput, interpret
 
 OK_DESCRIBE = CommandResult(0, "{}", "")
 

@@ -5,7 +5,7 @@ from pathlib import Path
 import pytest
 
 from swiftpm_guard.errors import InfrastructureError, UsageError
-from swiftpm_guard.gitenv import find_git, git_environment
+from swiftpm_guard.infra.git import find_git, git_environment
 
 
 def test_safe_directory_and_identity_are_numbered_after_existing_entries():
@@ -62,6 +62,6 @@ def test_git_is_found_by_absolute_path_when_the_job_path_is_useless():
 
 
 def test_no_git_anywhere_is_an_infrastructure_error(monkeypatch):
-    monkeypatch.setattr("swiftpm_guard.gitenv.SYSTEM_PATH", "/nonsense-too")
+    monkeypatch.setattr("swiftpm_guard.infra.git.SYSTEM_PATH", "/nonsense-too")
     with pytest.raises(InfrastructureError, match="git is not installed"):
         find_git("/nonsense")

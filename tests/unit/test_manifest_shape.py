@@ -1,6 +1,6 @@
 from support.release import template_text
-from swiftpm_guard.manifest_shape import ManifestShape, declarations
-from swiftpm_guard.model import Role
+from swiftpm_guard.core.manifest_shape import ManifestShape, declarations
+from swiftpm_guard.core.model import Role
 
 
 def test_real_shape_products_and_binary_only_targets():

@@ -1,6 +1,6 @@
 from support.release import template_text
-from swiftpm_guard.model import Location, Stub, Template
-from swiftpm_guard.package_diff import (
+from swiftpm_guard.core.model import Location, Stub, Template
+from swiftpm_guard.core.package_diff import (
     PackageNames,
     consumer_snippet,
     describe,
@@ -10,7 +10,7 @@ from swiftpm_guard.package_diff import (
     release_part,
     sibling_patterns,
 )
-from swiftpm_guard.render import render
+from swiftpm_guard.core.render import render
 
 BRANCHES = [
     "refs/heads/swiftpm-1.2.3.20250101",

@@ -1,4 +1,4 @@
-from swiftpm_guard.placeholders import LineIndex, scan, substitute
+from swiftpm_guard.core.placeholders import LineIndex, scan, substitute
 
 
 def kinds(text):

@@ -2,8 +2,7 @@ import base64
 
 import pytest
 
-from swiftpm_guard.errors import UsageError
-from swiftpm_guard.refs import (
+from swiftpm_guard.core.git_names import (
     DEFAULT_AUTHOR,
     Identity,
     Remote,
@@ -13,6 +12,7 @@ from swiftpm_guard.refs import (
     template_ref,
     tree_path,
 )
+from swiftpm_guard.errors import UsageError
 
 
 @pytest.mark.parametrize(

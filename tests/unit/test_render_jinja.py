@@ -2,8 +2,8 @@ import pytest
 
 from support.release import PRODUCT_KEYS, write_release
 from swiftpm_guard.errors import InputError
-from swiftpm_guard.pipeline import evaluate
-from swiftpm_guard.settings import Settings
+from swiftpm_guard.jobs.check import evaluate
+from swiftpm_guard.jobs.check_request import CheckRequest
 
 TEMPLATE = """\
 // swift-tools-version:5.9
@@ -29,7 +29,7 @@ def jinja_release(tmp_path, text=TEMPLATE, built=None):
 
 
 def evaluate_jinja(release, template, **extra):
-    return evaluate(Settings(templates=(template,), version=release.version,
+    return evaluate(CheckRequest(templates=(template,), version=release.version,
                              checksums=(release.checksums,), **extra))
 
 

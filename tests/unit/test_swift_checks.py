@@ -2,14 +2,14 @@
 
 import pytest
 
-from swiftpm_guard.checks import CheckOptions
-from swiftpm_guard.evaluation import (
+from swiftpm_guard.core.checks import CheckOptions
+from swiftpm_guard.core.evaluation import (
     Diagnostic,
     EvaluatedProduct,
     EvaluatedTarget,
     Evaluation,
 )
-from swiftpm_guard.model import (
+from swiftpm_guard.core.model import (
     Artifact,
     Finding,
     Location,
@@ -21,7 +21,7 @@ from swiftpm_guard.model import (
     Template,
     TemplateSummary,
 )
-from swiftpm_guard.swift_checks import (
+from swiftpm_guard.core.swift_checks import (
     apply_evaluations,
     diagnostic_findings,
     target_findings,

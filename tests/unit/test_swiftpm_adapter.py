@@ -14,12 +14,12 @@ from pathlib import Path
 import pytest
 
 from support.release import write_template_branch
-from swiftpm_guard.cli import main
+from swiftpm_guard.cli.main import main
+from swiftpm_guard.core.model import Rendered
+from swiftpm_guard.core.render import render
 from swiftpm_guard.errors import InfrastructureError, UsageError
-from swiftpm_guard.model import Rendered
-from swiftpm_guard.render import render
+from swiftpm_guard.infra.swiftpm import PackageFiles, SwiftPM, locate_swift, package_files
 from swiftpm_guard.sources.template import load_template
-from swiftpm_guard.swiftpm import PackageFiles, SwiftPM, locate_swift, package_files
 
 DUMP = json.dumps(
     {

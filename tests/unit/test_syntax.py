@@ -1,8 +1,8 @@
 """The tree-sitter-swift fallback: syntax errors with line and column, nothing on good Swift."""
 
 from support.release import template_text
-from swiftpm_guard.model import Rendered, Template
-from swiftpm_guard.syntax import available, syntax_findings
+from swiftpm_guard.core.model import Rendered, Template
+from swiftpm_guard.infra.swift_syntax import available, syntax_findings
 
 
 def rendered(text: str, flavour: str = "placeholder") -> Rendered:

@@ -16,7 +16,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from swiftpm_guard.errors import InputError
-from swiftpm_guard.github_client import RetryPolicy, call
+from swiftpm_guard.infra.github import RetryPolicy, call
 
 if TYPE_CHECKING:
     from github import Github

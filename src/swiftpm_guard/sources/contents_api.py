@@ -9,8 +9,8 @@ from __future__ import annotations
 from typing import TYPE_CHECKING
 
 from swiftpm_guard.errors import InputError
-from swiftpm_guard.github_client import GitHubApiError, RetryPolicy, call
-from swiftpm_guard.sources.refs import TREE_MAX_ENTRIES, TreeEntry
+from swiftpm_guard.infra.github import GitHubApiError, RetryPolicy, call
+from swiftpm_guard.sources.git_ref import TREE_MAX_ENTRIES, TreeEntry
 
 if TYPE_CHECKING:
     from github.ContentFile import ContentFile

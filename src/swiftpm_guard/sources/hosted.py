@@ -21,8 +21,8 @@ from dataclasses import dataclass
 from typing import IO
 
 from swiftpm_guard import __version__
-from swiftpm_guard.model import Finding, Severity
-from swiftpm_guard.urls import HostedZip, UrlSettings
+from swiftpm_guard.core.model import Finding, Severity
+from swiftpm_guard.core.urls import HostedZip, UrlSettings
 
 _CHUNK = 1024 * 1024
 #: Local file header, empty archive, spanned archive: the ways a zip file can begin.

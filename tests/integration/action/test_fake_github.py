@@ -13,7 +13,7 @@ from github import GithubException
 from support.actions_env import REPOSITORY, make_origin
 from support.fake_github import running
 from support.openapi import find_schema, json_schema, load_spec
-from swiftpm_guard.github_client import RetryPolicy, connect
+from swiftpm_guard.infra.github import RetryPolicy, connect
 
 TOKEN = "ghs_fakeSelfTest"
 GOOD_ANNOTATION = {
