@@ -22,8 +22,10 @@ from typing import TYPE_CHECKING, Any, TypeVar
 from swiftpm_guard.errors import InfrastructureError
 
 if TYPE_CHECKING:
-    from github import Github
-    from github.Repository import Repository
+    # Re-exported for annotations elsewhere: PyGithub is named only here and in sinks/.
+    from github import Github as Github
+    from github.ContentFile import ContentFile as ContentFile
+    from github.Repository import Repository as Repository
 
 T = TypeVar("T")
 _SECONDARY_MARKERS = ("secondary rate limit", "abuse detection", "please retry your request")
