@@ -7,9 +7,11 @@ A bad input is a one-line UsageError (exit 2) naming the input and the value.
 
 from __future__ import annotations
 
+import re
 from collections.abc import Mapping
 
 from swiftpm_guard.core.git_names import DEFAULT_AUTHOR, Identity
+from swiftpm_guard.core.versions import validate_version
 from swiftpm_guard.errors import UsageError
 from swiftpm_guard.infra.swiftpm import validate_swift_option
 from swiftpm_guard.sources.git_branches import DEFAULT_PATTERN, validate_pattern
@@ -105,3 +107,51 @@ def branches(value: str) -> str:
             f"input branches {value!r} is not a branch glob (letters, digits, '._-+/', "
             "'*' and '?'; no '..', no leading '-')"
         ) from None
+
+
+_SUFFIX = re.compile(r"[A-Za-z0-9_]{0,32}")
+_PREFIX = re.compile(r"[A-Za-z0-9._/-]{0,100}")
+
+
+def version(value: str) -> str | None:
+    if not value:
+        return None
+    try:
+        return validate_version(value)
+    except UsageError:
+        raise UsageError(
+            f"input version {value!r} is not a safe version string "
+            "(letters, digits, '.', '_', '+', '-'; no '..')"
+        ) from None
+
+
+def run_id(value: str) -> int | None:
+    if value and not value.isdigit():
+        raise UsageError(f"input run-id must be a number, got {value!r}")
+    return int(value) if value else None
+
+
+def artifact_name(value: str) -> str | None:
+    if value and (len(value) > 256 or re.search(r"[\x00-\x1f/\\]", value)):
+        raise UsageError(f"input artifact-name {value!r} is not an artifact name")
+    return value or None
+
+
+def debug_suffix(value: str) -> str:
+    if not _SUFFIX.fullmatch(value):
+        raise UsageError(f"input debug-suffix {value!r} is not [A-Za-z0-9_]*")
+    return value
+
+
+def branch_prefix(value: str) -> str:
+    if not _PREFIX.fullmatch(value) or ".." in value or value.startswith(("-", "/")):
+        raise UsageError(f"input branch-prefix {value!r} cannot start a branch name")
+    return value
+
+
+def check_name(value: str) -> str:
+    if len(value) > 255 or re.search(r"[\x00-\x1f]", value):
+        raise UsageError(
+            f"input check-name {value[:80]!r} must be one line of at most 255 characters"
+        )
+    return value

@@ -10,14 +10,17 @@ from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
-from swiftpm_guard.cli import swift_options
+from swiftpm_guard.cli.check_options import (
+    add_report_arguments,
+    add_source_arguments,
+    add_version_arguments,
+    check_request,
+)
 from swiftpm_guard.cli.url_options import add_url_arguments, with_url_findings
 from swiftpm_guard.errors import UsageError
 from swiftpm_guard.jobs.check import Outcome, evaluate
-from swiftpm_guard.jobs.check_request import CheckRequest
 from swiftpm_guard.report.check import console_line, to_json, to_markdown, verdict
 from swiftpm_guard.sinks.files import write_atomically
-from swiftpm_guard.sources.workflow import WorkflowSpec
 
 COMMANDS = ("check", "render")
 EXIT_OK, EXIT_FINDINGS = 0, 1
@@ -38,56 +41,15 @@ def add_parsers(commands: argparse._SubParsersAction[Any]) -> None:
 
 
 def _add_common(parser: argparse.ArgumentParser) -> None:
-    sources = parser.add_argument_group("artifact sources (repeatable, combined)")
-    sources.add_argument("--artifacts", action="append", default=[], metavar="DIR",
-                         help="folder of <name>-<version>.zip files to hash and inspect")
-    sources.add_argument("--checksums", action="append", default=[], metavar="FILE",
-                         help="'<name> <sha256>' or sha256sum lines")
-    sources.add_argument("--frameworks", action="append", default=[], metavar="NAMES",
-                         help="declared base names 'a,b,c' or '@FILE' (no checksums)")
-    sources.add_argument("--frameworks-from", action="append", default=[],
-                         metavar="WORKFLOW.yml:JOB:VAR",
-                         help="the bash array VAR=( … ) in a workflow job's script")
+    add_source_arguments(parser)
     template = parser.add_argument_group("template")
     template.add_argument("--template", action="append", required=True, metavar="PATH",
                           help="Package.swift template (repeat for Package@swift-X.swift "
                                "variants); *.j2 renders with sandboxed Jinja2")
     template.add_argument("--stubs-dir", metavar="DIR",
                           help="stub folders (default: .Package.swift/ or .swift/ beside it)")
-    template.add_argument("--version", required=True, help="X.Y.Z or X.Y.Z.YYYYMMDD")
-    template.add_argument("--version-pattern", metavar="REGEX",
-                          help="accept other version shapes (still no unsafe characters)")
-    template.add_argument("--debug-suffix", default="_debug", metavar="SUFFIX")
-    template.add_argument("--render-timeout", type=float, default=20.0, metavar="SECONDS",
-                          help="deadline for rendering a Jinja2 template (default 20)")
-    out = parser.add_argument_group("reports")
-    out.add_argument("--warn", action="append", default=[], metavar="CODE",
-                     help="downgrade a finding code to a warning (repeatable)")
-    out.add_argument("--json", metavar="OUT.json", help="write the JSON report")
-    out.add_argument("--markdown", metavar="OUT.md", help="write the Markdown report")
-    out.add_argument("--quiet", "-q", action="store_true", help="print only the verdict")
-    swift_options.add_arguments(parser)
-
-
-def settings_from(args: argparse.Namespace) -> CheckRequest:
-    kwargs: dict[str, object] = {}
-    if args.version_pattern is not None:
-        kwargs["version_pattern"] = args.version_pattern
-    return CheckRequest(
-        templates=tuple(Path(t) for t in args.template),
-        version=args.version,
-        artifacts=tuple(Path(a) for a in args.artifacts),
-        checksums=tuple(Path(c) for c in args.checksums),
-        frameworks=tuple(args.frameworks),
-        frameworks_from=tuple(WorkflowSpec.parse(s) for s in args.frameworks_from),
-        stubs_dir=Path(args.stubs_dir) if args.stubs_dir else None,
-        debug_suffix=args.debug_suffix,
-        warn=frozenset(args.warn),
-        render_seconds=args.render_timeout,
-        swift=args.swift,
-        swift_cache=Path(args.swift_cache) if args.swift_cache else None,
-        **kwargs,  # type: ignore[arg-type]
-    )
+    add_version_arguments(template)
+    add_report_arguments(parser)
 
 
 def manifest_name(template: Path) -> str:
@@ -117,7 +79,7 @@ def _report_files(args: argparse.Namespace, outcome: Outcome) -> list[tuple[Path
 
 
 def run(args: argparse.Namespace) -> int:
-    settings = settings_from(args)
+    settings = check_request(args, args.template, args.stubs_dir)
     is_render = args.command == "render"
     outputs = _targets("--output", args.output, settings.templates) if is_render else []
     drafts = (_targets("--draft", args.draft, settings.templates)

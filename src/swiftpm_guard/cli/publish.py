@@ -13,104 +13,54 @@ import sys
 from pathlib import Path
 from typing import Any
 
-from swiftpm_guard.cli import swift_options
+from swiftpm_guard.cli.check_options import (
+    add_report_arguments,
+    add_source_arguments,
+    add_version_arguments,
+    check_request,
+)
 from swiftpm_guard.cli.remote_options import add_remote_arguments, token_from_env
 from swiftpm_guard.cli.url_options import add_url_arguments, url_settings
 from swiftpm_guard.core.git_names import DEFAULT_AUTHOR, DEFAULT_TEMPLATE_REF
 from swiftpm_guard.core.package_diff import describe
-from swiftpm_guard.jobs.check_request import CheckRequest
 from swiftpm_guard.jobs.publish import publish
 from swiftpm_guard.jobs.publish_request import PublishRequest, PublishResult
 from swiftpm_guard.report.check import console_line, to_dict, to_markdown, verdict
 from swiftpm_guard.sinks.files import write_atomically
-from swiftpm_guard.sources.workflow import WorkflowSpec
 
 
 def add_parser(commands: argparse._SubParsersAction[Any]) -> None:
     """Register `publish` on the main parser's subcommands."""
     pub = commands.add_parser("publish", help="check, then push swiftpm-<version> create-only")
-    sources = pub.add_argument_group("artifact sources (repeatable, combined)")
-    sources.add_argument("--artifacts", action="append", default=[], metavar="DIR")
-    sources.add_argument("--checksums", action="append", default=[], metavar="FILE")
-    sources.add_argument("--frameworks", action="append", default=[], metavar="NAMES")
-    sources.add_argument(
-        "--frameworks-from", action="append", default=[], metavar="WORKFLOW.yml:JOB:VAR"
-    )
+    add_source_arguments(pub)
     ref = pub.add_argument_group("template ref")
-    ref.add_argument(
-        "--template-ref",
-        default=DEFAULT_TEMPLATE_REF,
-        metavar="REF",
-        help="branch (or refs/…) on the remote holding the template and stubs",
-    )
-    ref.add_argument(
-        "--template",
-        action="append",
-        metavar="PATH",
-        help="template path inside the ref (default Package.swift.template)",
-    )
-    ref.add_argument("--version", required=True, help="X.Y.Z or X.Y.Z.YYYYMMDD")
-    ref.add_argument("--version-pattern", metavar="REGEX")
-    ref.add_argument("--debug-suffix", default="_debug", metavar="SUFFIX")
-    ref.add_argument(
-        "--render-timeout",
-        type=float,
-        default=20.0,
-        metavar="SECONDS",
-        help="deadline for rendering a Jinja2 template (default 20)",
-    )
+    ref.add_argument("--template-ref", default=DEFAULT_TEMPLATE_REF, metavar="REF",
+                     help="branch (or refs/…) on the remote holding the template and stubs")
+    ref.add_argument("--template", action="append", metavar="PATH",
+                     help="template path inside the ref (default Package.swift.template)")
+    add_version_arguments(ref)
     add_remote_arguments(pub)
-    push = pub.add_argument_group("pushing")
-    push.add_argument(
-        "--dry-run",
-        action="store_true",
-        help="check and show the manifest, diff and snippet; push nothing",
-    )
-    push.add_argument(
-        "--allow-overwrite",
-        action="store_true",
-        help="replace an existing branch (logged; leases on the commit seen)",
-    )
-    push.add_argument("--author", default=DEFAULT_AUTHOR, metavar='"NAME <EMAIL>"')
-    push.add_argument(
-        "--event",
-        default=os.environ.get("GITHUB_EVENT_NAME"),
-        metavar="NAME",
-        help="triggering event (default $GITHUB_EVENT_NAME); pull_request and "
-        "merge_group events never push",
-    )
-    push.add_argument(
-        "--package-url",
-        metavar="URL",
-        help="the URL consumers use in .package(url:) (default: --repo)",
-    )
-    swift_options.add_arguments(pub)
+    _add_push_arguments(pub)
     add_url_arguments(pub)
-    out = pub.add_argument_group("reports")
-    out.add_argument("--warn", action="append", default=[], metavar="CODE")
-    out.add_argument("--json", metavar="OUT.json")
-    out.add_argument("--markdown", metavar="OUT.md")
-    out.add_argument("--quiet", "-q", action="store_true")
+    add_report_arguments(pub)
+
+
+def _add_push_arguments(parser: argparse.ArgumentParser) -> None:
+    push = parser.add_argument_group("pushing")
+    push.add_argument("--dry-run", action="store_true",
+                      help="check and show the manifest, diff and snippet; push nothing")
+    push.add_argument("--allow-overwrite", action="store_true",
+                      help="replace an existing branch (logged; leases on the commit seen)")
+    push.add_argument("--author", default=DEFAULT_AUTHOR, metavar='"NAME <EMAIL>"')
+    push.add_argument("--event", default=os.environ.get("GITHUB_EVENT_NAME"), metavar="NAME",
+                      help="triggering event (default $GITHUB_EVENT_NAME); pull_request and "
+                           "merge_group events never push")
+    push.add_argument("--package-url", metavar="URL",
+                      help="the URL consumers use in .package(url:) (default: --repo)")
 
 
 def request_from(args: argparse.Namespace) -> PublishRequest:
-    extra: dict[str, Any] = {}
-    if args.version_pattern is not None:
-        extra["version_pattern"] = args.version_pattern
-    settings = CheckRequest(
-        templates=tuple(Path(t) for t in (args.template or ["Package.swift.template"])),
-        version=args.version,
-        artifacts=tuple(Path(a) for a in args.artifacts),
-        checksums=tuple(Path(c) for c in args.checksums),
-        frameworks=tuple(args.frameworks),
-        frameworks_from=tuple(WorkflowSpec.parse(s) for s in args.frameworks_from),
-        debug_suffix=args.debug_suffix,
-        warn=frozenset(args.warn),
-        render_seconds=args.render_timeout,
-        swift=args.swift,
-        swift_cache=Path(args.swift_cache) if args.swift_cache else None,
-        **extra,
-    )
+    settings = check_request(args, args.template or ["Package.swift.template"])
     token, source = token_from_env(args)
     return PublishRequest(
         settings=settings,
