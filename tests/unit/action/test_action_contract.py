@@ -12,7 +12,7 @@ from swiftpm_guard.action.outputs import outputs_for
 from swiftpm_guard.action.settings import ActionSettings
 from swiftpm_guard.core.model import Report
 
-ROOT = Path(__file__).resolve().parents[2]
+ROOT = Path(__file__).resolve().parents[3]
 
 
 def _action() -> dict:

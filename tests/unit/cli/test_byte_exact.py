@@ -8,7 +8,7 @@ import pytest
 
 from swiftpm_guard.cli.main import main
 
-ROOT = Path(__file__).resolve().parents[2]
+ROOT = Path(__file__).resolve().parents[3]
 
 
 def naive_substitution(text: str, version: str, checksums: dict[str, str]) -> str:
