@@ -58,7 +58,8 @@ def _evaluate(settings: ActionSettings, github: GitHubSession) -> tuple[Outcome,
         outcome = verify_urls.with_hosted(outcome, settings.version, url_settings(settings),
                                           log=lambda line: _log(f"swiftpm-guard: {line}"))
     if settings.version is None:
-        shown = dataclasses.replace(outcome.report, version="(no version input)")
+        # A PR comparing names has no version: the reports say nothing about one.
+        shown = dataclasses.replace(outcome.report, version="")
         outcome = dataclasses.replace(outcome, report=shown)
     return outcome, loaded
 

@@ -104,14 +104,14 @@ def _load_workflows(
         reader = _reader(settings, github, ref)
         for spec in settings.frameworks_from:
             names = read_workflow_from_ref(reader, spec, scratch / "frameworks-ref")
-            loaded.artifacts += expand_declared(names, settings.debug_suffix)
+            loaded.artifacts += expand_declared(names, settings.debug_suffix, "workflow")
             loaded.ref_paths.add(spec.path)
             loaded.notes.append(f"framework list `{spec.path}` from {reader.where}")
         return
     for spec in settings.frameworks_from:
         _in_workspace(settings, spec.path)
         names = read_workflow_frameworks(spec, root=settings.workspace.resolve(), display=spec.path)
-        loaded.artifacts += expand_declared(names, settings.debug_suffix)
+        loaded.artifacts += expand_declared(names, settings.debug_suffix, "workflow")
         loaded.notes.append(f"framework list `{spec.path}` from the workspace")
 
 

@@ -97,6 +97,7 @@ def check(
         binary_targets=targets,
         counts_source="static" if products is not None or targets is not None else None,
         findings=tuple(apply_warn(findings, options.warn)),
+        artifacts=tuple(built[name] for name in sorted(built)),
     )
 
 

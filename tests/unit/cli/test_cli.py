@@ -19,14 +19,24 @@ def test_check_writes_stable_json_and_markdown(release, tmp_path, capsys):
                                     "--json", str(out_json), "--markdown", str(out_md))])
     assert code == 0
     report = json.loads(out_json.read_text())
-    assert list(report) == [
+    old_keys = [
         "consistent", "version", "template", "templates", "placeholders", "built", "unfilled",
         "unclaimed", "products", "binary_targets", "counts_source", "findings", "swiftpm",
     ]
+    # Keys are only ever added (schema 1.x): the old ones keep their order.
+    assert [k for k in report if k in old_keys] == old_keys
+    assert list(report)[:3] == ["schema_version", "kind", "tool"]
+    assert report["tool"]["name"] == "swiftpm-guard" and report["kind"] == "check"
     assert report["consistent"] is True and report["placeholders"] == sorted(report["built"])
     assert (report["products"], report["binary_targets"]) == (18, 20)
+    assert set(report["checksums"]) == set(report["built"]) and report["declared"] == []
+    origin = report["origins"]["executorch_debug"]
+    assert origin["kind"] == "zip" and origin["file"].endswith("executorch_debug-1.2.3.zip")
     markdown = out_md.read_text()
-    assert "| `executorch_debug` | ✓ | ✓ |" in markdown
+    # All sound: every row is folded under <details>, headed, with the name in a code span.
+    assert "<details><summary>20 names asked for and built (no problem)</summary>" in markdown
+    assert "| `executorch_debug` | ✓ | ✓ |  |" in markdown
+    assert "| name | asked by a template | built | note |" in markdown
     assert "consistent for 1.2.3" in capsys.readouterr().out
 
 

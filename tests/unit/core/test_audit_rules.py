@@ -13,6 +13,7 @@ from swiftpm_guard.core.audit_rules import (
 )
 from swiftpm_guard.core.model import Finding, Location, Severity, Stub
 from swiftpm_guard.report.audit import groups, to_dict, to_markdown
+from swiftpm_guard.report.check import SCHEMA_VERSION
 
 
 def branch_of(spec: BranchSpec) -> PublishedBranch:
@@ -113,8 +114,14 @@ def test_markdown_lists_errors_before_warnings_and_caps_subjects():
 
 def test_json_dict_is_exactly_the_documented_shape():
     data = to_dict(report_of(("1.0.0", [finding("placeholder-left", "x")]), ("1.0.1", [])))
+    assert data.pop("tool")["name"] == "swiftpm-guard"
     assert data == {
+        "schema_version": SCHEMA_VERSION,
+        "kind": "audit",
         "consistent": False,
+        "source": None,
+        "pattern": None,
+        "verify_urls": None,
         "branches": [
             {"branch": "swiftpm-1.0.0", "version": "1.0.0", "findings": [
                 {"code": "placeholder-left", "severity": "error", "subject": "x",

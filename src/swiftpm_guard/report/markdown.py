@@ -1,0 +1,56 @@
+"""Values into Markdown so that they render exactly as written (pure).
+
+Every Markdown report goes through these three functions: GitHub renders check-run summaries,
+job summaries and `--markdown` files as CommonMark with GFM tables, where `__SHA256_x__` turns
+bold, `<name>` is swallowed as an HTML tag and `|` splits a table cell. So:
+
+- `code(value)`: a code span whose fence is longer than any run of backticks in the value
+  (CommonMark 6.1), padded with a space when the value begins or ends with a backtick or with
+  spaces on both ends, which the renderer strips again;
+- `text(value)`: free text (finding messages) with every character that could start markup
+  backslash-escaped (CommonMark allows escaping any ASCII punctuation);
+- `cell(markdown)`: already-escaped Markdown made safe inside a GFM table cell: `|` becomes
+  `\\|` (GFM unescapes it before inline parsing, inside code spans too) and line breaks spaces.
+"""
+
+from __future__ import annotations
+
+import re
+
+#: Characters that can begin or end markup in the middle of a line in CommonMark or on
+#: GitHub (`$` math, `@` mentions, `:` emoji shortcodes, `~` strikethrough, `&` entities).
+_SPECIAL = re.compile(r"([\\`*_{}\[\]<>()#+!|~&$@:])")
+_BACKTICKS = re.compile(r"`+")
+
+
+def _one_line(value: str) -> str:
+    return value.replace("\r\n", " ").replace("\r", " ").replace("\n", " ")
+
+
+def code(value: str) -> str:
+    """`value` as an inline code span that renders to exactly `value` (line breaks → spaces)."""
+    value = _one_line(value)
+    if not value:
+        return "` `"  # an all-space code span keeps its space; an empty one does not exist
+    longest = max((len(run) for run in _BACKTICKS.findall(value)), default=0)
+    fence = "`" * (longest + 1)
+    pad = value[0] == "`" or value[-1] == "`" or (value[0] == " " and value[-1] == " "
+                                                   and value.strip(" "))
+    inner = f" {value} " if pad else value
+    return f"{fence}{inner}{fence}"
+
+
+def text(value: str) -> str:
+    """Free text that renders literally: markup characters escaped, line breaks → spaces."""
+    return _SPECIAL.sub(r"\\\1", _one_line(value))
+
+
+def cell(markdown: str) -> str:
+    """Markdown (already built with `code`/`text`) safe inside one GFM table cell."""
+    return _one_line(markdown).replace("|", "\\|")
+
+
+def html(value: str) -> str:
+    """For the few places that are raw HTML (`<summary>`): entities, no Markdown there."""
+    return (_one_line(value).replace("&", "&amp;").replace("<", "&lt;").replace(">", "&gt;")
+            .replace('"', "&quot;"))
