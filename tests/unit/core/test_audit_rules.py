@@ -119,8 +119,8 @@ def test_json_dict_is_exactly_the_documented_shape():
         "schema_version": SCHEMA_VERSION,
         "kind": "audit",
         "consistent": False,
-        "source": None,
-        "pattern": None,
+        "source": "repo",
+        "pattern": "swiftpm-*",
         "verify_urls": None,
         "branches": [
             {"branch": "swiftpm-1.0.0", "version": "1.0.0", "findings": [
