@@ -22,6 +22,7 @@ from swiftpm_guard.action.settings import ActionSettings
 from swiftpm_guard.core.audit_rules import AuditOptions
 from swiftpm_guard.infra.github import GitHubSession
 from swiftpm_guard.jobs.audit import audit_repository
+from swiftpm_guard.report import markdown as md
 from swiftpm_guard.report.audit import console_line, to_json, to_markdown, verdict
 from swiftpm_guard.report.audit_check_run import audit_output
 from swiftpm_guard.sinks import actions_io
@@ -51,8 +52,9 @@ def run_audit(settings: ActionSettings, github: GitHubSession) -> int:
     if not report.consistent:
         conclusion = settings.pr_conclusion if settings.event.is_pull_request else "failure"
     output = audit_output(report, markdown, conclusion=conclusion)
-    read = [f"branches `{settings.branches}` of `{remote.url}` ({remote.where})"]
-    post(settings, github, output, markdown, read)
+    read = [f"branches {md.code(settings.branches)} of {md.code(remote.url)} "
+            f"({md.text(remote.where)})"]
+    post(settings, github, output, markdown, read, brief=to_markdown(report, sound_groups=False))
     if settings.output_file is not None:
         values = {
             "consistent": "true" if report.consistent else "false",

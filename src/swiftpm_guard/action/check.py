@@ -94,7 +94,8 @@ def run_check(settings: ActionSettings, github: GitHubSession, notes: Sequence[s
     )
     locate = locator(settings, loaded.templates[0].path, loaded.ref_paths)
     output = build_output(report, markdown, conclusion=conclusion, locate=locate)
-    post(settings, github, output, markdown, loaded.notes)
+    brief = "\n".join([*notes, to_markdown(report, settings.debug_suffix, sound_rows=False)])
+    post(settings, github, output, markdown, loaded.notes, brief=brief)
     if settings.output_file is not None:
         actions_io.write_outputs(
             settings.output_file, outputs_for(settings, report, report_rel, manifest_rel)

@@ -14,6 +14,7 @@ from swiftpm_guard.action.settings import ActionSettings
 from swiftpm_guard.core.model import Artifact, Finding, Template
 from swiftpm_guard.errors import InputError, UsageError
 from swiftpm_guard.infra.github import GitHubSession
+from swiftpm_guard.report import markdown as md
 from swiftpm_guard.sources.artifacts import (
     expand_declared,
     parse_name_list,
@@ -80,7 +81,8 @@ def _load_template(
         path = _in_workspace(settings, settings.template)
         template, findings = load_template(path, display=settings.template)
         loaded.notes.append(
-            f"template `{settings.template}` from the workspace (`{settings.event.branch}`)"
+            f"template {md.code(settings.template)} from the workspace "
+            f"({md.code(str(settings.event.branch))})"
         )
     else:
         reader = _reader(settings, github, settings.template_ref)
@@ -89,7 +91,7 @@ def _load_template(
         )
         loaded.ref_paths.add(template.path)
         loaded.ref_paths.update(stub.location.file for stub in template.stubs)
-        loaded.notes.append(f"template `{settings.template}` from {reader.where}")
+        loaded.notes.append(f"template {md.code(settings.template)} from {md.text(reader.where)}")
     loaded.templates.append(template)
     loaded.findings += findings
 
@@ -106,13 +108,13 @@ def _load_workflows(
             names = read_workflow_from_ref(reader, spec, scratch / "frameworks-ref")
             loaded.artifacts += expand_declared(names, settings.debug_suffix, "workflow")
             loaded.ref_paths.add(spec.path)
-            loaded.notes.append(f"framework list `{spec.path}` from {reader.where}")
+            loaded.notes.append(f"framework list {md.code(spec.path)} from {md.text(reader.where)}")
         return
     for spec in settings.frameworks_from:
         _in_workspace(settings, spec.path)
         names = read_workflow_frameworks(spec, root=settings.workspace.resolve(), display=spec.path)
         loaded.artifacts += expand_declared(names, settings.debug_suffix, "workflow")
-        loaded.notes.append(f"framework list `{spec.path}` from the workspace")
+        loaded.notes.append(f"framework list {md.code(spec.path)} from the workspace")
 
 
 def _load_run_artifact(
@@ -140,7 +142,8 @@ def _load_run_artifact(
     loaded.artifacts += artifacts
     loaded.findings += findings
     loaded.notes.append(
-        f"{len(artifacts)} zips from artifact `{settings.artifact_name}` of run {settings.run_id}"
+        f"{len(artifacts)} zips from artifact {md.code(str(settings.artifact_name))} of run "
+        f"{settings.run_id}"
     )
 
 

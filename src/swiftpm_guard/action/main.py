@@ -28,6 +28,7 @@ from swiftpm_guard.action.settings import ActionSettings
 from swiftpm_guard.errors import GuardError
 from swiftpm_guard.infra.github import GitHubSession
 from swiftpm_guard.jobs.publish_request import NO_PUSH_EVENTS
+from swiftpm_guard.report import markdown as md
 from swiftpm_guard.sinks import actions_io
 
 if TYPE_CHECKING:
@@ -54,7 +55,7 @@ def run(settings: ActionSettings, policy: RetryPolicy) -> int:
             # Code under review is not a release. A template PR's own template is in the
             # workspace, which only the check reads: so this is the check, said plainly.
             why = (
-                f"mode publish on a `{settings.event.name}` event: checked only, nothing "
+                f"mode publish on a {md.code(settings.event.name)} event: checked only, nothing "
                 "is pushed (pull requests and merge queues never publish)"
             )
             _say(actions_io.command("notice", why, {"title": "swiftpm-guard"}))

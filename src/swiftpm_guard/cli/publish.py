@@ -25,6 +25,7 @@ from swiftpm_guard.core.git_names import DEFAULT_AUTHOR, DEFAULT_TEMPLATE_REF
 from swiftpm_guard.core.package_diff import describe
 from swiftpm_guard.jobs.publish import publish
 from swiftpm_guard.jobs.publish_request import PublishRequest, PublishResult
+from swiftpm_guard.report import markdown as md
 from swiftpm_guard.report.check import console_line, to_dict, to_markdown, verdict
 from swiftpm_guard.sinks.files import write_atomically
 
@@ -97,14 +98,14 @@ def _files(args: argparse.Namespace, result: PublishResult) -> list[tuple[Path, 
 
 def _markdown(result: PublishResult) -> str:
     state = (
-        f"pushed `{result.branch}` at `{result.commit}`"
+        f"pushed {md.code(result.branch)} at {md.code(str(result.commit))}"
         if result.pushed
-        else f"`{result.branch}` not pushed: {result.skipped}"
+        else f"{md.code(result.branch)} not pushed: {md.text(str(result.skipped))}"
     )
     lines = ["#### Publish", "", state, ""]
     if result.diff is not None:
-        lines += ["```", *describe(result.diff), "```", ""]
-    lines += ["```swift", result.snippet, "```"]
+        lines += [*md.fence("\n".join(describe(result.diff))), ""]
+    lines += md.fence(result.snippet, "swift")
     return "\n".join(lines) + "\n"
 
 

@@ -176,9 +176,12 @@ def _names(names: Sequence[str]) -> str:
                     else "")
 
 
-def _timeline(all_groups: Sequence[Group]) -> list[str]:
+def _timeline(all_groups: Sequence[Group], sound_groups: bool) -> list[str]:
     lines: list[str] = []
+    sound = sum(len(g.branches) for g in all_groups if not g.signature)
     for group in all_groups:
+        if not group.signature and not sound_groups:
+            continue
         span = md.code(group.branches[0].branch)
         if len(group.branches) > 1:
             span += f" … {md.code(group.branches[-1].branch)}"
@@ -187,11 +190,16 @@ def _timeline(all_groups: Sequence[Group]) -> list[str]:
                          f"({_names(group.subjects)}) — {span}")
         else:
             lines.append(f"- {md.text(group.label)}: sound — {span}")
+    if sound and not sound_groups:
+        lines.append(f"- {sound} sound branches (the whole timeline is in the check run)")
     return lines
 
 
-def to_markdown(report: AuditReport, *, with_timeline: bool = True) -> str:
-    """A timeline of groups, then each problem group's findings (from its first branch)."""
+def to_markdown(report: AuditReport, *, sound_groups: bool = True) -> str:
+    """A timeline of groups, then each problem group's findings (from its first branch).
+
+    Without `sound_groups` the timeline lists only the groups with problems and counts the
+    rest (the job summary beside a check run that carries the whole timeline)."""
     errors = sum(b.has_errors for b in report.branches)
     title = "consistent" if report.consistent else "**not consistent**"
     source = f" of {md.code(report.source)}" if report.source else ""
@@ -201,8 +209,7 @@ def to_markdown(report: AuditReport, *, with_timeline: bool = True) -> str:
     if report.hosted is not None:
         lines += [f"Hosted zips (verify-urls): {md.text(report.hosted.sentence())}.", ""]
     all_groups = groups(report)
-    if with_timeline:
-        lines += _timeline(all_groups)
+    lines += _timeline(all_groups, sound_groups)
     problems = [g for g in all_groups if g.signature]
     if problems:
         lines += ["", "#### Findings", ""]

@@ -12,7 +12,7 @@ import json
 from swiftpm_guard import __version__
 from swiftpm_guard.core.checks import base_name
 from swiftpm_guard.core.model import Artifact, Finding, Report, Severity
-from swiftpm_guard.report.markdown import cell, code, text
+from swiftpm_guard.report.markdown import cell, code, message, text
 
 #: The JSON reports' shape version: the major moves only when a key changes meaning or goes.
 SCHEMA_VERSION = "1.1"
@@ -149,8 +149,9 @@ def _rows(report: Report, debug_suffix: str) -> tuple[list[str], list[str]]:
 _HEADER = ["| name | asked by a template | built | note |", "|---|:-:|:-:|---|"]
 
 
-def table(report: Report, debug_suffix: str = "_debug") -> list[str]:
-    """The two-way table: problem rows first, the sound rows folded in a `<details>` block."""
+def table(report: Report, debug_suffix: str = "_debug", *, sound_rows: bool = True) -> list[str]:
+    """The two-way table: problem rows first, the sound rows folded in a `<details>` block
+    (or, without `sound_rows`, only counted: the job summary beside a check run)."""
     problems, fine = _rows(report, debug_suffix)
     lines: list[str] = []
     if problems:
@@ -160,6 +161,8 @@ def table(report: Report, debug_suffix: str = "_debug") -> list[str]:
             else "built"
         summary = (f"{len(fine)} names asked for and {what}" if not problems
                    else f"{len(fine)} more names, asked for and {what}")
+        if not sound_rows:
+            return [*lines, f"{summary}: no problem (their rows are in the check run).", ""]
         lines += [f"<details><summary>{summary} (no problem)</summary>", "", *_HEADER, *fine,
                   "", "</details>", ""]
     return lines
@@ -170,14 +173,13 @@ def finding_line(finding: Finding) -> str:
     where = ""
     if finding.file:
         where = f" — {code(finding.file + (f':{finding.line}' if finding.line else ''))}"
-    return f"- **{finding.severity}** {code(finding.code)} {text(finding.message)}{where}"
+    return f"- **{finding.severity}** {code(finding.code)} {message(finding.message)}{where}"
 
 
-def to_markdown(report: Report, debug_suffix: str = "_debug", *, with_table: bool = True) -> str:
-    """The verdict, the two-way table (unless `with_table` is false), then the findings."""
+def to_markdown(report: Report, debug_suffix: str = "_debug", *, sound_rows: bool = True) -> str:
+    """The verdict, the two-way table (`sound_rows`: see `table`), then the findings."""
     lines = [_title(report), "", text(_counts(report)) + ".", ""]
-    if with_table:
-        lines += table(report, debug_suffix)
+    lines += table(report, debug_suffix, sound_rows=sound_rows)
     if report.binary_targets is not None:
         products = "unknown" if report.products is None else str(report.products)
         lines += [f"Products: {products}; binary targets: {report.binary_targets} "

@@ -20,6 +20,7 @@ from swiftpm_guard.core.check_run import (
 )
 from swiftpm_guard.core.model import Finding, Report, Severity
 from swiftpm_guard.report.check import console_line, verdict
+from swiftpm_guard.report.markdown import code
 
 _LEVEL = {Severity.ERROR: "failure", Severity.WARNING: "warning"}
 
@@ -88,7 +89,7 @@ def build_output(
             "are listed in the text instead"
         )
         text_parts.append(f"#### {len(overflow)} more findings (not annotated)\n")
-        text_parts += [f"- `{console_line(f)}`" for f in overflow]
+        text_parts += [f"- {code(console_line(f))}" for f in overflow]
     text: str | None = None
     if text_parts:
         text, text_cut = clip("\n".join(text_parts) + "\n", TEXT_MAX, "text")

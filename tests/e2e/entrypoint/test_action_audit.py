@@ -105,7 +105,12 @@ def test_audit_of_the_sound_branches_only(tmp_path, repo, fake_github):
     assert run["conclusion"] == "success"
     assert fake_github.annotations[run["id"]] == []
     assert step.outputs()["consistent"] == "true"
-    assert "3 nightlies" in step.summary()
+    # The check run carries the whole timeline; the job summary beside it only counts the
+    # sound branches and links to it (one table, not two, in one job's view).
+    assert "3 nightlies" in run["output"]["summary"]
+    assert "3 nightlies" not in step.summary()
+    assert "3 sound branches" in step.summary() and "The whole report is in the check run" \
+        in step.summary()
 
 
 def test_audit_without_matching_branches_is_bad_input(tmp_path, repo, fake_github):
