@@ -52,13 +52,13 @@ def text(value: str) -> str:
 
 
 def message(value: str) -> str:
-    """A finding's message: each quoted value (`'__SHA256_x__'`) as a code span, so it shows
-    exactly and reads as a name; the rest as `text`."""
+    """A finding's message: each quoted value (`'__SHA256_x__'`) as a code span inside its
+    quotes, so it shows exactly and reads as a name; the rest as `text`."""
     value = _one_line(value)
     parts: list[str] = []
     last = 0
     for match in _QUOTED.finditer(value):
-        parts += [text(value[last:match.start()]), code(match.group(1))]
+        parts += [text(value[last:match.start()]), "'", code(match.group(1)), "'"]
         last = match.end()
     parts.append(text(value[last:]))
     return "".join(parts)
