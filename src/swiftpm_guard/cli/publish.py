@@ -52,7 +52,9 @@ def _add_push_arguments(parser: argparse.ArgumentParser) -> None:
                       help="check and show the manifest, diff and snippet; push nothing")
     push.add_argument("--allow-overwrite", action="store_true",
                       help="replace an existing branch (logged; leases on the commit seen)")
-    push.add_argument("--author", default=DEFAULT_AUTHOR, metavar='"NAME <EMAIL>"')
+    push.add_argument("--author", default=DEFAULT_AUTHOR, metavar='"NAME <EMAIL>"',
+                      help="author and committer of the published commit (never read from a "
+                           "git config; default the github-actions bot)")
     push.add_argument("--event", default=os.environ.get("GITHUB_EVENT_NAME"), metavar="NAME",
                       help="triggering event (default $GITHUB_EVENT_NAME); pull_request and "
                            "merge_group events never push")
