@@ -19,10 +19,12 @@ def write_atomically(items: Sequence[tuple[Path, bytes]]) -> None:
             staged.append((_stage(path, data), path))
         for temporary, path in staged:
             os.replace(temporary, path)
-    except OSError as error:
+    except (OSError, InputError) as error:
         for temporary, _path in staged:
             with contextlib.suppress(FileNotFoundError):
                 os.unlink(temporary)
+        if isinstance(error, InputError):
+            raise
         raise InputError(f"cannot write: {error.strerror}", file=error.filename) from None
 
 
