@@ -16,14 +16,14 @@ import sys
 
 from swiftpm_guard.action.check import url_settings
 from swiftpm_guard.action.delivery import post
-from swiftpm_guard.action.outputs import OUT_DIR, exit_for, log_findings, out_folder
+from swiftpm_guard.action.outputs import OUT_DIR, exit_for, json_output, log_findings, out_folder
 from swiftpm_guard.action.remote import repository_remote
 from swiftpm_guard.action.settings import ActionSettings
 from swiftpm_guard.core.audit_rules import AuditOptions
 from swiftpm_guard.infra.github import GitHubSession
 from swiftpm_guard.jobs.audit import audit_repository
 from swiftpm_guard.report import markdown as md
-from swiftpm_guard.report.audit import console_line, to_json, to_markdown, verdict
+from swiftpm_guard.report.audit import console_line, to_dict, to_json, to_markdown, verdict
 from swiftpm_guard.report.audit_check_run import audit_output
 from swiftpm_guard.sinks import actions_io
 from swiftpm_guard.sinks.files import write_atomically
@@ -64,6 +64,7 @@ def run_audit(settings: ActionSettings, github: GitHubSession) -> int:
             "manifest": "",
             "branch": "",
             "pushed": "false",
+            "json": json_output(to_dict(report), REPORT),
         }
         actions_io.write_outputs(settings.output_file, values)
     print(f"{verdict(report)} (conclusion: {conclusion})", flush=True)

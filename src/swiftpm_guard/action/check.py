@@ -27,7 +27,7 @@ from swiftpm_guard.core.urls import UrlSettings
 from swiftpm_guard.infra.github import GitHubSession
 from swiftpm_guard.jobs import verify_urls
 from swiftpm_guard.jobs.check import Outcome, evaluate_loaded
-from swiftpm_guard.report.check import console_line, to_json, to_markdown, verdict
+from swiftpm_guard.report.check import console_line, to_dict, to_json, to_markdown, verdict
 from swiftpm_guard.report.check_run import build_output, conclusion_for
 from swiftpm_guard.sinks import actions_io
 from swiftpm_guard.sinks.files import write_atomically
@@ -98,7 +98,8 @@ def run_check(settings: ActionSettings, github: GitHubSession, notes: Sequence[s
     post(settings, github, output, markdown, loaded.notes, brief=brief)
     if settings.output_file is not None:
         actions_io.write_outputs(
-            settings.output_file, outputs_for(settings, report, report_rel, manifest_rel)
+            settings.output_file,
+            outputs_for(settings, report, report_rel, manifest_rel, document=to_dict(report)),
         )
     print(verdict(report) + f" (conclusion: {conclusion})", flush=True)
     return exit_for(settings, report.consistent, conclusion)

@@ -44,7 +44,8 @@ INPUTS: dict[str, str] = {
     "branches": DEFAULT_PATTERN,
 }
 #: Every output the action writes (action.yml declares the same, tested).
-OUTPUTS = ("consistent", "products", "binary-targets", "report", "manifest", "branch", "pushed")
+OUTPUTS = ("consistent", "products", "binary-targets", "report", "manifest", "branch", "pushed",
+           "json")
 MODES = ("auto", "check", "publish", "audit")
 
 def read_input(env: Mapping[str, str], name: str) -> str:

@@ -121,11 +121,16 @@ def publish_section(result: PublishResult, remote: RepositoryRemote, dry_run: bo
     return "\n".join(lines)
 
 
+def document_of(result: PublishResult) -> dict[str, object]:
+    """The JSON report: the check's, with a `publish` object (as the CLI's --json)."""
+    return {**to_dict(result.report), "publish": result.as_dict()}
+
+
 def _write(settings: ActionSettings, result: PublishResult) -> tuple[str, str]:
     """report.json (with a `publish` object, as the CLI's --json); the manifest when sound."""
     folder = out_folder(settings)
     report_rel = f"{OUT_DIR}/report.json"
-    document = {**to_dict(result.report), "publish": result.as_dict()}
+    document = document_of(result)
     text = json.dumps(document, indent=2, ensure_ascii=False) + "\n"
     files = [(folder / "report.json", text.encode())]
     manifest_rel = ""
@@ -192,7 +197,8 @@ def run_publish(settings: ActionSettings, github: GitHubSession) -> int:
     ]
     post(settings, github, output, markdown, read, brief=brief)
     if settings.output_file is not None:
-        values = outputs_for(settings, report, report_rel, manifest_rel, pushed=result.pushed)
+        values = outputs_for(settings, report, report_rel, manifest_rel, pushed=result.pushed,
+                             document=document_of(result))
         actions_io.write_outputs(settings.output_file, values)
     state = f"pushed {result.branch}" if result.pushed else f"not pushed: {result.skipped}"
     _say(f"{verdict(report)} ({state})")

@@ -89,6 +89,7 @@ def test_audit_names_the_broken_published_branch(tmp_path, repo, fake_github):
     assert outputs["consistent"] == "false" and outputs["pushed"] == "false"
     assert outputs["report"] == ".swiftpm-guard/audit.json"
     report = json.loads((workspace / outputs["report"]).read_text())
+    assert json.loads(outputs["json"]) == report and report["kind"] == "audit"
     broken = [b["branch"] for b in report["branches"] if b["findings"]]
     assert broken == [BROKEN]
     for line_text in (result.stdout + result.stderr).splitlines():
