@@ -5,6 +5,7 @@ import json
 
 import pytest
 
+from support.markdown import rendered_text
 from support.published import BranchSpec, build_repo
 from support.release import write_release, write_zip
 from support.zip_server import Route, serve_zips
@@ -130,8 +131,18 @@ def test_check_verify_urls_end_to_end(server, tmp_path, capsys):
     args = ["check", "--template", str(release.template), "--version", release.version,
             "--checksums", str(release.checksums), "--verify-urls",
             "--base-url", server.url("frameworks/"), "--url-timeout", "5"]
-    assert main(args) == 0
+    sound_json, sound_md = tmp_path / "sound.json", tmp_path / "sound.md"
+    assert main([*args, "--json", str(sound_json), "--markdown", str(sound_md)]) == 0
     assert len(server.hits) == 20  # every binary target, debug twins and threadpool included
+    # A run that succeeds leaves a trace: console, JSON and Markdown say what was fetched.
+    served = sum(len(r.body) for r in server.routes.values())
+    verdict = capsys.readouterr().out
+    assert f"20 zip URLs fetched, 20 verified ({served} bytes in " in verdict
+    stats = json.loads(sound_json.read_text())["verify_urls"]
+    assert (stats["urls"], stats["verified"], stats["bytes"]) == (20, 20, served)
+    assert 0 < stats["seconds"] < 60
+    assert (f"Hosted zips (verify-urls): 20 zip URLs fetched, 20 verified ({served} bytes in"
+            in rendered_text(sound_md.read_text()))
     # One upload went wrong, one never happened.
     server.routes["/frameworks/kernels_llm-1.2.3.zip"].body = b"PK\x03\x04 another build"
     server.routes["/frameworks/kernels_llm-1.2.3.zip"].length = None
@@ -178,6 +189,7 @@ def test_audit_verify_urls_fetches_what_each_branch_promises(server, tmp_path):
     assert main(["audit", "--repo", str(repo), "--verify-urls", "--base-url",
                  server.url("dl/"), "--json", str(out), "-q"]) == 1
     data = json.loads(out.read_text())
+    assert (data["verify_urls"]["urls"], data["verify_urls"]["verified"]) == (8, 7)
     assert [(e["branch"], [(f["code"], f["subject"]) for f in e["findings"]])
             for e in data["branches"]] == [
         ("swiftpm-1.0.0", []),
