@@ -208,7 +208,8 @@ CODES: dict[str, str] = {
     "bad-checksum": "a checksum is not 64 lowercase hex digits",
     "conflicting-artifact": "one name, two different checksums",
     "version-mismatch": "a zip's file name carries another version",
-    "bad-version": "the version is not X.Y.Z or X.Y.Z.YYYYMMDD (or --version-pattern)",
+    "bad-version": "audit: a branch name carries no X.Y.Z or X.Y.Z.YYYYMMDD (or "
+    "--version-pattern) version; a --version of another shape is bad usage (exit 2)",
     "missing-version": "the template never uses __VERSION__ (warning)",
     "malformed-placeholder": "a near-miss such as __SHA256_x_ or __VERSION",
     "zip-layout": "a zip is unreadable, lacks <name>.xcframework/ at its root, or has __MACOSX/",

@@ -64,11 +64,12 @@ def test_every_subcommand_has_a_one_line_help():
 
 
 def _readme_codes() -> set[str]:
-    """First-column codes of the tables in the finding-code sections (`a` / `b` rows too)."""
+    """First-column codes of the `| code | …` tables in the finding-code sections."""
     found: set[str] = set()
     for title in ("Finding codes", "Auditing published branches", "`--verify-urls`"):
-        for first in re.findall(r"^\| ([^|]+) \|", _section(title), re.M):
-            found |= set(re.findall(r"`([a-z][a-z0-9-]+)`", first))
+        for table in re.findall(r"^\| code \|.*?\n((?:\|.*\n)+)", _section(title), re.M):
+            for first in re.findall(r"^\| ([^|]+) \|", table, re.M):
+                found |= set(re.findall(r"`([a-z][a-z0-9-]+)`", first))
     return found
 
 
