@@ -104,3 +104,16 @@ def test_additional_keys_are_accepted():
     document = _sound_check()
     document["a_key_from_the_future"] = {"anything": [1]}
     validate(document)
+
+
+def test_the_schemas_ship_as_package_data():
+    """`pip install` carries them (a wheel built here lists both under report/schemas/)."""
+    import tomllib
+    from pathlib import Path
+
+    root = Path(__file__).resolve().parents[3]
+    data = tomllib.loads((root / "pyproject.toml").read_text())
+    patterns = data["tool"]["setuptools"]["package-data"]["swiftpm_guard"]
+    assert "report/schemas/*.json" in patterns
+    shipped = {p.name for p in (root / "src/swiftpm_guard").glob("report/schemas/*.json")}
+    assert shipped == {"check.json", "audit.json"}
