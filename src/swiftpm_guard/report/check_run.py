@@ -23,6 +23,7 @@ from swiftpm_guard.report.check import console_line, verdict
 from swiftpm_guard.report.markdown import code
 
 _LEVEL = {Severity.ERROR: "failure", Severity.WARNING: "warning"}
+_CLOSE = "\n\n</details>"
 
 
 def conclusion_for(report: Report, *, pull_request: bool, pr_conclusion: str) -> str:
@@ -39,10 +40,12 @@ def clip(text: str, limit: int, what: str) -> tuple[str, str | None]:
     lines = text.count("\n") + 1
     note_template = "\n\n… cut: {n} of {total} lines not shown ({what} limit: {limit} characters)\n"
     room = limit - len(note_template.format(n=lines, total=lines, what=what, limit=limit))
-    head = text[:room]
+    head = text[: room - len(_CLOSE)]
     if "\n" in head:
         head = head[: head.rindex("\n")]
     hidden = lines - (head.count("\n") + 1)
+    if head.count("<details>") > head.count("</details>"):
+        head += _CLOSE  # cut inside the folded rows: close them, or the note is folded away
     note = note_template.format(n=hidden, total=lines, what=what, limit=limit)
     return head + note, f"{what}: {hidden} of {lines} lines cut (limit {limit} characters)"
 

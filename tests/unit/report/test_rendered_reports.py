@@ -8,7 +8,7 @@ pipes), beyond what sources accept, so the Markdown never relies on their valida
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from support.markdown import rendered_text, table_rows
+from support.markdown import rendered_text, table_rows, to_html
 from support.published import BranchSpec
 from support.release import BINARY_ONLY_KEYS, PRODUCT_KEYS, all_names
 from swiftpm_guard.action.publish import publish_section
@@ -188,3 +188,16 @@ def test_publish_sections_show_branch_commit_manifest_and_snippet():
     skipped = _result(skipped="branch __swiftpm-1.2.3__ exists <here>", pushed=False)
     assert "branch __swiftpm-1.2.3__ exists <here>" in rendered_text(
         publish_section(skipped, remote, dry_run=False))
+
+
+def test_a_summary_cut_inside_the_folded_rows_still_shows_the_cut_note():
+    names = [f"name_{i:05}" for i in range(3000)]  # ~100 KB of sound rows: past 65535
+    report = _report(names, names)
+    output = build_output(report, to_markdown(report), conclusion="success",
+                          locate=lambda f: ("x", 1))
+    assert len(output.summary) <= 65535
+    assert output.summary.count("<details>") == output.summary.count("</details>") == 1
+    shown = rendered_text(output.summary)
+    assert "… cut:" in shown and "lines not shown (summary limit: 65535 characters)" in shown
+    html_text = to_html(output.summary)
+    assert html_text.index("</details>") < html_text.index("… cut:")
