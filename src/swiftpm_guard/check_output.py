@@ -19,7 +19,7 @@ ANNOTATIONS_PER_REQUEST = 50
 #: 20 requests at most; findings past this are listed in the text instead.
 ANNOTATIONS_MAX = 1000
 CONCLUSIONS = ("success", "failure", "neutral")
-_LEVEL = {Severity.ERROR: "failure", Severity.WARNING: "warning"}
+_LEVEL = {Severity.ERROR: "failure", Severity.WARNING: "warning", Severity.NOTICE: "notice"}
 
 
 @dataclass(frozen=True, slots=True)

@@ -18,6 +18,7 @@ SHA256_RE = re.compile(r"[0-9a-f]{64}")
 class Severity(enum.StrEnum):
     ERROR = "error"
     WARNING = "warning"
+    NOTICE = "notice"  # informational: what was proven, or what is worth knowing
 
 
 class Role(enum.StrEnum):

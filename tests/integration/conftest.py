@@ -45,6 +45,20 @@ def swift() -> str:
 
 
 @pytest.fixture(scope="session")
+def swift_net(swift: str) -> str:
+    """A `swift` that may use the network, for `swift package resolve`: the toolchain wrapper's
+    networked twin `bin/swift-net` beside it, else `swift` itself (a real toolchain)."""
+    twin = Path(swift).with_name("swift-net")
+    if os.access(twin, os.X_OK):
+        return str(twin)
+    with open(swift, "rb") as stream:
+        if b"swiftpm-guard trixie chroot" in stream.read(4096):
+            pytest.fail(f"{swift} is the network-less toolchain wrapper and {twin} is missing: "
+                        "run scripts/swift-toolchain.sh again")
+    return swift
+
+
+@pytest.fixture(scope="session")
 def swift_cache(tmp_path_factory) -> Path:
     """One cache for the session: each distinct manifest costs SwiftPM time only once."""
     return tmp_path_factory.mktemp("swiftpm-cache")
