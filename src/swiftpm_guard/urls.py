@@ -42,6 +42,8 @@ class UrlSettings:
     deadline: float = 900.0  # seconds for one whole download
     retries: int = 2
     jobs: int = 4
+    #: Look inside each downloaded zip as SwiftPM does (spooled to a temporary file on disk).
+    archive_contents: bool = True
 
     def __post_init__(self) -> None:
         validate_url_template(self.template)

@@ -7,55 +7,17 @@ through the wrapper's SWIFTPM_GUARD_CA_FILE, our own downloads through SSL_CERT_
 
 from __future__ import annotations
 
-from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
 
-from support.release import Release, write_release
-from support.tls import LoopbackCA, make_test_ca
-from support.zip_server import Route, ZipServer, serve_zips
+from support.hosted_release import rendered_release, serve_release
+from support.release import write_release
+from support.tls import LoopbackCA
 from swiftpm_guard.errors import InfrastructureError
 from swiftpm_guard.jobs.resolve import ResolveSettings, resolve_rendered
-from swiftpm_guard.model import Artifact, Location, Rendered
-from swiftpm_guard.render import render
-from swiftpm_guard.sources.template import load_template
 
 pytestmark = pytest.mark.slow
-
-FIXTURE_BASE = "https://example.invalid/frameworks/"
-
-
-@pytest.fixture(scope="module")
-def test_ca(tmp_path_factory: pytest.TempPathFactory) -> LoopbackCA:
-    return make_test_ca(tmp_path_factory.mktemp("ca"))
-
-
-@pytest.fixture
-def https(test_ca: LoopbackCA, monkeypatch: pytest.MonkeyPatch) -> Iterator[ZipServer]:
-    monkeypatch.setenv("SSL_CERT_FILE", str(test_ca.ca_pem))  # for verify_hosted's urllib
-    with serve_zips(test_ca.server_context()) as server:
-        yield server
-
-
-def rendered_release(release: Release, base: str,
-                     checksums: dict[str, str] | None = None) -> tuple[Rendered, dict[str, Artifact]]:
-    """The release's template pointed at `base`, rendered with its (or the given) checksums."""
-    text = release.template.read_text().replace(FIXTURE_BASE, base)
-    release.template.write_text(text)
-    template, problems = load_template(release.template)
-    assert problems == []
-    sums = {**release.checksum_of, **(checksums or {})}
-    built = {n: Artifact(n, c, Location("checksums.txt")) for n, c in sums.items()}
-    rendered = render(template, release.version, built)
-    assert rendered.findings == ()
-    return rendered, built
-
-
-def serve_release(server: ZipServer, release: Release) -> None:
-    for path in release.artifacts.iterdir():
-        server.routes[f"/frameworks/{path.name}"] = Route(path.read_bytes())
-
 
 def settings(swift_net: str, test_ca: LoopbackCA, cache: Path) -> ResolveSettings:
     return ResolveSettings(swift=swift_net, cache_dir=cache, ca_file=test_ca.ca_pem, timeout=300)

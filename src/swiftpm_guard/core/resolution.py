@@ -6,8 +6,12 @@ target and then into findings. The lines matched are SwiftPM's own (Swift 6.0:
 Sources/Workspace/Diagnostics.swift and Sources/Commands/CommandWorkspaceDelegate.swift):
 "Downloading binary artifact URL", "Downloaded URL (…s)" (printed only after the checksum was
 verified and the extracted archive was found to hold a binary artifact), and errors that name
-"binary target 'NAME'". A target is accepted when SwiftPM said "Downloaded" for its URL, or
-when the whole resolve succeeded; failed when an error names it; otherwise not reached.
+"binary target 'NAME'". Failed: an error names the target. Accepted: the resolve
+succeeded, or SwiftPM said "Downloaded" for its URL, or it started the download and no error
+names it — SwiftPM stops printing "Downloaded" once any target has failed
+(CommandWorkspaceDelegate.didDownloadBinaryArtifact), but it waits for every download, check
+and extraction before it gives up, and each stage's failure names its target. Otherwise (the
+resolve failed before SwiftPM reached the target): not reached.
 """
 
 from __future__ import annotations
@@ -19,8 +23,8 @@ from dataclasses import dataclass
 
 from swiftpm_guard.model import Finding, Location, Severity
 
-_DOWNLOADING = re.compile(r"^Downloading binary artifact (\S+)\s*$")
-_DOWNLOADED = re.compile(r"^Downloaded (\S+) \([0-9.]+s\)\s*$")
+_DOWNLOADING = re.compile(r"^(?:Downloading|Fetching) binary artifact (\S+)(?: from cache)?\s*$")
+_DOWNLOADED = re.compile(r"^(?:Downloaded|Fetched) (\S+) (?:from cache )?\([0-9.]+s\)\s*$")
 _ERROR = re.compile(r"^(?:.*?: )?error: (.*)$")
 _TARGET = re.compile(r"binary target '([A-Za-z0-9_]+)'")
 #: SwiftPM's summary line after per-target errors: says nothing of its own.
@@ -133,7 +137,7 @@ def _outcome(target: ResolveTarget, exit_code: int, started: set[str], finished:
     if errors:
         return TargetOutcome(target.name, target.url, State.FAILED, downloaded,
                              tuple(dict.fromkeys(errors)), error_kind(errors[0]))
-    if target.name in finished or exit_code == 0:
+    if target.name in finished or target.name in started or exit_code == 0:
         return TargetOutcome(target.name, target.url, State.ACCEPTED, downloaded)
     return TargetOutcome(target.name, target.url, State.NOT_REACHED, downloaded)
 
