@@ -234,17 +234,18 @@ def _add(archive: zipfile.ZipFile, name: str, data: bytes = b"", *, link: bool =
 def write_real_zip(path: Path, name: str, *, slices: Sequence[Slice] = REAL_SLICES,
                    plist: bytes | None = None, flatten_links: bool = False,
                    signed: bool = False, root: str | None = None,
-                   extra: Sequence[str] = ()) -> str:
+                   extra: Sequence[str] = (), payload_size: int = 64) -> str:
     """A deterministic zip shaped like `zip -ry` of a real `<name>.xcframework`; its SHA-256.
 
     Opt-in beside `write_zip` (whose bytes the committed examples pin). `plist` replaces the
     Info.plist (None: the real one for `slices`); `flatten_links` stores the macOS bundle's
     symlinks as copies (`zip -r` without `-y`); `signed` adds `_CodeSignature/`; `root`
     replaces the `<name>.xcframework` folder name ("" puts its contents at the zip's root);
-    `extra` adds empty folders (e.g. `Tool.artifactbundle/`).
+    `extra` adds empty folders (e.g. `Tool.artifactbundle/`); `payload_size` is the size of
+    each slice's binary.
     """
     top = f"{name}.xcframework/" if root is None else (f"{root}/" if root else "")
-    seed = hashlib.sha256(name.encode()).digest()
+    seed = (hashlib.sha256(name.encode()).digest() * (payload_size // 32 + 1))[:payload_size]
     with zipfile.ZipFile(path, "w", compression=zipfile.ZIP_STORED) as archive:
         if top:
             _add(archive, top)
@@ -258,7 +259,7 @@ def write_real_zip(path: Path, name: str, *, slices: Sequence[Slice] = REAL_SLIC
             else:
                 _add(archive, f"{base}Headers/")
                 _add(archive, f"{base}Headers/{name}.h", f"// {name}\n".encode())
-                _add(archive, f"{base}lib{name}.a", seed * 2)
+                _add(archive, f"{base}lib{name}.a", seed)
         if signed:
             _add(archive, f"{top}_CodeSignature/")
             _add(archive, f"{top}_CodeSignature/CodeResources", b"<plist/>\n")
@@ -270,7 +271,7 @@ def write_real_zip(path: Path, name: str, *, slices: Sequence[Slice] = REAL_SLIC
 def _framework(archive: zipfile.ZipFile, bundle: str, name: str, seed: bytes,
                flatten: bool) -> None:
     """A versioned macOS bundle: Versions/A holds the files, the rest are symlinks."""
-    files = {f"{name}": seed * 2, f"Headers/{name}.h": f"// {name}\n".encode(),
+    files = {f"{name}": seed, f"Headers/{name}.h": f"// {name}\n".encode(),
              "Resources/Info.plist": plistlib.dumps({"CFBundleExecutable": name})}
     _add(archive, bundle)
     _add(archive, f"{bundle}Versions/")

@@ -9,7 +9,7 @@ PACKAGE = Path(__file__).resolve().parents[2] / "src" / "swiftpm_guard"
 PURE = [
     "model", "placeholders", "manifest_shape", "render", "checks", "report", "swift_checks",
     "evaluation", "audit", "audit_report", "audit_output", "check_output", "package_diff",
-    "published_manifest", "urls",
+    "published_manifest", "urls", "core/resolution", "core/zip_rules",
 ]
 #: Modules that do I/O, talk to processes or the network, or read the environment.
 FORBIDDEN = {"os", "subprocess", "socket", "shutil", "pathlib", "urllib", "http", "requests",

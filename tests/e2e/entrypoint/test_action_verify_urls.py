@@ -18,7 +18,7 @@ from support.actions_env import (
     runner_env,
 )
 from support.fake_github import FakeGitHub
-from support.release import BINARY_ONLY_KEYS, PRODUCT_KEYS, all_names, write_zip
+from support.release import BINARY_ONLY_KEYS, PRODUCT_KEYS, all_names, write_real_zip
 from support.zip_server import Route, serve_zips
 
 TOKEN = "ghs_e2eUrlToken0123456789"
@@ -38,7 +38,7 @@ def _release(tmp_path: Path, fake: FakeGitHub, zips, mode: str):
     out = workspace / "out"
     out.mkdir()
     for name in all_names([*PRODUCT_KEYS, *BINARY_ONLY_KEYS]):
-        write_zip(out / f"{name}-1.2.3.zip", name)
+        write_real_zip(out / f"{name}-1.2.3.zip", name)
         zips.routes[f"/frameworks/{name}-1.2.3.zip"] = Route((out / f"{name}-1.2.3.zip").read_bytes())
     step = runner_env(
         tmp_path,
