@@ -14,7 +14,7 @@ import pytest
 from support.hosted_release import rendered_release, serve_release
 from support.release import write_release
 from support.tls import LoopbackCA
-from swiftpm_guard.errors import InfrastructureError
+from swiftpm_guard.errors import InfrastructureError, UsageError
 from swiftpm_guard.jobs.resolve import ResolveSettings, resolve_rendered
 
 pytestmark = pytest.mark.slow
@@ -56,3 +56,34 @@ def test_a_swift_that_cannot_run_is_an_infrastructure_error(tmp_path, test_ca):
     missing = ResolveSettings(swift=str(tmp_path / "no-swift"), cache_dir=tmp_path / "cache")
     with pytest.raises(InfrastructureError, match="cannot run"):
         resolve_rendered([rendered], built, release.version, missing)
+
+
+def test_the_network_less_evaluation_wrapper_is_refused_before_any_run(tmp_path, swift):
+    if b"network unshared" not in Path(swift).read_bytes()[:4096]:
+        pytest.skip(f"{swift} is a real toolchain, not the evaluation wrapper")
+    release = write_release(tmp_path / "release", products=("executorch",), binary_only=(),
+                            real_zips=True)
+    rendered, built = rendered_release(release, "https://127.0.0.1:9/frameworks/")
+    with pytest.raises(UsageError, match=r"without a network.*swift-net"):
+        resolve_rendered([rendered], built, release.version,
+                         ResolveSettings(swift=swift, cache_dir=tmp_path / "cache"))
+
+
+def test_the_test_ca_is_trusted_only_by_the_run_given_it(tmp_path, https, swift_net, test_ca):
+    release = write_release(tmp_path / "release", products=("executorch",),
+                            binary_only=("threadpool",),
+                            real_zips=True)
+    serve_release(https, release)
+    rendered, built = rendered_release(release, https.url("frameworks/"))
+    untrusted = ResolveSettings(swift=swift_net, cache_dir=tmp_path / "cache", timeout=300)
+
+    outcome = resolve_rendered([rendered], built, release.version, untrusted)
+
+    assert {(f.code, f.subject) for f in outcome.findings} == {
+        (outcome, name) for outcome in ("resolve-failed",)
+        for name in ("executorch", "executorch_debug", "threadpool", "threadpool_debug")}
+    assert {t.kind for t in outcome.resolutions[0].targets} == {"download"}
+    bundle = Path(swift_net).parent.parent / "root/etc/ssl/certs/ca-certificates.crt"
+    if bundle.is_file():  # the toolchain's chroot: its own bundle never holds the test CA
+        ca_body = test_ca.ca_pem.read_text().split("-----")[2].strip()
+        assert ca_body not in bundle.read_text()

@@ -29,6 +29,8 @@ _ERROR = re.compile(r"^(?:.*?: )?error: (.*)$")
 _TARGET = re.compile(r"binary target '([A-Za-z0-9_]+)'")
 #: SwiftPM's summary line after per-target errors: says nothing of its own.
 _NOISE = frozenset({"fatalError"})
+#: SwiftPM appends the whole swiftc command line to "Invalid manifest"; the cause follows it.
+_COMPILED_WITH = re.compile(r" \(compiled with: .*\)$")
 #: How SwiftPM words each stage's failure, most specific first.
 _KINDS = (
     ("checksum", re.compile(r"^checksum of downloaded artifact")),
@@ -107,7 +109,7 @@ def interpret(manifest: str, targets: Sequence[ResolveTarget], exit_code: int,
         elif match := _DOWNLOADED.match(line):
             _note(match.group(1), by_url, finished, unknown)
         elif match := _ERROR.match(line):
-            message = match.group(1).strip()
+            message = _COMPILED_WITH.sub("", match.group(1).strip())
             named = _TARGET.search(message)
             if named and named.group(1) in errors:
                 errors[named.group(1)].append(message)

@@ -26,7 +26,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from swiftpm_guard.core.resolution import Resolution, ResolveTarget, interpret
-from swiftpm_guard.errors import InfrastructureError
+from swiftpm_guard.errors import InfrastructureError, UsageError
 from swiftpm_guard.swiftpm import PackageFiles, _stop_group, default_cache_dir
 
 DEFAULT_TIMEOUT = 900.0
@@ -48,6 +48,8 @@ let package = Package(
 #: Read by the toolchain wrapper `bin/swift-net` of scripts/swift-toolchain.sh (a real swift
 #: ignores it): a PEM the run trusts besides the system's CAs.
 CA_ENV = "SWIFTPM_GUARD_CA_FILE"
+#: What the network-less evaluation wrapper says of itself (scripts/swift-toolchain.sh).
+_OFFLINE_WRAPPER = b"swiftpm-guard trixie chroot: network unshared"
 
 
 @dataclass(frozen=True, slots=True)
@@ -61,11 +63,25 @@ def default_resolve_cache_dir() -> Path:
     return default_cache_dir().parent / "resolve"
 
 
+def _refuse_offline_wrapper(swift: str) -> None:
+    """The evaluation wrapper has no network: every download would fail, blamed on targets."""
+    try:
+        with open(swift, "rb") as stream:
+            head = stream.read(4096)
+    except OSError:
+        return  # not readable here: running it will say what is wrong
+    if _OFFLINE_WRAPPER in head:
+        twin = Path(swift).with_name("swift-net")
+        raise UsageError(f"{swift} runs SwiftPM without a network; resolve needs a swift that "
+                         f"can download, e.g. {twin} (scripts/swift-toolchain.sh --resolver)")
+
+
 class Resolver:
     """One `swift` that can reach the zips' hosts, a cache folder, a time limit, a CA file."""
 
     def __init__(self, swift: str, *, cache_dir: Path | None = None,
                  timeout: float = DEFAULT_TIMEOUT, ca_file: Path | None = None) -> None:
+        _refuse_offline_wrapper(swift)
         self.swift = swift
         self.cache_dir = cache_dir if cache_dir is not None else default_resolve_cache_dir()
         self.timeout = timeout
