@@ -60,15 +60,16 @@ def _release(tmp_path: Path, fake: FakeGitHub, zips, mode: str):
     return origin, workspace, step
 
 
-def _break(zips) -> None:
-    """One upload went wrong, one never happened."""
-    zips.routes["/frameworks/kernels_llm-1.2.3.zip"] = Route(b"PK\x03\x04 another build")
+def _break(zips, folder) -> None:
+    """One upload went wrong (another build of the zip), one never happened."""
+    write_real_zip(folder / "rebuilt.zip", "kernels_llm", signed=True)
+    zips.routes["/frameworks/kernels_llm-1.2.3.zip"] = Route((folder / "rebuilt.zip").read_bytes())
     del zips.routes["/frameworks/threadpool_debug-1.2.3.zip"]
 
 
 def test_check_mode_fetches_every_zip(tmp_path, fake_github, zips):
     origin, workspace, step = _release(tmp_path, fake_github, zips, "check")
-    _break(zips)
+    _break(zips, tmp_path)
     result = run_entrypoint(step, workspace)
     assert result.returncode == 1, result.stdout + result.stderr
     assert len(zips.hits) == 20
@@ -92,7 +93,7 @@ def test_check_mode_fetches_every_zip(tmp_path, fake_github, zips):
 
 def test_publish_mode_pushes_only_when_every_zip_is_served_right(tmp_path, fake_github, zips):
     origin, workspace, step = _release(tmp_path, fake_github, zips, "publish")
-    _break(zips)
+    _break(zips, tmp_path)
     result = run_entrypoint(step, workspace)
     assert result.returncode == 1, result.stdout + result.stderr
     assert git(origin.bare, "branch", "--list", "swiftpm-*") == ""
