@@ -4,6 +4,9 @@ The outputs are SwiftPM 6.0.3's own lines, as captured from the toolchain in
 tests/integration/test_resolve_oracle.py (URLs shortened).
 """
 
+from hypothesis import given
+from hypothesis import strategies as st
+
 from swiftpm_guard.core.resolution import ResolveTarget, State, error_kind, findings, interpret
 from swiftpm_guard.model import Location, Severity
 
@@ -96,3 +99,24 @@ def test_error_kinds_follow_swiftpms_wording():
     assert error_kind("artifact of binary target 'a' has changed checksum; this is") == \
         "checksum-changed"
     assert error_kind("something new") == "other"
+
+
+def test_a_compiler_error_in_the_manifest_carries_its_line():
+    wanted = targets("good")
+    output = ("error: Invalid manifest (compiled with: [\"/usr/bin/swiftc\", \"-L\", \"x\"])\n"
+              "/tmp/swiftpm-guard.AB/package/dependency/Package.swift:37:28: error: use [:] to "
+              "get an empty dictionary literal\n")
+    resolution = interpret("Package.swift.template", wanted, 1, output)
+    (error,) = [f for f in findings(resolution, wanted) if f.severity is Severity.ERROR]
+    assert (error.file, error.line) == ("Package.swift.template", 37)
+    assert "compiled with" not in error.message
+    assert "use [:] to get an empty dictionary literal" in error.message
+
+
+@given(st.text(), st.integers(min_value=0, max_value=255))
+def test_any_output_gives_one_outcome_per_target(output, code):
+    wanted = targets("a", "b")
+    resolution = interpret("Package.swift", wanted, code, output)
+    assert [t.name for t in resolution.targets] == ["a", "b"]
+    assert all(f.code in {"resolved", "resolve-failed", "resolve-error"}
+               for f in findings(resolution, wanted))

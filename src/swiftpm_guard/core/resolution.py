@@ -27,6 +27,8 @@ _DOWNLOADING = re.compile(r"^(?:Downloading|Fetching) binary artifact (\S+)(?: f
 _DOWNLOADED = re.compile(r"^(?:Downloaded|Fetched) (\S+) (?:from cache )?\([0-9.]+s\)\s*$")
 _ERROR = re.compile(r"^(?:.*?: )?error: (.*)$")
 _TARGET = re.compile(r"binary target '([A-Za-z0-9_]+)'")
+#: A compiler error in the dependency's manifest: the rendered manifest's own line.
+_MANIFEST_LINE = re.compile(r"/dependency/Package\.swift:([0-9]+):[0-9]+: error: ")
 #: SwiftPM's summary line after per-target errors: says nothing of its own.
 _NOISE = frozenset({"fatalError"})
 #: SwiftPM appends the whole swiftc command line to "Invalid manifest"; the cause follows it.
@@ -81,6 +83,7 @@ class Resolution:
     targets: tuple[TargetOutcome, ...]
     other_errors: tuple[str, ...] = ()  # errors naming no binary target (a manifest error)
     unknown_urls: tuple[str, ...] = ()  # URLs SwiftPM downloaded that no target computes
+    error_line: int | None = None  # the manifest line of the first compiler error, if any
 
     @property
     def ok(self) -> bool:
@@ -103,6 +106,7 @@ def interpret(manifest: str, targets: Sequence[ResolveTarget], exit_code: int,
     errors: dict[str, list[str]] = {t.name: [] for t in targets}
     other: list[str] = []
     unknown: list[str] = []
+    error_line: int | None = None
     for line in _lines(output):
         if match := _DOWNLOADING.match(line):
             _note(match.group(1), by_url, started, unknown)
@@ -115,9 +119,12 @@ def interpret(manifest: str, targets: Sequence[ResolveTarget], exit_code: int,
                 errors[named.group(1)].append(message)
             elif message not in _NOISE:
                 other.append(message)
+                at = _MANIFEST_LINE.search(line)
+                if at is not None and error_line is None:
+                    error_line = int(at.group(1))
     outcomes = tuple(_outcome(t, exit_code, started, finished, errors[t.name]) for t in targets)
     return Resolution(manifest, exit_code, outcomes, tuple(dict.fromkeys(other)),
-                      tuple(dict.fromkeys(unknown)))
+                      tuple(dict.fromkeys(unknown)), error_line)
 
 
 def _lines(output: str) -> list[str]:
@@ -168,7 +175,7 @@ def findings(resolution: Resolution, targets: Sequence[ResolveTarget]) -> list[F
         tail = f" (not reached: {', '.join(unproven)})" if unproven else ""
         found.append(Finding("resolve-error", Severity.ERROR, resolution.manifest,
                              f"swift package resolve failed: {said}{tail}",
-                             resolution.manifest))
+                             resolution.manifest, resolution.error_line))
     for url in resolution.unknown_urls:
         found.append(Finding("resolve-error", Severity.ERROR, url,
                              f"SwiftPM downloaded {url}, which no binary target's computed URL "
