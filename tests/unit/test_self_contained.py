@@ -185,7 +185,14 @@ REGISTRY_HOSTS = {
 HOST_TOKEN = re.compile(r"[a-z0-9](?:[a-z0-9-]*[a-z0-9])?(?:\.[a-z0-9](?:[a-z0-9-]*[a-z0-9])?)+")
 
 
+#: Not part of the project when the tree is not a git checkout (an unpacked sdist, say).
+_GENERATED = {".git", ".venv", "__pycache__", ".hypothesis", ".pytest_cache", ".mypy_cache",
+              ".ruff_cache", "build", "dist"}
+
+
 def _committed() -> list[Path]:
+    if not (ROOT / ".git").exists():
+        return [p for p in ROOT.rglob("*") if not _GENERATED & set(p.relative_to(ROOT).parts)]
     listed = subprocess.run(
         ["git", "-C", str(ROOT), "ls-files", "-z"],
         capture_output=True, timeout=30, check=True,
