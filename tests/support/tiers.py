@@ -128,13 +128,13 @@ def summary_line(tiers: Mapping[str, str], outcomes: Mapping[str, Outcome]) -> s
         if not tally:
             continue
         described = ", ".join(f"{tally[o]} {o}" for o in (*_RANK, "not run") if tally[o])
-        if tally["skipped"] == sum(tally.values()):
+        if tally["skipped"] + tally["not run"] < sum(tally.values()):
+            ran.append(f"{tier} ({described})")  # at least one of its tests executed
+        elif tally["skipped"]:
             reason = reasons[tier].most_common(1)[0][0]
             skipped.append(f"{tier} ({described}: {_clip(reason)})")
-        elif tally["not run"] == sum(tally.values()):
-            skipped.append(f"{tier} ({described}: the run stopped first)")
         else:
-            ran.append(f"{tier} ({described})")
+            skipped.append(f"{tier} ({described}: the run stopped first)")
     absent = [tier for tier in TIERS if tier not in counts]
     parts = [f"ran {', '.join(ran) or 'none'}"]
     if skipped:
