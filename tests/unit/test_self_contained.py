@@ -23,7 +23,7 @@ from support.openapi import SUBSET, schema_path
 
 ROOT = Path(__file__).resolve().parents[2]
 #: Where tests and tools live; each is read as text and checked line by line.
-SCANNED = ("tests", "scripts", "benchmarks", "fuzz", ".ci", "Makefile", "Dockerfile")
+SCANNED = ("tests", "scripts", "benchmarks", "fuzz", ".ci", ".github", "Makefile", "Dockerfile")
 TEXT_SUFFIXES = {".py", ".sh", ".md", ".yml", ".yaml", ".toml", ".cfg", ".ini", ".txt", ""}
 #: This file spells the patterns it looks for.
 SELF = Path(__file__).resolve()
