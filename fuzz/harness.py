@@ -6,11 +6,11 @@ Each target takes raw bytes and may only fail with our one-line InputError; anyt
 
 from __future__ import annotations
 
+from swiftpm_guard.core.manifest_shape import ManifestShape
+from swiftpm_guard.core.model import Template
+from swiftpm_guard.core.placeholders import scan, substitute
+from swiftpm_guard.core.render import render
 from swiftpm_guard.errors import InputError
-from swiftpm_guard.manifest_shape import ManifestShape
-from swiftpm_guard.model import Template
-from swiftpm_guard.placeholders import scan, substitute
-from swiftpm_guard.render import render
 from swiftpm_guard.sources.artifacts import parse_checksums, parse_name_list
 from swiftpm_guard.sources.workflow import frameworks_in_workflow
 

@@ -57,24 +57,10 @@ fi
 [[ $# -eq 0 ]] || die "usage: $0 [--check | --resolver]"
 BUILDING="$ROOT"
 
-# The mirror apt already uses: deb822 `URIs:` lines first, then one-line `deb URI suite` entries.
-# Only a plain Debian archive will do (not -security, not a third-party repository).
-host_mirror() {
-  local file uri
-  shopt -s nullglob
-  for file in /etc/apt/sources.list.d/*.sources; do
-    while read -r uri; do
-      [[ "$uri" =~ /debian/?$ ]] && { printf '%s\n' "${uri%/}"; return 0; }
-    done < <(sed -n 's/^URIs:[[:space:]]*//p' "$file" | tr ' ' '\n')
-  done
-  for file in /etc/apt/sources.list /etc/apt/sources.list.d/*.list; do
-    [[ -f "$file" ]] || continue
-    while read -r uri; do
-      [[ "$uri" =~ /debian/?$ ]] && { printf '%s\n' "${uri%/}"; return 0; }
-    done < <(sed -nE 's/^deb[[:space:]]+(\[[^]]*\][[:space:]]+)?([^[:space:]]+).*/\2/p' "$file")
-  done
-  return 1
-}
+# The Debian archive apt already uses here (scripts/apt-sources.sh, shared with
+# container-engine.sh): a plain Debian archive, not -security, not a third-party repository.
+# shellcheck source=apt-sources.sh
+source "$(dirname "${BASH_SOURCE[0]}")/apt-sources.sh"
 
 # Run a command inside the chroot being built: private mount and PID namespaces, /proc mounted
 # there only.
@@ -234,7 +220,7 @@ build() {
     apt-get update -qq
     DEBIAN_FRONTEND=noninteractive apt-get install -y -qq debootstrap >/dev/null
   fi
-  mirror="${SWIFT_TOOLCHAIN_MIRROR:-$(host_mirror)}" || die "no Debian mirror in apt's sources; set SWIFT_TOOLCHAIN_MIRROR"
+  mirror="${SWIFT_TOOLCHAIN_MIRROR:-$(debian_archive debian)}" || die "no Debian mirror in apt's sources; set SWIFT_TOOLCHAIN_MIRROR"
   [[ -n "$mirror" ]] || die "no Debian mirror in apt's sources; set SWIFT_TOOLCHAIN_MIRROR"
   # A half-built chroot from an interrupted run is thrown away, never reused.
   # The live root stays in place until the new one is complete: wrappers running from it

@@ -18,7 +18,7 @@ import pytest
 import yaml
 
 from support.release import write_release, write_zip
-from swiftpm_guard.cli import main
+from swiftpm_guard.cli.main import main
 
 CORPUS = Path(__file__).parent / "corpus"
 BASE_PRODUCTS = ("executorch", "backend_coreml")

@@ -21,9 +21,9 @@ from support.hosted_release import rendered_release
 from support.release import write_real_zip, write_release
 from support.zip_server import Route
 from swiftpm_guard.core.resolution import State
+from swiftpm_guard.core.urls import HostedZip, UrlSettings
 from swiftpm_guard.jobs.resolve import ResolveSettings, resolve_rendered, resolve_targets
 from swiftpm_guard.sources.hosted import verify_each
-from swiftpm_guard.urls import HostedZip, UrlSettings
 
 pytestmark = pytest.mark.slow
 

@@ -8,10 +8,10 @@ import pytest
 from support.published import BranchSpec, build_repo
 from support.release import write_real_zip, write_release, write_zip
 from support.zip_server import Route, serve_zips
-from swiftpm_guard.cli import main
-from swiftpm_guard.model import Location
+from swiftpm_guard.cli.main import main
+from swiftpm_guard.core.model import Location
+from swiftpm_guard.core.urls import HostedZip, UrlSettings
 from swiftpm_guard.sources.hosted import verify_absent, verify_hosted
-from swiftpm_guard.urls import HostedZip, UrlSettings
 
 FAST = UrlSettings(timeout=0.5, retries=1, jobs=4)
 
@@ -228,7 +228,7 @@ def test_argparse_helper_wires_verify_absent_in_one_line(server, tmp_path):
     """What `preflight --verify-absent` does: parse the helper's options, then one call."""
     import argparse
 
-    from swiftpm_guard.cli_urls import absent_findings, add_url_arguments
+    from swiftpm_guard.cli.url_options import absent_findings, add_url_arguments
     from swiftpm_guard.sources.template import load_template
 
     release = write_release(tmp_path / "release", real_zips=True)

@@ -20,9 +20,9 @@ PEAK_RSS_LIMIT_MB = 100
 
 CHILD = """
 import json, re, sys
-from swiftpm_guard.model import Location
+from swiftpm_guard.core.model import Location
 from swiftpm_guard.sources.hosted import verify_hosted
-from swiftpm_guard.urls import HostedZip, UrlSettings
+from swiftpm_guard.core.urls import HostedZip, UrlSettings
 url, sha = sys.argv[1], sys.argv[2]
 findings = verify_hosted([HostedZip("big", url, sha, Location("Package.swift", 1))],
                          # The body is a zip signature and noise: only the hash is compared

@@ -4,8 +4,8 @@ from __future__ import annotations
 
 from support.release import Release
 from support.zip_server import Route, ZipServer
-from swiftpm_guard.model import Artifact, Location, Rendered
-from swiftpm_guard.render import render
+from swiftpm_guard.core.model import Artifact, Location, Rendered
+from swiftpm_guard.core.render import render
 from swiftpm_guard.sources.template import load_template
 
 FIXTURE_BASE = "https://example.invalid/frameworks/"

@@ -16,7 +16,7 @@ import posixpath
 from collections.abc import Mapping
 from dataclasses import dataclass
 
-from swiftpm_guard.model import Finding, Severity
+from swiftpm_guard.core.model import Finding, Severity
 
 #: Metadata files SwiftPM reads, compared by lower-cased base name as SwiftPM does.
 METADATA_NAMES = frozenset({"info.plist", "info.json"})

@@ -27,7 +27,7 @@ from pathlib import Path
 
 from swiftpm_guard.core.resolution import Resolution, ResolveTarget, interpret
 from swiftpm_guard.errors import InfrastructureError, UsageError
-from swiftpm_guard.swiftpm import PackageFiles, _stop_group, default_cache_dir
+from swiftpm_guard.infra.swiftpm import PackageFiles, _stop_group, default_cache_dir
 
 DEFAULT_TIMEOUT = 900.0
 #: SwiftPM prints a line or two per target; far more is not worth keeping.

@@ -18,11 +18,11 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
+from swiftpm_guard.core.model import Artifact, Finding, Rendered
 from swiftpm_guard.core.resolution import Resolution, ResolveTarget, findings
+from swiftpm_guard.core.urls import UrlSettings, zips_of_rendered
+from swiftpm_guard.infra.swiftpm import package_files
 from swiftpm_guard.infra.swiftpm_resolve import DEFAULT_TIMEOUT, Resolver
-from swiftpm_guard.model import Artifact, Finding, Rendered
-from swiftpm_guard.swiftpm import package_files
-from swiftpm_guard.urls import UrlSettings, zips_of_rendered
 
 
 @dataclass(frozen=True, slots=True, kw_only=True)

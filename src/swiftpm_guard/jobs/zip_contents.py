@@ -11,8 +11,8 @@ from __future__ import annotations
 from collections.abc import Sequence
 from pathlib import Path
 
+from swiftpm_guard.core.model import Artifact, Finding
 from swiftpm_guard.core.zip_rules import content_findings
-from swiftpm_guard.model import Artifact, Finding
 from swiftpm_guard.sources.zip_contents import UnreadableZip, read_zip_contents
 
 

@@ -11,7 +11,7 @@ import secrets
 from collections.abc import Callable, Iterable, Mapping, Sequence
 from pathlib import Path
 
-from swiftpm_guard.check_output import Annotation
+from swiftpm_guard.core.check_run import Annotation
 from swiftpm_guard.errors import InputError
 
 #: The runner shows this many annotations per level per step; the rest must be aggregated.

@@ -16,10 +16,10 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from swiftpm_guard.errors import InputError
-from swiftpm_guard.github_client import RetryPolicy, call
+from swiftpm_guard.infra.github import RetryPolicy, call
 
 if TYPE_CHECKING:
-    from github import Github
+    from swiftpm_guard.infra.github import Github
 
 #: Real artifacts of a binary release are a few GB; anything past this is refused.
 ARTIFACT_MAX_BYTES = 16 * 1024**3

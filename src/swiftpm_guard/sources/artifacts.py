@@ -11,9 +11,9 @@ from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass
 from pathlib import Path
 
+from swiftpm_guard.core.model import NAME_RE, Artifact, Finding, Location, Severity
 from swiftpm_guard.errors import InputError
 from swiftpm_guard.limits import CHECKSUMS_MAX_BYTES, LIST_MAX_BYTES
-from swiftpm_guard.model import NAME_RE, Artifact, Finding, Location, Severity
 from swiftpm_guard.sources.files import read_text
 
 #: `<name>-<version>.zip`: names never hold a hyphen, so the first one splits.

@@ -18,11 +18,11 @@ from collections.abc import Iterable, Iterator, Sequence
 from dataclasses import dataclass
 from pathlib import Path, PurePosixPath
 
-from swiftpm_guard.audit import ManifestFile, PublishedBranch
+from swiftpm_guard.core.audit_rules import ManifestFile, PublishedBranch
+from swiftpm_guard.core.model import Location, Stub
 from swiftpm_guard.errors import InfrastructureError, InputError, UsageError
-from swiftpm_guard.gitenv import GitTimeout, find_git, git_environment, run_git
+from swiftpm_guard.infra.git import GitTimeout, find_git, git_environment, run_git
 from swiftpm_guard.limits import TEMPLATE_MAX_BYTES
-from swiftpm_guard.model import Location, Stub
 from swiftpm_guard.sources.template import SOURCE_SUFFIXES, STUB_DIRS
 
 DEFAULT_PATTERN = "swiftpm-*"

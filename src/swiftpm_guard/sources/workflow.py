@@ -13,9 +13,9 @@ from pathlib import Path
 
 import yaml
 
+from swiftpm_guard.core.model import NAME_RE, Location
 from swiftpm_guard.errors import InputError
 from swiftpm_guard.limits import WORKFLOW_MAX_BYTES
-from swiftpm_guard.model import NAME_RE, Location
 from swiftpm_guard.sources.artifacts import DeclaredName
 from swiftpm_guard.sources.files import read_text
 
