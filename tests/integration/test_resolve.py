@@ -14,8 +14,12 @@ import pytest
 from support.hosted_release import rendered_release, serve_release
 from support.release import write_release
 from support.tls import LoopbackCA
+from swiftpm_guard.core.checks import CheckOptions
 from swiftpm_guard.errors import InfrastructureError, UsageError
-from swiftpm_guard.jobs.resolve import ResolveSettings, resolve_rendered
+from swiftpm_guard.jobs.check import evaluate_loaded
+from swiftpm_guard.jobs.resolve import ResolveSettings, resolve_rendered, with_resolution
+from swiftpm_guard.sources.artifacts import read_checksums
+from swiftpm_guard.sources.template import load_template
 
 pytestmark = pytest.mark.slow
 
@@ -87,3 +91,32 @@ def test_the_test_ca_is_trusted_only_by_the_run_given_it(tmp_path, https, swift_
     if bundle.is_file():  # the toolchain's chroot: its own bundle never holds the test CA
         ca_body = test_ca.ca_pem.read_text().split("-----")[2].strip()
         assert ca_body not in bundle.read_text()
+
+
+def test_with_resolution_runs_after_a_passing_check_and_only_then(
+        tmp_path, https, swift_net, test_ca):
+    release = write_release(tmp_path / "release", products=("executorch",),
+                            binary_only=("threadpool",), real_zips=True)
+    serve_release(https, release)
+    rendered_release(release, https.url("frameworks/"))  # points the template at the server
+    template, _ = load_template(release.template)
+    artifacts = read_checksums(release.checksums)
+    options = CheckOptions(version=release.version)
+    passing = evaluate_loaded([template], artifacts, [], options, swift="off")
+    chosen = settings(swift_net, test_ca, tmp_path / "cache")
+    logged: list[str] = []
+
+    checked, result = with_resolution(passing, release.version, chosen,
+                                      warn=frozenset({"resolved"}), log=logged.append)
+
+    assert result is not None and result.resolutions[0].ok
+    added = checked.report.findings[len(passing.report.findings):]
+    assert sorted(f.subject for f in added) == sorted(release.checksum_of)
+    assert {(f.code, str(f.severity)) for f in added} == {("resolved", "notice")}  # not warned
+    assert logged and logged[0].startswith("resolve: 4 binary targets in ")
+    failing = evaluate_loaded([template], artifacts[:1], [], options, swift="off")
+    assert not failing.report.consistent  # three placeholders left unfilled
+    hits = sum(https.hits.values())
+    unchanged, skipped = with_resolution(failing, release.version, chosen, log=logged.append)
+    assert skipped is None and unchanged is failing and sum(https.hits.values()) == hits
+    assert logged[-1] == "resolve: skipped, the check already has error findings"

@@ -1,18 +1,21 @@
 """What each built zip holds, judged before anything is published (zip rules per artifact).
 
-Wiring (check and publish with `--artifacts`): call `zip_content_findings(artifacts)` with the
-artifacts `scan_artifact_dir` returned (their `origin.file` is the zip's path as shown, and
-`root` resolves a relative one) and add the findings to the report's. A zip that cannot be
-read is left to `zip-layout`, which already says so.
+Wiring (check and publish with `--artifacts`): `with_zip_contents(outcome, artifacts,
+warn=…)` with the artifacts `scan_artifact_dir` returned (their `origin.file` is the zip's
+path as shown; `root` resolves a relative one). A zip that cannot be read is left to
+`zip-layout`, which already says so.
 """
 
 from __future__ import annotations
 
+import dataclasses
 from collections.abc import Sequence
 from pathlib import Path
 
+from swiftpm_guard.core.checks import apply_warn
 from swiftpm_guard.core.model import Artifact, Finding
 from swiftpm_guard.core.zip_rules import content_findings
+from swiftpm_guard.jobs.check import Outcome
 from swiftpm_guard.sources.zip_contents import UnreadableZip, read_zip_contents
 
 
@@ -30,3 +33,11 @@ def zip_content_findings(artifacts: Sequence[Artifact], root: Path | None = None
             continue
         found += content_findings(contents, artifact.origin.file, artifact.name)
     return found
+
+
+def with_zip_contents(outcome: Outcome, artifacts: Sequence[Artifact], *,
+                      root: Path | None = None, warn: frozenset[str] = frozenset()) -> Outcome:
+    """The outcome with the zip content findings of every built zip added."""
+    found = apply_warn(zip_content_findings(artifacts, root), warn)
+    report = dataclasses.replace(outcome.report, findings=(*outcome.report.findings, *found))
+    return dataclasses.replace(outcome, report=report)

@@ -5,7 +5,8 @@ import plistlib
 
 import pytest
 
-from support.release import Slice, write_real_zip, write_zip
+from support.release import Slice, write_real_zip, write_release, write_zip
+from swiftpm_guard.core.checks import CheckOptions
 from swiftpm_guard.core.model import Artifact, Location, Severity
 from swiftpm_guard.core.zip_rules import (
     ZipContents,
@@ -14,7 +15,10 @@ from swiftpm_guard.core.zip_rules import (
     decode_xcframework,
     derive_artifacts,
 )
-from swiftpm_guard.jobs.zip_contents import zip_content_findings
+from swiftpm_guard.jobs.check import evaluate_loaded
+from swiftpm_guard.jobs.zip_contents import with_zip_contents, zip_content_findings
+from swiftpm_guard.sources.artifacts import scan_artifact_dir
+from swiftpm_guard.sources.template import load_template
 from swiftpm_guard.sources.zip_contents import UnreadableZip, read_zip_contents
 
 
@@ -130,3 +134,23 @@ def test_job_judges_each_built_zip_and_skips_the_unreadable(tmp_path):
     found = zip_content_findings(artifacts, root=tmp_path)
     assert {f.code for f in found if f.severity is Severity.ERROR} == {"zip-symlinks"}
     assert {f.file for f in found} == {"dist/good-1.2.3.zip", "dist/flat-1.2.3.zip"}
+
+
+def test_with_zip_contents_adds_the_findings_of_every_scanned_zip(tmp_path):
+    release = write_release(tmp_path / "release", products=("executorch",), binary_only=(
+        "threadpool",), real_zips=True)
+    write_real_zip(release.artifacts / "threadpool-1.2.3.zip", "threadpool", flatten_links=True)
+    artifacts, problems = scan_artifact_dir(release.artifacts)
+    template, _ = load_template(release.template)
+    outcome = evaluate_loaded([template], artifacts, problems, CheckOptions(version="1.2.3"),
+                              swift="off")
+    assert outcome.report.consistent
+
+    judged = with_zip_contents(outcome, artifacts, warn=frozenset({"zip-symlinks"}))
+
+    added = judged.report.findings[len(outcome.report.findings):]
+    flagged = {(f.code, f.file.rsplit("/", 1)[-1], str(f.severity)) for f in added
+               if f.code == "zip-symlinks"}
+    assert flagged == {("zip-symlinks", "threadpool-1.2.3.zip", "warning")}
+    assert sum(f.code == "zip-signature" for f in added) == 4  # one notice per zip
+    assert judged.report.consistent  # --warn made the copies warnings
