@@ -45,7 +45,8 @@ def _make(root: Path, spec: dict[str, Any]) -> None:
                 archive.writestr(entry, b"x")
     elif kind == "zip-bomb":
         with zipfile.ZipFile(path, "w", compression=zipfile.ZIP_DEFLATED) as archive:
-            info = zipfile.ZipInfo(f"{spec['name']}.xcframework/bomb.bin")
+            entry = spec.get("entry", "bomb.bin")
+            info = zipfile.ZipInfo(f"{spec['name']}.xcframework/{entry}")
             info.compress_type = zipfile.ZIP_DEFLATED
             with archive.open(info, "w", force_zip64=True) as stream:
                 block = bytes(1 << 20)

@@ -192,7 +192,7 @@ CODES: dict[str, str] = {
     "zip-library-missing": "a library path the xcframework's Info.plist lists is not in the zip",
     "zip-symlinks": "a macOS framework in a zip stores copies where its symlinks belong",
     "zip-mixed": "a zip holds both an .xcframework and an .artifactbundle",
-    "zip-signature": "whether a zip's xcframework is code-signed (notice)",
+    "zip-signature": "which zips of an artifact folder carry no code signature (notice)",
     "resolve-failed": "resolve: the real SwiftPM rejects a binary target (its exact error)",
     "resolve-error": "resolve: swift package resolve failed naming no target, or fetched an "
     "unexpected URL",

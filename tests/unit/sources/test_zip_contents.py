@@ -5,7 +5,7 @@ import plistlib
 
 import pytest
 
-from support.release import Slice, write_real_zip, write_release, write_zip
+from support.release import Slice, write_real_zip, write_release
 from swiftpm_guard.core.checks import CheckOptions
 from swiftpm_guard.core.model import Artifact, Location, Severity
 from swiftpm_guard.core.zip_rules import (
@@ -87,9 +87,9 @@ def test_swiftpms_search_takes_the_first_folder_with_metadata_whatever_its_name(
     assert [a.folder for a in derive_artifacts(at_root)] == [""]
     other, _ = judged(tmp_path, name="baz", root="Other.xcframework")
     assert [a.folder for a in derive_artifacts(other)] == ["Other.xcframework"]
-    # The old test fixture's plist is not XCFramework metadata: SwiftPM finds nothing.
+    # A plist that is not XCFramework metadata (no AvailableLibraries): SwiftPM finds nothing.
     old = tmp_path / "old.zip"
-    write_zip(old, "old")
+    write_real_zip(old, "old", plist=b"<plist><dict><key>Name</key><string>old</string></dict></plist>\n")
     assert derive_artifacts(read_zip_contents(old)) == []
 
 
