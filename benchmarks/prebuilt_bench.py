@@ -21,6 +21,7 @@ runner GHCR serves at a few hundred MB/s, so add ~0.3 s per 100 MB compressed.
 from __future__ import annotations
 
 import argparse
+import contextlib
 import json
 import statistics
 import subprocess
@@ -32,6 +33,7 @@ from pathlib import Path
 sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "tests"))
 
 import docker
+import docker.errors
 
 from support import fake_github
 from support.container import API_VERSION, build_image, connect
@@ -76,8 +78,10 @@ def main() -> int:
     with tempfile.TemporaryDirectory() as scratch_name:
         scratch = Path(scratch_name)
         built: dict[str, list[float]] = {"build": [], "run": [], "total": []}
+        made: list[str] = []  # every image this script built, removed at the end by ID
         for run in range(args.runs):
             build = build_image(client, BUILT_TAG, nocache=True)
+            made.append(build.image.id)
             seconds = _pr_check(client, BUILT_TAG, scratch / f"built{run}")
             built["build"].append(build.seconds)
             built["run"].append(seconds)
@@ -112,6 +116,9 @@ def main() -> int:
             other.close()
             client.images.remove(reference)
         client.images.remove(BUILT_TAG)
+        for image_id in dict.fromkeys(made):
+            with contextlib.suppress(docker.errors.ImageNotFound):
+                client.images.remove(image_id)
     figures["built_s"] = {k: _summary(v) for k, v in built.items()}
     figures["pulled_s"] = {k: _summary(v) for k, v in pulled.items()}
     ratio = statistics.median(built["total"]) / statistics.median(pulled["total"])
