@@ -118,6 +118,14 @@ def test_release_pushes_the_image_and_pins_the_release_commit_to_its_digest(
         [sys.executable, str(clone / "scripts" / "pin_action.py"), "check", "/dev/stdin",
          VERSION], input=pinned + "\n", capture_output=True, text=True, timeout=60, check=False)
     assert check.returncode == 0, check.stderr
+    # The pinned file is still a valid action for GitHub (its metadata schema, offline).
+    schema_check = Path(sys.executable).parent / "check-jsonschema"
+    pinned_file = clone.parent / "pinned-action.yml"
+    pinned_file.write_text(pinned + "\n")
+    valid = subprocess.run([str(schema_check), "--builtin-schema", "vendor.github-actions",
+                            str(pinned_file)], capture_output=True, text=True, timeout=120,
+                           check=False)
+    assert valid.returncode == 0, valid.stdout + valid.stderr
     # The image's config digest (its ID) survived the push: the registry holds what was built.
     local = built.image.client.images.get(f"{registry.host}/{REPOSITORY}:{VERSION}")
     assert local.id == built.image.id
