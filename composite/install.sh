@@ -35,9 +35,14 @@ if [ ! -f "$venv/.installed" ]; then
   rm -rf "$venv"
   "$python" -m venv "$venv"
   [ -d "$venv/Scripts" ] && bin=$venv/Scripts
-  # The action's own source, never a name from an index: what runs is exactly this ref.
+  # The action's own source, never a name from an index: what runs is exactly this ref. It is
+  # built from a copy, so the build writes nothing into the action's folder (with
+  # `uses: ./composite` that folder is the workspace under check).
+  mkdir "$venv/source"
+  cp -R "$source_dir/pyproject.toml" "$source_dir/README.md" "$source_dir/src" "$venv/source/"
   "$bin/python" -m pip install --quiet --disable-pip-version-check --no-input \
-    "$source_dir[github]"
+    "$venv/source[github]"
+  rm -rf "$venv/source"
   touch "$venv/.installed"
 fi
 interpreter=$bin/python

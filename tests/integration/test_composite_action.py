@@ -87,6 +87,9 @@ def test_a_consistent_release_passes_with_the_runners_swiftpm(
     assert report["swiftpm"]["used"] is True, report["swiftpm"]
     assert (workspace / run.outputs["manifest"]).is_file()
     assert summary.read_text().strip(), "no job summary"
+    # The install built from a copy: nothing written into the action's folder.
+    assert not list(action_dir.parent.glob("build")) and not list(
+        action_dir.parent.glob("src/*.egg-info"))
 
 
 def test_a_template_asking_for_an_unbuilt_framework_fails_and_says_where(
