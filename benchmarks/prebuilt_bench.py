@@ -23,7 +23,6 @@ runner GHCR serves at a few hundred MB/s, so add ~0.3 s per 100 MB compressed.
 from __future__ import annotations
 
 import argparse
-import contextlib
 import json
 import statistics
 import subprocess
@@ -72,9 +71,13 @@ def _base_name() -> str:
 
 def _empty(client: docker.DockerClient) -> None:
     """The second engine's store back to nothing (it is this script's own engine)."""
-    for image in client.images.list(all=True):
-        with contextlib.suppress(docker.errors.ImageNotFound):
-            client.images.remove(image.id, force=True)
+    for image in client.images.list():
+        for tag in image.tags:
+            client.images.remove(tag, force=True)
+    client.images.prune(filters={"dangling": False})  # build intermediates, untagged images
+    left = client.images.list(all=True)
+    if left:
+        raise SystemExit(f"prebuilt_bench: the second engine still holds {left}")
 
 
 def _pull(host: str, reference: str) -> float:
