@@ -38,11 +38,12 @@ EXAMPLE = ROOT / "examples" / "release"
 CHECK = ["-m", "swiftpm_guard", "check", "--template", "swiftpm/Package.swift.template",
          "--version", "1.0.0", "--checksums", "checksums.txt",
          "--frameworks-from", "workflow/apple.yml:build-frameworks:FRAMEWORKS", "-q"]
-#: What `cli.run` (check and render) calls; cli.py imports the rest only for other commands.
+#: What `cli.check.run` (check and render) needs; the other subcommands' modules are extra.
 CHECK_NEEDS = ("swiftpm_guard.jobs.check", "swiftpm_guard.report.check",
                "swiftpm_guard.jobs.check_request", "swiftpm_guard.cli.check",
                "swiftpm_guard.sinks.files", "swiftpm_guard.sources.workflow",
-               "swiftpm_guard.jobs.swiftpm_proof", "swiftpm_guard.errors", "swiftpm_guard.core.model",
+               "swiftpm_guard.jobs.swiftpm_proof", "swiftpm_guard.errors",
+               "swiftpm_guard.core.model",
                "argparse")
 SUBCOMMANDS = ("swiftpm_guard.cli.audit", "swiftpm_guard.cli.publish",
                "swiftpm_guard.cli.preflight")
