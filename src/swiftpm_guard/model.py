@@ -171,6 +171,8 @@ CODES: dict[str, str] = {
     "malformed-placeholder": "a near-miss such as __SHA256_x_ or __VERSION",
     "zip-layout": "a zip is unreadable, lacks <name>.xcframework/ at its root, or has __MACOSX/",
     "swift-error": "SwiftPM rejects the rendered package (its message, with the manifest line)",
+    "not-live-code": "the package, a binary target, a placeholder or a checksum is not live "
+    "Swift code (in a comment or string, or after an unterminated /* or string)",
     "swift-syntax": "without SwiftPM: tree-sitter-swift finds a syntax error in the manifest",
     "url": "a binary target URL is not https, not .zip, or lacks the version or its own name",
     "checksum-mismatch": "SwiftPM evaluates a binary target's checksum to another artifact's",

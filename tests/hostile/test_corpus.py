@@ -58,6 +58,11 @@ def _make(root: Path, spec: dict[str, Any]) -> None:
         path.write_bytes(data[: spec["keep"]])
     elif kind == "repeat":
         path.write_bytes(spec["text"].encode() * spec["times"])
+    elif kind == "edit":
+        # Change the generated file in place: every `old` becomes `new` (it must occur).
+        text = path.read_text()
+        assert spec["old"] in text, (spec["path"], spec["old"])
+        path.write_text(text.replace(spec["old"], spec["new"]))
     elif kind == "symlink":
         path.symlink_to(spec["to"])
     elif kind == "dir":
