@@ -53,7 +53,7 @@ def _render_placeholders(template: Template, version: str,
         if token.kind == "version":
             # The version in a comment is harmless, but it is no use of the version either.
             version_used = version_used or kind is not Kind.COMMENT
-        elif token.kind == "checksum" and kind is Kind.STRING:
+        elif token.kind == "checksum" and lexed.literal_at(token.start) == token.text:
             placeholders.append(Placeholder(token.name, where, shape.role_at(token.start)))
         elif token.kind == "checksum":
             # Substituted all the same (byte-exact), but it asks for nothing: SwiftPM never
@@ -72,8 +72,9 @@ def _render_placeholders(template: Template, version: str,
 
 
 def _not_live(word: str, where: Location, kind: Kind) -> Finding:
-    place = "a comment" if kind is Kind.COMMENT else (
-        "code outside any string literal" if kind is Kind.CODE else f"a {kind.value}")
+    place = {Kind.COMMENT: "a comment", Kind.CODE: "code outside any string literal",
+             Kind.STRING: "a string literal that is more than the placeholder (a quoted "
+             "string, or text beside it)"}.get(kind, f"a {kind.value}")
     return Finding(
         code=NOT_LIVE,
         severity=Severity.ERROR,

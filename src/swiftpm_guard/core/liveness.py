@@ -90,10 +90,10 @@ def _checksum_findings(rendered: Rendered, lexed: Lexed,
 
 
 def _in_live_string(text: str, lexed: Lexed, value: str) -> bool:
+    """Is `value` somewhere the whole value of a string literal in live code?"""
     start = text.find(value)
     while start >= 0:
-        if lexed.kind_at(start) is Kind.STRING and lexed.kind_at(start + len(value) - 1) is \
-                Kind.STRING:
+        if lexed.literal_at(start) == value:
             return True
         start = text.find(value, start + 1)
     return False

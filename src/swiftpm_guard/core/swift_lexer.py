@@ -92,6 +92,23 @@ class Lexed:
             return Kind.CODE
         return self.spans[index].kind
 
+    def literal_at(self, offset: int) -> str | None:
+        """The value of the string literal holding `offset` when it is one whole literal with no
+        interpolation (`"abc"`, `#"abc"#`), else None: a checksum is live only as such."""
+        index = bisect.bisect_right(self._starts, offset) - 1
+        if index < 0 or offset >= len(self.text) or self.spans[index].kind is not Kind.STRING:
+            return None
+        span = self.spans[index]
+        raw = self.text[span.start:span.end]
+        hashes = len(raw) - len(raw.lstrip("#"))
+        quote = '"""' if raw[hashes:].startswith('"""') else '"'
+        opener = "#" * hashes + quote
+        closer = quote + "#" * hashes
+        if len(raw) < len(opener) + len(closer) or not raw.startswith(opener) or \
+                not raw.endswith(closer):
+            return None  # unterminated, or a piece around an interpolation
+        return raw[len(opener):len(raw) - len(closer)]
+
     def code_view(self) -> str:
         """The text with every comment, string and regex replaced by one space: what the
         compiler reads as tokens, for matching declarations such as `let package = Package(`."""
