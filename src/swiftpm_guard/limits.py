@@ -9,3 +9,5 @@ LIST_MAX_BYTES = 1024 * 1024
 #: its parse in a child process may take: hostile text made the grammar quadratic or crash it.
 SWIFT_PARSE_MAX_BYTES = 1024 * 1024
 SWIFT_PARSE_SECONDS = 10.0
+#: How long tree-sitter-bash may take on a job's scripts (a 2 MiB one takes well under 1 s).
+BASH_PARSE_SECONDS = 20.0
