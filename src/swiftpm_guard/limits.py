@@ -11,3 +11,7 @@ SWIFT_PARSE_MAX_BYTES = 1024 * 1024
 SWIFT_PARSE_SECONDS = 10.0
 #: How long tree-sitter-bash may take on a job's scripts (a 2 MiB one takes well under 1 s).
 BASH_PARSE_SECONDS = 20.0
+
+#: Entries per framework zip. A real xcframework zip holds a few thousand; a central directory
+#: of millions is hostile (3 million cost 1.45 GB with zipfile), so we stop at the cap.
+ZIP_MAX_ENTRIES = 200_000
