@@ -10,6 +10,7 @@ from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass
 from pathlib import Path
 
+from swiftpm_guard.core.text_lines import split_lines
 from swiftpm_guard.errors import InputError
 from swiftpm_guard.limits import CHECKSUMS_MAX_BYTES, LIST_MAX_BYTES
 from swiftpm_guard.model import NAME_RE, Artifact, Finding, Location, Severity
@@ -154,7 +155,7 @@ def parse_checksums(text: str, *, file: str) -> list[Artifact]:
     A value of the wrong length or case is kept as is: the checks report it as `bad-checksum`.
     """
     artifacts: list[Artifact] = []
-    for number, raw in enumerate(text.removeprefix("\ufeff").splitlines(), start=1):
+    for number, raw in enumerate(split_lines(text.removeprefix("\ufeff")), start=1):
         line = raw.strip()
         if not line or line.startswith("#"):
             continue
@@ -211,7 +212,7 @@ def expand_declared(names: Iterable[DeclaredName], debug_suffix: str) -> list[Ar
 def parse_name_list(text: str, *, file: str) -> list[DeclaredName]:
     """Names separated by commas, whitespace or newlines; `#` starts a comment."""
     names: list[DeclaredName] = []
-    for number, raw in enumerate(text.removeprefix("\ufeff").splitlines(), start=1):
+    for number, raw in enumerate(split_lines(text.removeprefix("\ufeff")), start=1):
         for item in re.split(r"[,\s]+", raw.split("#", 1)[0]):
             if not item:
                 continue
