@@ -12,6 +12,7 @@ from collections.abc import Callable, Iterator, Mapping
 from typing import TYPE_CHECKING, Any
 
 from swiftpm_guard.core.liveness import CODE as NOT_LIVE
+from swiftpm_guard.core.swift_conditions import Inactive
 from swiftpm_guard.core.swift_lexer import Kind, lex
 from swiftpm_guard.errors import InputError
 from swiftpm_guard.manifest_shape import ManifestShape
@@ -44,21 +45,24 @@ def _render_placeholders(template: Template, version: str,
     lines = LineIndex(text)
     shape = ManifestShape(text)
     lexed = lex(text)
+    inactive = Inactive(lexed)
     placeholders: list[Placeholder] = []
     findings: list[Finding] = []
     version_used = False
     for token in scan(text):
         where = Location(template.path, lines.line_of(token.start))
         kind = lexed.kind_at(token.start)
+        dead = inactive.dead_at(token.start)
         if token.kind == "version":
             # The version in a comment is harmless, but it is no use of the version either.
-            version_used = version_used or kind is not Kind.COMMENT
-        elif token.kind == "checksum" and lexed.literal_at(token.start) == token.text:
+            version_used = version_used or (kind is not Kind.COMMENT and not dead)
+        elif token.kind == "checksum" and lexed.literal_at(token.start) == token.text and \
+                not dead:
             placeholders.append(Placeholder(token.name, where, shape.role_at(token.start)))
         elif token.kind == "checksum":
             # Substituted all the same (byte-exact), but it asks for nothing: SwiftPM never
             # sees a checksum in a comment, and one outside a string is not a checksum.
-            findings.append(_not_live(token.text, where, kind))
+            findings.append(_not_live(token.text, where, kind, dead))
         else:
             findings.append(_malformed(token.text, where))
     checksums = {name: a.sha256 for name, a in built.items() if a.sha256 is not None}
@@ -71,10 +75,12 @@ def _render_placeholders(template: Template, version: str,
     )
 
 
-def _not_live(word: str, where: Location, kind: Kind) -> Finding:
+def _not_live(word: str, where: Location, kind: Kind, dead: bool) -> Finding:
     place = {Kind.COMMENT: "a comment", Kind.CODE: "code outside any string literal",
              Kind.STRING: "a string literal that is more than the placeholder (a quoted "
              "string, or text beside it)"}.get(kind, f"a {kind.value}")
+    if dead and kind is not Kind.COMMENT:
+        place = "a block that #if compiles out"
     return Finding(
         code=NOT_LIVE,
         severity=Severity.ERROR,

@@ -154,3 +154,21 @@ def test_a_hanging_parser_is_stopped():
     findings = syntax.syntax_findings(rendered(PACKAGE), parse=_hang, seconds=0.5)
     assert [f.code for f in findings] == ["swift-syntax"]
     assert "did not finish within 0.5 s" in findings[0].message
+
+
+def test_if_false_and_undefined_conditions_compile_out():
+    from swiftpm_guard.core.swift_conditions import Inactive
+
+    text = ("#if false\nA\n#elseif os(macOS)\nB\n#else\nC\n#endif\n"
+            "#if FLAG\nD\n#if true\nE\n#endif\n#else\nF\n#endif\n"
+            "#if true\nG\n#else\nH\n#endif\n// #if false\nI\n\"#if false\"\nJ\n")
+    inactive = Inactive(lex(text))
+    dead = {c for c in "ABCDEFGHIJ" if inactive.dead_at(text.index(f"\n{c}\n") + 1)}
+    assert dead == {"A", "D", "E", "H"}  # B and C depend on the platform: live
+
+
+def test_package_under_if_false_is_not_live():
+    text = "#if false\n" + PACKAGE + "#endif\n"
+    findings = live_code_findings(rendered(text), {"a": "CHECKSUM"})
+    assert {f.subject for f in findings} == {"let package = Package(", "binaryTarget", "a"}
+    assert any("#if compiles out" in f.message for f in findings)

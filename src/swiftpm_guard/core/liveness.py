@@ -12,6 +12,7 @@ import bisect
 import re
 from collections.abc import Mapping
 
+from swiftpm_guard.core.swift_conditions import Inactive
 from swiftpm_guard.core.swift_lexer import Kind, Lexed, lex
 from swiftpm_guard.model import Finding, Rendered, Severity
 
@@ -37,50 +38,67 @@ def live_code_findings(rendered: Rendered, checksums: Mapping[str, str]) -> list
     """
     text = rendered.text
     lexed = lex(text)
+    inactive = Inactive(lexed)
     lines = _Lines(text)
     findings = [_finding(rendered, lines.of(p.start), p.what,
                          f"{p.detail} (line {lines.of(p.start)}): the rest of the manifest is "
                          f"inside a {p.what}, so SwiftPM would not see it as code")
                 for p in lexed.problems]
-    findings += _package_findings(rendered, lexed, lines)
-    findings += _binary_target_findings(rendered, lexed, lines)
-    findings += _checksum_findings(rendered, lexed, checksums)
+    findings += _package_findings(rendered, lexed, inactive, lines)
+    findings += _binary_target_findings(rendered, lexed, inactive, lines)
+    findings += _checksum_findings(rendered, lexed, inactive, checksums)
     return findings
 
 
-def _package_findings(rendered: Rendered, lexed: Lexed, lines: _Lines) -> list[Finding]:
-    if _PACKAGE_DECLARATION.search(lexed.code_view()):
-        return []
+def _where(lexed: Lexed, inactive: Inactive, offset: int) -> str:
+    kind = lexed.kind_at(offset)
+    if kind is Kind.CODE and inactive.dead_at(offset):
+        return "block that #if compiles out"
+    return kind.value
+
+
+def _package_findings(rendered: Rendered, lexed: Lexed, inactive: Inactive,
+                      lines: _Lines) -> list[Finding]:
+    view = lexed.code_view()
+    pairs = lexed.code_offsets()
+    view_starts = [p[0] for p in pairs]
+    for match in _PACKAGE_DECLARATION.finditer(view):
+        index = bisect.bisect_right(view_starts, match.start()) - 1
+        offset = pairs[index][1] + match.start() - pairs[index][0]
+        if not inactive.dead_at(offset):
+            return []
     mention = _PACKAGE_MENTION.search(rendered.text)
     if mention is None:
         return []  # no package at all: SwiftPM (or the syntax check) says what is wrong
-    where = lexed.kind_at(mention.start()).value
+    where = _where(lexed, inactive, mention.start())
     line = lines.of(mention.start())
     return [_finding(rendered, line, "let package = Package(",
                      f"'let package = Package(' is not live code (the first 'Package(' is in a "
                      f"{where}, line {line}); SwiftPM would find no package")]
 
 
-def _binary_target_findings(rendered: Rendered, lexed: Lexed, lines: _Lines) -> list[Finding]:
+def _binary_target_findings(rendered: Rendered, lexed: Lexed, inactive: Inactive,
+                            lines: _Lines) -> list[Finding]:
     findings = []
     for match in _BINARY_TARGET.finditer(rendered.text):
-        kind = lexed.kind_at(match.start())
-        if kind is Kind.CODE:
+        start = match.start()
+        if lexed.kind_at(start) is Kind.CODE and not inactive.dead_at(start):
             continue
-        line = lines.of(match.start())
+        line = lines.of(start)
         findings.append(_finding(rendered, line, "binaryTarget",
-                                 f".binaryTarget( on line {line} is inside a {kind.value}, "
-                                 "not live code; SwiftPM would not declare it"))
+                                 f".binaryTarget( on line {line} is inside a "
+                                 f"{_where(lexed, inactive, start)}, not live code; SwiftPM "
+                                 "would not declare it"))
         if len(findings) >= 5:
             break
     return findings
 
 
-def _checksum_findings(rendered: Rendered, lexed: Lexed,
+def _checksum_findings(rendered: Rendered, lexed: Lexed, inactive: Inactive,
                        checksums: Mapping[str, str]) -> list[Finding]:
     findings = []
     for name, value in sorted(checksums.items()):
-        if not value or _in_live_string(rendered.text, lexed, value):
+        if not value or _in_live_string(rendered.text, lexed, inactive, value):
             continue
         findings.append(_finding(
             rendered, None, name,
@@ -89,11 +107,11 @@ def _checksum_findings(rendered: Rendered, lexed: Lexed,
     return findings
 
 
-def _in_live_string(text: str, lexed: Lexed, value: str) -> bool:
+def _in_live_string(text: str, lexed: Lexed, inactive: Inactive, value: str) -> bool:
     """Is `value` somewhere the whole value of a string literal in live code?"""
     start = text.find(value)
     while start >= 0:
-        if lexed.literal_at(start) == value:
+        if lexed.literal_at(start) == value and not inactive.dead_at(start):
             return True
         start = text.find(value, start + 1)
     return False
