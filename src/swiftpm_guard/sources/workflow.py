@@ -77,7 +77,7 @@ def frameworks_in_workflow(text: str, job: str, var: str, *, file: str,
     if not isinstance(job_node, yaml.MappingNode):
         known = ", ".join(str(k.value) for k, _ in jobs.value[:20])
         raise InputError(f"workflow has no job '{job}' (jobs: {known})", file=file)
-    scripts = list(_scripts(job_node))
+    scripts = list(_scripts(job_node, _shell(root)))
     results = _read_bounded([script.text.encode("utf-8") for script in scripts], var, file,
                             bounded)
     names: list[DeclaredName] | None = None
@@ -222,13 +222,35 @@ def _scalar(node: yaml.Node | None) -> _Script | None:
     return None
 
 
-def _scripts(job: yaml.MappingNode) -> Iterator[_Script]:
-    """`with.script` of a reusable-workflow job, then every step's `run` and `with.script`."""
+def _shell(node: yaml.Node | None) -> str | None:
+    """`defaults.run.shell` of a job or workflow (or a step's `shell`), None if unset."""
+    value = _get(_get(node, "defaults"), "run") if node is not None else None
+    shell = _get(value, "shell")
+    return str(shell.value) if isinstance(shell, yaml.ScalarNode) else None
+
+
+def _is_bash(shell: str | None) -> bool:
+    """Unset means bash on GitHub's Linux and macOS runners; `bash …` is bash; `sh` (dash on
+    Ubuntu), `pwsh`, `python` and the rest do not run a bash array."""
+    if shell is None:
+        return True
+    words = shell.split()
+    return bool(words) and words[0].rsplit("/", 1)[-1] == "bash"
+
+
+def _scripts(job: yaml.MappingNode, default_shell: str | None = None) -> Iterator[_Script]:
+    """`with.script` of a reusable-workflow job, then every bash step's `run` and
+    `with.script` (a `run:` under another `shell:` is not bash and is not read)."""
     candidates = [_get(_get(job, "with"), "script")]
+    job_shell = _shell(job) or default_shell
     steps = _get(job, "steps")
     if isinstance(steps, yaml.SequenceNode):
         for step in steps.value:
-            candidates += [_get(step, "run"), _get(_get(step, "with"), "script")]
+            shell = _get(step, "shell")
+            step_shell = str(shell.value) if isinstance(shell, yaml.ScalarNode) else job_shell
+            if _is_bash(step_shell):
+                candidates.append(_get(step, "run"))
+            candidates.append(_get(_get(step, "with"), "script"))
     for candidate in candidates:
         script = _scalar(candidate)
         if script is not None:
