@@ -56,6 +56,11 @@ def _parser() -> Callable[[bytes], Any]:
     return tree_sitter.Parser(tree_sitter.Language(tree_sitter_bash.language())).parse
 
 
+def prepare() -> None:
+    """Load the grammar now (in the parent), so a forked child never imports it."""
+    _parser()
+
+
 def read_arrays(scripts: list[bytes], var: str) -> list[list[Element] | Rejected | None]:
     """`read_array` for each script (one child process reads them all)."""
     return [read_array(script, var) for script in scripts]

@@ -19,7 +19,7 @@ from swiftpm_guard.infra.bounded import run_bounded
 from swiftpm_guard.limits import BASH_PARSE_SECONDS, WORKFLOW_MAX_BYTES
 from swiftpm_guard.model import Location
 from swiftpm_guard.sources.artifacts import DeclaredName
-from swiftpm_guard.sources.bash_array import Element, Rejected, read_arrays
+from swiftpm_guard.sources.bash_array import Element, Rejected, prepare, read_arrays
 from swiftpm_guard.sources.files import read_text
 
 _VAR_RE = re.compile(r"[A-Za-z_][A-Za-z0-9_]*")
@@ -111,6 +111,7 @@ def _read_bounded(scripts: list[bytes], var: str, file: str,
     """tree-sitter-bash in a child process: a crash or a stall is bad input, not ours."""
     if not bounded:
         return read_arrays(scripts, var)
+    prepare()  # import the grammar here: a child forked mid-import could wait on its lock
     outcome = run_bounded(read_arrays, scripts, var, seconds=BASH_PARSE_SECONDS)
     if outcome.value is None:
         raise InputError(f"could not read the job's scripts as bash: tree-sitter-bash "
