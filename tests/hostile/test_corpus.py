@@ -18,6 +18,7 @@ import pytest
 import yaml
 
 from support.release import write_release, write_zip
+from support.zips import central_directory_only, many_entries_zip, zero_local_headers
 from swiftpm_guard.cli.main import main
 
 CORPUS = Path(__file__).parent / "corpus"
@@ -59,6 +60,17 @@ def _make(root: Path, spec: dict[str, Any]) -> None:
         path.write_bytes(data[: spec["keep"]])
     elif kind == "repeat":
         path.write_bytes(spec["text"].encode() * spec["times"])
+    elif kind == "edit":
+        # Change the generated file in place: every `old` becomes `new` (it must occur).
+        text = path.read_text()
+        assert spec["old"] in text, (spec["path"], spec["old"])
+        path.write_text(text.replace(spec["old"], spec["new"]))
+    elif kind == "zip-zero-locals":
+        zero_local_headers(path)
+    elif kind == "zip-central-only":
+        central_directory_only(path)
+    elif kind == "zip-many":
+        many_entries_zip(path, spec["name"], spec["count"], claimed=spec.get("claimed"))
     elif kind == "symlink":
         path.symlink_to(spec["to"])
     elif kind == "dir":
