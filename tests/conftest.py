@@ -11,6 +11,12 @@ from support.report_schemas import (  # noqa: F401  (hooks and fixture, by name)
     pytest_terminal_summary,
     validate_written_reports,
 )
+from support.tiers import TierSummary
+
+
+def pytest_configure(config: pytest.Config) -> None:
+    # The run's last lines say which tiers ran and which were skipped (support/tiers.py).
+    config.pluginmanager.register(TierSummary(), "swiftpm-guard-tiers")
 
 
 @pytest.fixture

@@ -18,6 +18,7 @@ SHA256_RE = re.compile(r"[0-9a-f]{64}")
 class Severity(enum.StrEnum):
     ERROR = "error"
     WARNING = "warning"
+    NOTICE = "notice"  # informational: what was proven, or what is worth knowing
 
 
 class Role(enum.StrEnum):
@@ -212,8 +213,12 @@ CODES: dict[str, str] = {
     "--version-pattern) version; a --version of another shape is bad usage (exit 2)",
     "missing-version": "the template never uses __VERSION__ (warning)",
     "malformed-placeholder": "a near-miss such as __SHA256_x_ or __VERSION",
-    "zip-layout": "a zip is unreadable, lacks <name>.xcframework/ at its root, or has __MACOSX/",
+    "zip-layout": "a zip is unreadable or not extractable (a local header missing or unlike its "
+    "central-directory entry, too many entries), lacks <name>.xcframework/ at its root, or has "
+    "__MACOSX/",
     "swift-error": "SwiftPM rejects the rendered package (its message, with the manifest line)",
+    "not-live-code": "the package, a binary target, a placeholder or a checksum is not live "
+    "Swift code (in a comment or string, or after an unterminated /* or string)",
     "swift-syntax": "without SwiftPM: tree-sitter-swift finds a syntax error in the manifest",
     "url": "a binary target URL is not https, not .zip, or lacks the version or its own name",
     "checksum-mismatch": "SwiftPM evaluates a binary target's checksum to another artifact's",
@@ -227,7 +232,19 @@ CODES: dict[str, str] = {
     "url-error": "--verify-urls: other HTTP status, TLS or network error, or timeout (retried)",
     "url-checksum": "--verify-urls: the served bytes do not hash to the manifest's checksum",
     "url-not-zip": "--verify-urls: the URL serves something that is not a zip (an HTML page)",
+    "url-no-artifact": "--verify-urls: the zip holds no XCFramework (or artifact bundle) "
+    "metadata SwiftPM can read: 'does not contain a binary artifact'",
     "url-exists": "--verify-absent: a zip URL of this version already exists",
+    "zip-plist": "a zip's <name>.xcframework/Info.plist is missing or not XCFramework metadata",
+    "zip-library-missing": "a library path the xcframework's Info.plist lists is not in the zip",
+    "zip-symlinks": "a macOS framework in a zip stores copies where its symlinks belong",
+    "zip-mixed": "a zip holds both an .xcframework and an .artifactbundle",
+    "zip-signature": "which zips of an artifact folder carry no code signature (notice)",
+    "resolve-failed": "resolve: the real SwiftPM rejects a binary target (its exact error)",
+    "resolve-error": "resolve: swift package resolve failed naming no target, or fetched an "
+    "unexpected URL",
+    "resolved": "resolve: SwiftPM downloaded a binary target, verified it and accepted it "
+    "(notice)",
     "branch-exists": "publish: the swiftpm-<version> branch is already on the remote (or appeared "
     "while publishing); published versions are never rewritten without --allow-overwrite",
 }

@@ -88,7 +88,7 @@ def only_branch_exists(report: Report) -> bool:
 
 def verdict(report: Report) -> str:
     errors = sum(f.severity is Severity.ERROR for f in report.findings)
-    warnings = len(report.findings) - errors
+    warnings = sum(f.severity is Severity.WARNING for f in report.findings)
     counts = ""
     if report.binary_targets is not None:
         products = "?" if report.products is None else str(report.products)

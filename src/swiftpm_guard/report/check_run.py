@@ -22,7 +22,7 @@ from swiftpm_guard.core.model import Finding, Report, Severity
 from swiftpm_guard.report.check import console_line, verdict
 from swiftpm_guard.report.markdown import code
 
-_LEVEL = {Severity.ERROR: "failure", Severity.WARNING: "warning"}
+_LEVEL = {Severity.ERROR: "failure", Severity.WARNING: "warning", Severity.NOTICE: "notice"}
 _CLOSE = "\n\n</details>"
 
 
