@@ -14,7 +14,7 @@ import pytest
 
 from support.git_remote import commit_folder, make_spy, make_template_remote, refs
 from support.release import write_release, write_template_branch
-from swiftpm_guard.cli import main
+from swiftpm_guard.cli.main import main
 
 BRANCH = "refs/heads/swiftpm-1.2.3"
 BREAKS = {

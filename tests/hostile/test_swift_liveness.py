@@ -15,10 +15,10 @@ import time
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from swiftpm_guard import syntax
 from swiftpm_guard.core.liveness import live_code_findings
 from swiftpm_guard.core.model import Rendered, Template
 from swiftpm_guard.core.swift_lexer import Kind, lex
+from swiftpm_guard.infra import swift_syntax as syntax
 
 PACKAGE = 'let package = Package(name: "p", targets: [.binaryTarget(name: "a", url: "https://x/a.zip", checksum: "CHECKSUM")])\n'
 
