@@ -24,7 +24,8 @@ from swiftpm_guard.cli.schema import schema
 
 _MAX_BYTES = 16 * 1024 * 1024
 COUNTS: Counter[str] = Counter()
-_SEEN: set[Path] = set()
+#: Resolved paths (as strings: module-level Paths must stay inside the repository).
+_SEEN: set[str] = set()
 _FAILED: list[str] = []
 
 
@@ -75,7 +76,7 @@ def validate_tree(root: Path) -> int:
     """Validate every report under `root` not seen before; the number validated."""
     done = 0
     for path in sorted(root.rglob("*.json")):
-        resolved = path.resolve()
+        resolved = str(path.resolve())
         if resolved in _SEEN:
             continue
         _SEEN.add(resolved)
