@@ -2,6 +2,7 @@
 
 import hashlib
 import json
+import re
 
 import pytest
 
@@ -10,7 +11,7 @@ from support.published import BranchSpec, build_repo
 from support.release import write_real_zip, write_release, write_zip
 from support.zip_server import Route, serve_zips
 from swiftpm_guard.cli.main import main
-from swiftpm_guard.core.model import Location
+from swiftpm_guard.core.model import HostedStats, Location
 from swiftpm_guard.core.urls import HostedZip, UrlSettings
 from swiftpm_guard.sources.hosted import verify_absent, verify_hosted
 
@@ -136,13 +137,16 @@ def test_check_verify_urls_end_to_end(server, tmp_path, capsys):
     assert len(server.hits) == 20  # every binary target, debug twins and threadpool included
     # A run that succeeds leaves a trace: console, JSON and Markdown say what was fetched.
     served = sum(len(r.body) for r in server.routes.values())
-    verdict = capsys.readouterr().out
-    assert f"20 zip URLs fetched, 20 verified ({served} bytes in " in verdict
     stats = json.loads(sound_json.read_text())["verify_urls"]
     assert (stats["urls"], stats["verified"], stats["bytes"]) == (20, 20, served)
     assert 0 < stats["seconds"] < 60
-    assert (f"Hosted zips (verify-urls): 20 zip URLs fetched, 20 verified ({served} bytes in"
-            in rendered_text(sound_md.read_text()))
+    said = HostedStats(20, 20, served, stats["seconds"]).sentence()  # "… (0.1 MB in 0.0 s)"
+    head = f"20 zip URLs fetched, 20 verified ({served / 1e6:.1f} MB in "
+    assert said.startswith(head)
+    trace = re.compile(re.escape(head) + r"[0-9]+\.[0-9] s\)")
+    assert trace.search(capsys.readouterr().out)
+    shown = rendered_text(sound_md.read_text())
+    assert trace.search(shown) and "Hosted zips (verify-urls): 20 zip URLs fetched" in shown
     # One upload went wrong, one never happened.
     write_real_zip(tmp_path / "rebuilt.zip", "kernels_llm", signed=True)  # another build
     server.routes["/frameworks/kernels_llm-1.2.3.zip"].body = (tmp_path / "rebuilt.zip").read_bytes()
