@@ -8,7 +8,7 @@ import pytest
 
 from support.markdown import rendered_text
 from support.published import BranchSpec, build_repo
-from support.release import write_real_zip, write_release, write_zip
+from support.release import write_real_zip, write_release
 from support.zip_server import Route, serve_zips
 from swiftpm_guard.cli.main import main
 from swiftpm_guard.core.model import HostedStats, Location
@@ -168,7 +168,10 @@ def test_a_zip_swiftpm_finds_no_artifact_in_is_url_no_artifact(server, tmp_path)
     """The fixture zips of before (an Info.plist without AvailableLibraries) fail every
     consumer: SwiftPM says "does not contain a binary artifact" (test_resolve_oracle.py)."""
     path = tmp_path / "old-1.0.0.zip"
-    digest = write_zip(path, "old")
+    # write_zip now carries real metadata; this is the old fixture's plist, no libraries.
+    plist = (b'<?xml version="1.0" encoding="UTF-8"?>\n<plist version="1.0"><dict>'
+             b"<key>CFBundlePackageType</key><string>XFWK</string></dict></plist>\n")
+    digest = write_real_zip(path, "old", plist=plist)
     server.routes["/old.zip"] = Route(path.read_bytes())
     (finding,) = verify_hosted([target(server, "old.zip", digest, name="old")], FAST)
     assert finding.code == "url-no-artifact"
