@@ -9,15 +9,11 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 from pathlib import Path
-from typing import TYPE_CHECKING
 
 from swiftpm_guard.core.model import Artifact, Finding, Severity
 from swiftpm_guard.core.zip_rules import content_findings
 from swiftpm_guard.sources.artifacts import scan_artifact_dir
 from swiftpm_guard.sources.zip_contents import UnreadableZip, read_zip_contents
-
-if TYPE_CHECKING:
-    pass
 
 
 def scan_zip_folder(folder: Path, *, display: str | None = None
