@@ -165,13 +165,11 @@ def test_check_verify_urls_end_to_end(server, tmp_path, capsys):
 
 
 def test_a_zip_swiftpm_finds_no_artifact_in_is_url_no_artifact(server, tmp_path):
-    """The fixture zips of before (an Info.plist without AvailableLibraries) fail every
+    """An Info.plist without AvailableLibraries (the test fixture's zips of before) fails every
     consumer: SwiftPM says "does not contain a binary artifact" (test_resolve_oracle.py)."""
     path = tmp_path / "old-1.0.0.zip"
-    # write_zip now carries real metadata; this is the old fixture's plist, no libraries.
-    plist = (b'<?xml version="1.0" encoding="UTF-8"?>\n<plist version="1.0"><dict>'
-             b"<key>CFBundlePackageType</key><string>XFWK</string></dict></plist>\n")
-    digest = write_real_zip(path, "old", plist=plist)
+    digest = write_real_zip(path, "old", plist=b"<plist><dict><key>Name</key>"
+                                               b"<string>old</string></dict></plist>\n")
     server.routes["/old.zip"] = Route(path.read_bytes())
     (finding,) = verify_hosted([target(server, "old.zip", digest, name="old")], FAST)
     assert finding.code == "url-no-artifact"
