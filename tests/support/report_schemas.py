@@ -24,6 +24,8 @@ from swiftpm_guard.cli.schema import schema
 
 _MAX_BYTES = 16 * 1024 * 1024
 COUNTS: Counter[str] = Counter()
+#: How many of them were files a test wrote (the rest were built in memory by unit tests).
+WRITTEN: Counter[str] = Counter()
 #: Resolved paths (as strings: module-level Paths must stay inside the repository).
 _SEEN: set[str] = set()
 _FAILED: list[str] = []
@@ -83,6 +85,7 @@ def validate_tree(root: Path) -> int:
         document = _report_in(path)
         if document is not None:
             validate(document, str(path))
+            WRITTEN[str(document.get("kind"))] += 1
             done += 1
     return done
 
@@ -116,7 +119,9 @@ def pytest_terminal_summary(terminalreporter: Any) -> None:
     if not total and not _FAILED:
         return
     kinds = ", ".join(f"{kind}: {count}" for kind, count in sorted(COUNTS.items()))
+    files = ", ".join(f"{kind}: {count}" for kind, count in sorted(WRITTEN.items()))
     terminalreporter.write_line(
-        f"report schemas: {total} reports validated against the shipped JSON Schemas ({kinds})")
+        f"report schemas: {total} reports validated against the shipped JSON Schemas ({kinds}); "
+        f"{sum(WRITTEN.values())} of them report files the tests wrote ({files or 'none'})")
     for failure in _FAILED:
         terminalreporter.write_line(f"report schemas: FAILED {failure}", red=True)
