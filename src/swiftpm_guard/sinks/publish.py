@@ -24,7 +24,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from swiftpm_guard.errors import InfrastructureError, InputError
-from swiftpm_guard.gitenv import GitTimeout, find_git, run_git
+from swiftpm_guard.gitenv import GitTimeout, contain_credentials, find_git, run_git
 from swiftpm_guard.refs import Identity, Remote, authorization_header
 
 #: Local plumbing is instant; a network call on a slow runner can take a while, not forever.
@@ -68,7 +68,11 @@ def scrubbed_env(
     config: Sequence[tuple[str, str]],
     extra: Mapping[str, str] | None = None,
 ) -> dict[str, str]:
-    """`base` without any GIT_* or askpass variable, plus our own config and settings."""
+    """`base` without any GIT_* or askpass variable, plus our own config and settings.
+
+    A header in `config` comes with `http.followRedirects=false` (gitenv.contain_credentials).
+    """
+    config = contain_credentials(config)
     env = {
         k: v
         for k, v in base.items()

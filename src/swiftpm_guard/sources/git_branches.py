@@ -20,7 +20,13 @@ from pathlib import Path, PurePosixPath
 
 from swiftpm_guard.audit import ManifestFile, PublishedBranch
 from swiftpm_guard.errors import InfrastructureError, InputError, UsageError
-from swiftpm_guard.gitenv import GitTimeout, find_git, git_environment, run_git
+from swiftpm_guard.gitenv import (
+    GitTimeout,
+    carries_credentials,
+    find_git,
+    git_environment,
+    run_git,
+)
 from swiftpm_guard.limits import TEMPLATE_MAX_BYTES
 from swiftpm_guard.model import Location, Stub
 from swiftpm_guard.sources.template import SOURCE_SUFFIXES, STUB_DIRS
@@ -81,7 +87,7 @@ def _env(config: Iterable[tuple[str, str]] = ()) -> dict[str, str]:
     env.update(GIT_TERMINAL_PROMPT="0", LC_ALL="C", GIT_OPTIONAL_LOCKS="0")
     env.pop("GIT_DIR", None)
     env.pop("GIT_WORK_TREE", None)
-    if any(key.lower().endswith(".extraheader") for key, _value in pairs):
+    if carries_credentials(pairs):
         for name in _TRACE_VARS:
             env.pop(name, None)
     return git_environment(env, config=pairs)

@@ -1,0 +1,134 @@
+"""Token containment: a remote that redirects elsewhere never gets our header followed there.
+
+The named remote (127.0.0.1:P1) answers every request with a redirect to the real smart-HTTP
+server on another origin (`localhost:P2`). git's default (`http.followRedirects=initial`)
+follows the first request and then keeps sending the `http.<origin>.extraHeader` to the new
+host — and pushes there while we log the first. Every authenticated git call must refuse
+redirects: the second origin sees no request at all, nothing lands there, and the command fails
+with exit 3 and one line.
+"""
+
+from __future__ import annotations
+
+import subprocess
+from collections.abc import Iterator
+from dataclasses import dataclass
+from pathlib import Path
+
+import pytest
+
+from support.git_http import GitHttpServer, RedirectServer, git_http_server, redirect_server
+from support.git_remote import make_template_remote, refs
+from support.release import Release
+from swiftpm_guard.cli import main
+from swiftpm_guard.refs import authorization_header
+from swiftpm_guard.sources.git_branches import read_published_branches
+
+TOKEN = "ghs_RedirectedToken0123456789abcdef"
+BRANCH = "refs/heads/swiftpm-1.2.3"
+
+
+@dataclass
+class Redirected:
+    bare: Path
+    elsewhere: GitHttpServer  # the origin the redirect points at
+    named: RedirectServer  # the origin we name and trust
+
+    def url(self) -> str:
+        return self.named.url(self.bare.name)
+
+
+@pytest.fixture(params=[301, 302, 307])
+def redirected(
+    request: pytest.FixtureRequest, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> Iterator[Redirected]:
+    monkeypatch.delenv("GITHUB_EVENT_NAME", raising=False)
+    monkeypatch.setenv("GITHUB_TOKEN", TOKEN)
+    bare = make_template_remote(tmp_path / "remotes")
+    # The server behind the redirect does not ask for a token: it must see none anyway.
+    with git_http_server(bare.parent) as elsewhere:
+        port = elsewhere.server_address[1]
+        with redirect_server(f"http://localhost:{port}", request.param) as named:
+            yield Redirected(bare, elsewhere, named)
+
+
+def _one_line_exit_3(code: int, out: str, err: str) -> None:
+    assert code == 3, (out, err)
+    assert err.startswith("swiftpm-guard: error:") and err.count("\n") == 1, err
+    assert TOKEN not in out + err
+
+
+def test_publish_does_not_follow_a_redirect_with_the_token(
+    redirected: Redirected, release: Release, capsys: pytest.CaptureFixture[str]
+) -> None:
+    code = main(
+        [
+            "publish",
+            "--artifacts",
+            str(release.artifacts),
+            "--version",
+            release.version,
+            "--repo",
+            redirected.url(),
+        ]
+    )
+    out, err = capsys.readouterr()
+    _one_line_exit_3(code, out, err)
+    assert redirected.named.requests, "git never asked the named remote"
+    assert redirected.elsewhere.authorizations == [], "git followed the redirect"
+    assert all(a is None for a in redirected.elsewhere.authorizations)
+    assert BRANCH not in refs(redirected.bare)
+    assert "pushed" not in out
+
+
+def test_preflight_does_not_follow_a_redirect_with_the_token(
+    redirected: Redirected, release: Release, capsys: pytest.CaptureFixture[str]
+) -> None:
+    code = main(
+        [
+            "preflight",
+            "--version",
+            release.version,
+            "--repo",
+            redirected.url(),
+        ]
+    )
+    out, err = capsys.readouterr()
+    assert code == 3, (out, err)
+    assert redirected.elsewhere.authorizations == []
+
+
+def test_audit_reading_with_a_token_header_does_not_follow_a_redirect(
+    redirected: Redirected,
+) -> None:
+    named = redirected.url()
+    origin = named.split("/", 3)
+    header = [(f"{origin[0]}//{origin[2]}/", authorization_header(TOKEN))]
+    config = [(f"http.{key}.extraHeader", value) for key, value in header]
+    with pytest.raises(Exception) as raised:
+        read_published_branches(named, "swiftpm-*", timeout=60, config=config)
+    assert getattr(raised.value, "exit_code", None) == 3
+    assert TOKEN not in str(raised.value)
+    assert redirected.elsewhere.authorizations == []
+
+
+def test_git_itself_would_follow_without_the_setting(redirected: Redirected) -> None:
+    """The scenario is real: plain git with the header follows the redirect and sends it on."""
+    named = redirected.url()
+    origin = "/".join(named.split("/", 3)[:3]) + "/"
+    env = {
+        "PATH": "/usr/bin:/bin",
+        "HOME": str(redirected.bare.parent),
+        "GIT_CONFIG_NOSYSTEM": "1",
+        "GIT_TERMINAL_PROMPT": "0",
+        "GIT_CONFIG_COUNT": "1",
+        "GIT_CONFIG_KEY_0": f"http.{origin}.extraHeader",
+        "GIT_CONFIG_VALUE_0": authorization_header(TOKEN),
+    }
+    subprocess.run(
+        ["git", "ls-remote", named], env=env, capture_output=True, timeout=60, check=False
+    )
+    assert redirected.elsewhere.authorizations, "git did not follow: the fixture proves nothing"
+    # curl drops the header on the redirected request itself; git then sends it on its own.
+    sent = authorization_header(TOKEN).split(": ", 1)[1]
+    assert sent in redirected.elsewhere.authorizations
