@@ -5,6 +5,8 @@
 
 from __future__ import annotations
 
+from swiftpm_guard.core.redact import redact_userinfo
+
 
 class GuardError(Exception):
     """Base of every error the tool reports as one line instead of a traceback."""
@@ -13,7 +15,8 @@ class GuardError(Exception):
 
     def __str__(self) -> str:
         # Messages quote outside text (YAML errors, file content): keep them on one line.
-        return " ".join(super().__str__().split())
+        # And never a URL's password, whichever path built the message.
+        return redact_userinfo(" ".join(super().__str__().split()))
 
 
 class UsageError(GuardError):

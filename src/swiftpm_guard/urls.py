@@ -12,6 +12,7 @@ import string
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
 
+from swiftpm_guard.core.redact import shown_location
 from swiftpm_guard.errors import UsageError
 from swiftpm_guard.model import NAME_RE, Artifact, Location, Rendered
 from swiftpm_guard.published_manifest import PublishedManifest, base_url_in
@@ -75,7 +76,7 @@ def validate_url_template(template: str) -> str:
 def validate_base_url(base: str, what: str) -> str:
     """http(s), a host, no credentials, no query: it is concatenated with names, not parsed."""
     if not _BASE_RE.fullmatch(base):
-        raise UsageError(f"{what} {base!r} is not an http(s) URL without credentials, query "
+        raise UsageError(f"{what} {shown_location(base)!r} is not an http(s) URL without credentials, query "
                          "or spaces")
     return base
 

@@ -19,6 +19,7 @@ from dataclasses import dataclass
 from pathlib import Path, PurePosixPath
 
 from swiftpm_guard.audit import ManifestFile, PublishedBranch
+from swiftpm_guard.core.redact import shown_location
 from swiftpm_guard.errors import InfrastructureError, InputError, UsageError
 from swiftpm_guard.gitenv import (
     GitTimeout,
@@ -55,13 +56,14 @@ def validate_pattern(pattern: str) -> str:
 
 def classify_repo(repo: str) -> tuple[str, str]:
     """("remote", url) or ("local", absolute path); refuses options and inline credentials."""
+    shown = shown_location(repo)  # quoted in messages instead of `repo`: it may hold a secret
     if not repo or repo.startswith("-") or any(c in repo for c in "\0\n\r"):
-        raise UsageError(f"--repo {repo!r} is not a repository path or URL")
+        raise UsageError(f"--repo {shown!r} is not a repository path or URL")
     url = _URL_RE.fullmatch(repo)
     if url:
         scheme = url.group("scheme")
         if scheme not in _REMOTE_SCHEMES:
-            raise UsageError(f"--repo {repo!r}: scheme '{scheme}' is not one of "
+            raise UsageError(f"--repo {shown!r}: scheme '{scheme}' is not one of "
                              f"{', '.join(sorted(_REMOTE_SCHEMES))}")
         authority = url.group("rest").split("/", 1)[0]
         if scheme in ("http", "https") and ":" in authority.rpartition("@")[0]:
@@ -72,7 +74,7 @@ def classify_repo(repo: str) -> tuple[str, str]:
         return "remote", repo
     path = Path(repo).resolve()
     if not path.is_dir():
-        raise InputError("repository not found", file=repo)
+        raise InputError("repository not found", file=shown)
     return "local", str(path)
 
 
