@@ -76,7 +76,8 @@ def validate_url_template(template: str) -> str:
 def validate_base_url(base: str, what: str) -> str:
     """http(s), a host, no credentials, no query: it is concatenated with names, not parsed."""
     if not _BASE_RE.fullmatch(base):
-        raise UsageError(f"{what} {shown_location(base)!r} is not an http(s) URL without credentials, query "
+        shown = shown_location(base)
+        raise UsageError(f"{what} {shown!r} is not an http(s) URL without credentials, query "
                          "or spaces")
     return base
 
