@@ -5,6 +5,8 @@
 
 from __future__ import annotations
 
+import errno
+
 from swiftpm_guard.core.redact import redact_userinfo
 
 
@@ -39,3 +41,29 @@ class InfrastructureError(GuardError):
     """Something outside the inputs failed: git, the network, an API (exit 3)."""
 
     exit_code = 3
+
+
+#: What a failing system call on a hostile path means, in words for a one-line error.
+_OS_PROBLEMS = {
+    errno.ENOENT: "not found",
+    errno.ENOTDIR: "not found (a part of the path is not a folder)",
+    errno.ELOOP: "is a symbolic link loop",
+    errno.ENAMETOOLONG: "has a file name too long for the file system",
+    errno.EACCES: "cannot be read: permission denied",
+    errno.EISDIR: "is a directory, expected a file",
+}
+
+
+def os_problem(error: BaseException) -> str:
+    """A short phrase for why a path could not be used ("is a symbolic link loop").
+
+    For OSError by errno, RuntimeError (3.11's `Path.resolve` on a loop) and ValueError (an
+    embedded NUL byte), the three ways a path given by someone else fails in Python.
+    """
+    if isinstance(error, OSError) and error.errno in _OS_PROBLEMS:
+        return _OS_PROBLEMS[error.errno]
+    if isinstance(error, OSError):
+        return f"cannot be used: {error.strerror or error}"
+    if isinstance(error, RuntimeError):
+        return _OS_PROBLEMS[errno.ELOOP]
+    return "is not a usable path"

@@ -23,7 +23,7 @@ from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
-from swiftpm_guard.errors import InfrastructureError, InputError
+from swiftpm_guard.errors import InfrastructureError, InputError, os_problem
 from swiftpm_guard.gitenv import GitTimeout, contain_credentials, find_git, run_git
 from swiftpm_guard.refs import Identity, Remote, authorization_header
 
@@ -328,9 +328,17 @@ class ScratchRepo:
         root = dest.resolve()
         for entry in chosen:
             target = _safe_join(root, entry.path)
-            target.parent.mkdir(parents=True, exist_ok=True)
-            if entry.path in files:
-                target.write_bytes(contents[entry.sha])
+            try:
+                target.parent.mkdir(parents=True, exist_ok=True)
+                if entry.path in files:
+                    target.write_bytes(contents[entry.sha])
+            except (OSError, ValueError) as error:
+                # A name git stores but this file system cannot (ENAMETOOLONG, say) is the
+                # ref's content, not our infrastructure failing: bad input, one line.
+                raise InputError(
+                    f"the template ref holds a path that {os_problem(error)}: "
+                    f"{_clip(entry.path)!r}"
+                ) from None
         return chosen
 
     # -- writing a commit ------------------------------------------------------------------------
@@ -359,13 +367,25 @@ def _is_sha(text: str) -> bool:
     return len(text) in (40, 64) and set(text) <= _SHA
 
 
+def _clip(path: str) -> str:
+    return path if len(path) <= 120 else path[:117] + "..."
+
+
 def _safe_join(root: Path, path: str) -> Path:
     parts = path.split("/")
     if any(p in ("", ".", "..") for p in parts) or "\\" in path or "\0" in path:
-        raise InputError(f"the template ref holds an unsafe path {path!r}")
+        raise InputError(f"the template ref holds an unsafe path {_clip(path)!r}")
     target = root.joinpath(*parts)
-    if not target.resolve().is_relative_to(root):
-        raise InputError(f"the template ref holds a path that escapes its folder: {path!r}")
+    try:
+        inside = target.resolve().is_relative_to(root)
+    except (OSError, RuntimeError, ValueError) as error:
+        raise InputError(
+            f"the template ref holds a path that {os_problem(error)}: {_clip(path)!r}"
+        ) from None
+    if not inside:
+        raise InputError(
+            f"the template ref holds a path that escapes its folder: {_clip(path)!r}"
+        )
     return target
 
 

@@ -9,12 +9,19 @@ import zipfile
 from collections.abc import Iterable
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass
+from io import BufferedReader
 from pathlib import Path
 
 from swiftpm_guard.errors import InputError
 from swiftpm_guard.limits import CHECKSUMS_MAX_BYTES, LIST_MAX_BYTES
 from swiftpm_guard.model import NAME_RE, Artifact, Finding, Location, Severity
-from swiftpm_guard.sources.files import read_text
+from swiftpm_guard.sources.files import (
+    is_directory,
+    open_regular,
+    path_exists,
+    read_text,
+    resolved,
+)
 
 #: `<name>-<version>.zip`: names never hold a hyphen, so the first one splits.
 ZIP_NAME_RE = re.compile(r"(?P<name>[A-Za-z0-9_]+)-(?P<version>[^/\\]+)\.zip")
@@ -24,13 +31,17 @@ _CHUNK = 1024 * 1024
 
 
 def sha256_file(path: Path) -> str:
-    """SHA-256 of a file, streaming in fixed-size chunks (constant memory)."""
+    """SHA-256 of a regular file, streaming in fixed-size chunks (constant memory)."""
+    with open_regular(path, display=str(path), what="file") as stream:
+        return _sha256_stream(stream)
+
+
+def _sha256_stream(stream: BufferedReader) -> str:
     digest = hashlib.sha256()
     buffer = bytearray(_CHUNK)
     view = memoryview(buffer)
-    with path.open("rb") as stream:
-        while size := stream.readinto(buffer):
-            digest.update(view[:size])
+    while size := stream.readinto(buffer):
+        digest.update(view[:size])
     return digest.hexdigest()
 
 
@@ -44,9 +55,9 @@ def scan_artifact_dir(folder: Path, *, display: str | None = None,
                       workers: int | None = None) -> tuple[list[Artifact], list[Finding]]:
     """Hash and inspect every `*.zip` in `folder` (not recursive), several at a time."""
     shown = display or str(folder)
-    if not folder.is_dir():
+    if not is_directory(folder, display=shown, what="artifact folder"):
         raise InputError("artifact folder not found", file=shown)
-    root = folder.resolve()
+    root = resolved(folder, display=shown, what="artifact folder")
     zips = sorted(_zip_entries(folder, root, shown))
     if not zips:
         raise InputError("artifact folder holds no *.zip files", file=shown)
@@ -59,15 +70,27 @@ def scan_artifact_dir(folder: Path, *, display: str | None = None,
 
 
 def _zip_entries(folder: Path, root: Path, shown: str) -> list[Path]:
-    with os.scandir(folder) as listing:
-        entries = [e for e in listing if e.name.endswith(".zip")]
+    try:
+        with os.scandir(folder) as listing:
+            entries = [e for e in listing if e.name.endswith(".zip")]
+    except OSError as error:
+        raise InputError(f"cannot list the artifact folder: {error.strerror}", file=shown) \
+            from None
     paths: list[Path] = []
     for entry in entries:
         path = Path(entry.path)
-        if entry.is_symlink() and not path.resolve().is_relative_to(root):
+        where = f"{shown}/{entry.name}"
+        if entry.is_symlink() and not resolved(path, display=where, what="zip").is_relative_to(
+            root
+        ):
             raise InputError(f"symlink '{entry.name}' points outside the artifact folder",
                              file=shown)
-        if path.is_file():
+        # Folders named *.zip and dangling links are not archives (what they were meant to
+        # be counts as not built); anything else that is not a regular file (a FIFO, a
+        # device) is refused when it is opened, never waited on.
+        if path_exists(path, display=where, what="zip") and not is_directory(
+            path, display=where, what="zip"
+        ):
             paths.append(path)
     return paths
 
@@ -78,13 +101,15 @@ def _inspect_zip(path: Path, shown: str) -> _ZipResult:
         return _ZipResult(None, (_layout(path.name, shown,
                                          "file name is not <name>-<version>.zip"),))
     name = match.group("name")
-    try:
-        checksum = sha256_file(path)
-    except OSError as error:
-        raise InputError(f"cannot read zip: {error.strerror}", file=shown) from None
+    # One descriptor for hashing and the layout check: the bytes hashed are the bytes read,
+    # even if the name is swapped for something else meanwhile.
+    with open_regular(path, display=shown, what="zip") as stream:
+        checksum = _sha256_stream(stream)
+        stream.seek(0)
+        findings = _layout_findings(stream, name, shown)
     artifact = Artifact(name=name, sha256=checksum, origin=Location(shown), file_name=path.name,
                         version=match.group("version"))
-    return _ZipResult(artifact, tuple(_layout_findings(path, name, shown)))
+    return _ZipResult(artifact, tuple(findings))
 
 
 def _layout(subject: str, shown: str, message: str) -> Finding:
@@ -92,10 +117,10 @@ def _layout(subject: str, shown: str, message: str) -> Finding:
                    message=message, file=shown)
 
 
-def _layout_findings(path: Path, name: str, shown: str) -> list[Finding]:
+def _layout_findings(stream: BufferedReader, name: str, shown: str) -> list[Finding]:
     """Check the central directory only: cheap, and a zip bomb costs nothing here."""
     try:
-        with zipfile.ZipFile(path) as archive:
+        with zipfile.ZipFile(stream) as archive:
             entries = archive.namelist()
     except (zipfile.BadZipFile, OSError, ValueError) as error:
         return [_layout(name, shown, f"not a readable zip archive ({error})")]

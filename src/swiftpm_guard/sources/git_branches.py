@@ -30,6 +30,7 @@ from swiftpm_guard.gitenv import (
 )
 from swiftpm_guard.limits import TEMPLATE_MAX_BYTES
 from swiftpm_guard.model import Location, Stub
+from swiftpm_guard.sources.files import is_directory, resolved
 from swiftpm_guard.sources.template import SOURCE_SUFFIXES, STUB_DIRS
 
 DEFAULT_PATTERN = "swiftpm-*"
@@ -70,10 +71,10 @@ def classify_repo(repo: str) -> tuple[str, str]:
             raise UsageError("--repo must not carry a password in the URL; use a credential "
                              "helper or an http.extraHeader in git's configuration")
         return "remote", repo
-    if _SCP_RE.fullmatch(repo) and not Path(repo).exists():
+    if _SCP_RE.fullmatch(repo) and not os.path.exists(repo):  # never raises, unlike Path
         return "remote", repo
-    path = Path(repo).resolve()
-    if not path.is_dir():
+    path = resolved(Path(repo), display=shown, what="repository")
+    if not is_directory(path, display=shown, what="repository"):
         raise InputError("repository not found", file=shown)
     return "local", str(path)
 

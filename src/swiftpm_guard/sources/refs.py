@@ -18,7 +18,7 @@ from dataclasses import dataclass
 from pathlib import Path, PurePosixPath
 from typing import Protocol
 
-from swiftpm_guard.errors import InfrastructureError, InputError, UsageError
+from swiftpm_guard.errors import InfrastructureError, InputError, UsageError, os_problem
 from swiftpm_guard.gitenv import find_git, git_environment, run_git
 from swiftpm_guard.limits import TEMPLATE_MAX_BYTES, WORKFLOW_MAX_BYTES
 from swiftpm_guard.model import Finding, Template
@@ -219,12 +219,29 @@ def materialize(entries: list[TreeEntry], root: Path) -> None:
     """Folders and (empty) regular files; symlinks and submodules only leave their folder."""
     for entry in entries:
         target = _inside(root, entry.path)
-        if entry.kind == "dir":
-            target.mkdir(parents=True, exist_ok=True)
-            continue
-        target.parent.mkdir(parents=True, exist_ok=True)
-        if entry.kind == "file":
-            target.touch()
+        try:
+            if entry.kind == "dir":
+                target.mkdir(parents=True, exist_ok=True)
+                continue
+            target.parent.mkdir(parents=True, exist_ok=True)
+            if entry.kind == "file":
+                target.touch()
+        except (OSError, ValueError) as error:
+            # A name git stores but this file system cannot hold (ENAMETOOLONG): bad input.
+            raise InputError(f"path in the repository tree {os_problem(error)}",
+                             file=_clip(entry.path)) from None
+
+
+def _clip(path: str) -> str:
+    return path if len(path) <= 120 else path[:117] + "..."
+
+
+def _write(local: Path, data: bytes, shown: str) -> None:
+    try:
+        local.parent.mkdir(parents=True, exist_ok=True)
+        local.write_bytes(data)
+    except (OSError, ValueError) as error:
+        raise InputError(f"path {os_problem(error)}", file=_clip(shown)) from None
 
 
 def load_template_from_ref(
@@ -233,8 +250,7 @@ def load_template_from_ref(
     """The template at `template` in the ref, with its stub folders, shown by its ref path."""
     data = reader.read(template, max_bytes=TEMPLATE_MAX_BYTES, what="template")
     local = _inside(scratch, template)
-    local.parent.mkdir(parents=True, exist_ok=True)
-    local.write_bytes(data)
+    _write(local, data, template)
     parent = posixpath.dirname(template)
     for name in STUB_DIRS:
         entries = reader.tree(posixpath.join(parent, name) if parent else name)
@@ -249,6 +265,5 @@ def read_workflow_from_ref(
 ) -> list[DeclaredName]:
     data = reader.read(spec.path, max_bytes=WORKFLOW_MAX_BYTES, what="workflow")
     local = _inside(scratch, spec.path)
-    local.parent.mkdir(parents=True, exist_ok=True)
-    local.write_bytes(data)
+    _write(local, data, spec.path)
     return read_workflow_frameworks(spec, root=scratch, display=spec.path)

@@ -8,7 +8,7 @@ from pathlib import Path
 from swiftpm_guard.errors import InputError
 from swiftpm_guard.limits import TEMPLATE_MAX_BYTES
 from swiftpm_guard.model import Finding, Location, Severity, Stub, Template
-from swiftpm_guard.sources.files import read_text
+from swiftpm_guard.sources.files import is_directory, read_text
 
 #: Where stub folders live beside the template; `.swift/` is what older releases used.
 STUB_DIRS = (".Package.swift", ".swift")
@@ -36,12 +36,12 @@ def load_template(path: Path, *, display: str | None = None,
 
 def _stub_root(path: Path, shown: str, explicit: Path | None) -> tuple[Path | None, str | None]:
     if explicit is not None:
-        if not explicit.is_dir():
+        if not is_directory(explicit, display=str(explicit), what="stub folder"):
             raise InputError("stub folder not found", file=str(explicit))
         return explicit, str(explicit)
     for name in STUB_DIRS:
         candidate = path.parent / name
-        if candidate.is_dir():
+        if is_directory(candidate, display=str(candidate), what="stub folder"):
             return candidate, os.path.join(os.path.dirname(shown), name)
     return None, None
 
