@@ -15,6 +15,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 
 from swiftpm_guard.audit import NIGHTLY_RE, AuditReport, BranchAudit
+from swiftpm_guard.core.workflow_commands import neutralise
 from swiftpm_guard.model import Finding, Severity
 
 #: How a count of findings of one code reads: (one, many).
@@ -73,7 +74,7 @@ def console_line(branch: str, finding: Finding) -> str:
     where = f"{branch}:{finding.file}" if finding.file else branch
     if finding.line:
         where += f":{finding.line}"
-    return f"{where}: {finding.severity}: {finding.code}: {finding.message}"
+    return neutralise(f"{where}: {finding.severity}: {finding.code}: {finding.message}")
 
 
 def verdict(report: AuditReport) -> str:

@@ -8,6 +8,7 @@ from __future__ import annotations
 import errno
 
 from swiftpm_guard.core.redact import redact_userinfo
+from swiftpm_guard.core.workflow_commands import neutralise
 
 
 class GuardError(Exception):
@@ -16,9 +17,9 @@ class GuardError(Exception):
     exit_code = 2
 
     def __str__(self) -> str:
-        # Messages quote outside text (YAML errors, file content): keep them on one line.
-        # And never a URL's password, whichever path built the message.
-        return redact_userinfo(" ".join(super().__str__().split()))
+        # Messages quote outside text (YAML errors, file content): keep them on one line,
+        # never a URL's password and never a workflow command, whichever path built them.
+        return neutralise(redact_userinfo(" ".join(super().__str__().split())))
 
 
 class UsageError(GuardError):

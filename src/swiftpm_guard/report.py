@@ -8,6 +8,7 @@ from __future__ import annotations
 import json
 
 from swiftpm_guard.checks import base_name
+from swiftpm_guard.core.workflow_commands import neutralise
 from swiftpm_guard.model import Finding, Report, Severity
 
 _YES, _NO = "✓", "✗"
@@ -49,7 +50,9 @@ def console_line(finding: Finding) -> str:
     where = finding.file or "swiftpm-guard"
     if finding.line:
         where += f":{finding.line}"
-    return f"{where}: {finding.severity}: {finding.code}: {finding.message}"
+    # File names, stub and zip member names are someone else's: the whole line is made
+    # unable to form a workflow command (the CLI's stderr is a runner's log too).
+    return neutralise(f"{where}: {finding.severity}: {finding.code}: {finding.message}")
 
 
 def verdict(report: Report) -> str:

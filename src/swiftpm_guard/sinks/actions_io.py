@@ -12,6 +12,7 @@ from collections.abc import Callable, Iterable, Mapping, Sequence
 from pathlib import Path
 
 from swiftpm_guard.check_output import Annotation
+from swiftpm_guard.core.workflow_commands import neutralise, neutralise_all
 from swiftpm_guard.errors import InputError
 
 #: The runner shows this many annotations per level per step; the rest must be aggregated.
@@ -31,9 +32,10 @@ def escape_property(text: str) -> str:
 
 def command(name: str, message: str, properties: Mapping[str, str | int] | None = None) -> str:
     """`::name key=value,…::message`, escaped as the runner unescapes it."""
-    props = ",".join(
-        f"{key}={escape_property(str(value))}" for key, value in (properties or {}).items()
-    )
+    # The runner trims the property list and drops `key=` with nothing after it: send values
+    # trimmed and leave out empty ones, so what runs is exactly what was meant.
+    values = {key: str(value).strip() for key, value in (properties or {}).items()}
+    props = ",".join(f"{key}={escape_property(value)}" for key, value in values.items() if value)
     return f"::{name}{' ' + props if props else ''}::{escape_data(message)}"
 
 
@@ -124,9 +126,15 @@ def append_summary(path: Path, markdown: str) -> bool:
 
 
 def plain(lines: Iterable[str]) -> list[str]:
-    """Log lines the runner cannot mistake for workflow commands, whatever a name holds."""
-    out = []
-    for line in lines:
-        flat = line.replace("\r", " ").replace("\n", " ")
-        out.append(" " + flat if flat.lstrip().startswith("::") else flat)
-    return out
+    """Log lines the runner cannot mistake for workflow commands, whatever a name holds.
+
+    For lines that are not our own commands: `::` anywhere (a leading space does not help, the
+    runner trims it), the legacy `##[` anywhere, and line breaks are all neutralised
+    (core.workflow_commands.neutralise).
+    """
+    return neutralise_all(lines)
+
+
+def log_line(text: str) -> str:
+    """One line for the runner's log that holds outside text: never a workflow command."""
+    return neutralise(text)
