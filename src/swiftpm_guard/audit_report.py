@@ -27,6 +27,7 @@ _PHRASES: dict[str, tuple[str, str]] = {
     "empty-stub": ("empty stub folder", "empty stub folders"),
     "orphan-stub": ("orphan stub folder", "orphan stub folders"),
     "stray-file": ("stray file in the stub root", "stray files in the stub root"),
+    "stub-symlink": ("stub folder linking out of the tree", "stub folders linking out of the tree"),
     "duplicate-checksum": ("checksum also published under another name",
                            "checksums also published under other names"),
     "reused-checksum": ("checksum also published for another version",

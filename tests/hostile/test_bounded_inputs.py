@@ -257,3 +257,29 @@ def test_materializing_a_name_too_long_is_bad_input(tmp_path: Path) -> None:
     with pytest.raises(InputError) as raised:
         materialize([TreeEntry(".Package.swift/" + "y" * 300, "file")], tmp_path)
     assert "too long" in str(raised.value)
+
+
+def test_a_zip_name_that_is_not_utf8_is_reported_not_a_crash(
+    release: Release, tmp_path: Path
+) -> None:
+    """An undecodable byte in a file name reaches the JSON report, Markdown and the log."""
+    raw = os.path.join(os.fsencode(release.artifacts), b"\xff\xfe-1.2.3.zip")
+    with open(raw, "wb") as stream:
+        stream.write(b"PK\x05\x06" + bytes(18))
+    done = run_cli(
+        release.root,
+        "check",
+        "--template",
+        _template(release),
+        "--version",
+        release.version,
+        "--artifacts",
+        "artifacts",
+        "--json",
+        str(tmp_path / "r.json"),
+        "--markdown",
+        str(tmp_path / "r.md"),
+    )
+    assert done.returncode == 1, done.stderr
+    assert "Traceback" not in done.stderr
+    assert "\ufffd\ufffd-1.2.3.zip" in (tmp_path / "r.json").read_text(encoding="utf-8")

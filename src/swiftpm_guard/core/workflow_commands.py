@@ -10,8 +10,9 @@ as they are, `x/::stop-commands::t` or `##[add-mask]…` would be run by the run
 error message, a log line), so parts cannot combine into a command either:
 - line breaks become spaces: one line in, one line out;
 - characters with no collation weight (controls, format characters, Default_Ignorable code
-  points) and lone surrogates become `?`: the runner's `StartsWith("::")` and `IndexOf("##[")` are culture-
-  sensitive .NET comparisons, which skip them, so `:\\u200b:` would still match `::`;
+  points) and lone surrogates become `?`: the runner's `StartsWith("::")` and
+  `IndexOf("##[")` are culture-sensitive .NET comparisons, which skip them, so `:\\u200b:`
+  would still match `::`;
 - `::` becomes `: :` and `##[` becomes `## [`.
 
 A block that must be shown as is (a rendered manifest in a dry run) is wrapped instead in

@@ -16,6 +16,7 @@ from swiftpm_guard.errors import InputError
 from swiftpm_guard.limits import CHECKSUMS_MAX_BYTES, LIST_MAX_BYTES
 from swiftpm_guard.model import NAME_RE, Artifact, Finding, Location, Severity
 from swiftpm_guard.sources.files import (
+    display_name,
     is_directory,
     open_regular,
     path_exists,
@@ -63,7 +64,9 @@ def scan_artifact_dir(folder: Path, *, display: str | None = None,
         raise InputError("artifact folder holds no *.zip files", file=shown)
     pool_size = workers or min(len(zips), os.cpu_count() or 1)
     with ThreadPoolExecutor(max_workers=pool_size) as pool:
-        results = list(pool.map(lambda p: _inspect_zip(p, f"{shown}/{p.name}"), zips))
+        results = list(
+            pool.map(lambda p: _inspect_zip(p, f"{shown}/{display_name(p.name)}"), zips)
+        )
     artifacts = [r.artifact for r in results if r.artifact is not None]
     findings = [f for r in results for f in r.findings]
     return artifacts, findings
@@ -79,11 +82,12 @@ def _zip_entries(folder: Path, root: Path, shown: str) -> list[Path]:
     paths: list[Path] = []
     for entry in entries:
         path = Path(entry.path)
-        where = f"{shown}/{entry.name}"
+        where = f"{shown}/{display_name(entry.name)}"
         if entry.is_symlink() and not resolved(path, display=where, what="zip").is_relative_to(
             root
         ):
-            raise InputError(f"symlink '{entry.name}' points outside the artifact folder",
+            raise InputError(f"symlink '{display_name(entry.name)}' points outside the artifact "
+                             "folder",
                              file=shown)
         # Folders named *.zip and dangling links are not archives (what they were meant to
         # be counts as not built); anything else that is not a regular file (a FIFO, a
@@ -98,7 +102,7 @@ def _zip_entries(folder: Path, root: Path, shown: str) -> list[Path]:
 def _inspect_zip(path: Path, shown: str) -> _ZipResult:
     match = ZIP_NAME_RE.fullmatch(path.name)
     if match is None:
-        return _ZipResult(None, (_layout(path.name, shown,
+        return _ZipResult(None, (_layout(display_name(path.name), shown,
                                          "file name is not <name>-<version>.zip"),))
     name = match.group("name")
     # One descriptor for hashing and the layout check: the bytes hashed are the bytes read,
@@ -107,8 +111,9 @@ def _inspect_zip(path: Path, shown: str) -> _ZipResult:
         checksum = _sha256_stream(stream)
         stream.seek(0)
         findings = _layout_findings(stream, name, shown)
-    artifact = Artifact(name=name, sha256=checksum, origin=Location(shown), file_name=path.name,
-                        version=match.group("version"))
+    artifact = Artifact(name=name, sha256=checksum, origin=Location(shown),
+                        file_name=display_name(path.name),
+                        version=display_name(match.group("version")))
     return _ZipResult(artifact, tuple(findings))
 
 

@@ -28,6 +28,12 @@ _OPEN_FLAGS = os.O_RDONLY | os.O_NONBLOCK | os.O_NOCTTY | getattr(os, "O_CLOEXEC
 problem = os_problem
 
 
+def display_name(name: str) -> str:
+    """A file name as text for reports: undecodable bytes (kept by surrogateescape) become
+    U+FFFD, so JSON, Markdown and the log can always be written in UTF-8."""
+    return name.encode("utf-8", "surrogateescape").decode("utf-8", "replace")
+
+
 def file_kind(mode: int) -> str:
     """What a non-regular file is, in words, for "… is a FIFO, expected a regular file"."""
     for test, name in (

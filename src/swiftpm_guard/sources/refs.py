@@ -21,7 +21,7 @@ from typing import Protocol
 from swiftpm_guard.errors import InfrastructureError, InputError, UsageError, os_problem
 from swiftpm_guard.gitenv import find_git, git_environment, run_git
 from swiftpm_guard.limits import TEMPLATE_MAX_BYTES, WORKFLOW_MAX_BYTES
-from swiftpm_guard.model import Finding, Template
+from swiftpm_guard.model import Finding, Severity, Template
 from swiftpm_guard.sources.artifacts import DeclaredName
 from swiftpm_guard.sources.template import STUB_DIRS, load_template
 from swiftpm_guard.sources.workflow import WorkflowSpec, read_workflow_frameworks
@@ -252,12 +252,27 @@ def load_template_from_ref(
     local = _inside(scratch, template)
     _write(local, data, template)
     parent = posixpath.dirname(template)
+    links: list[Finding] = []
     for name in STUB_DIRS:
-        entries = reader.tree(posixpath.join(parent, name) if parent else name)
+        root = posixpath.join(parent, name) if parent else name
+        entries = reader.tree(root)
         if entries is not None:
             materialize(entries, scratch)
+            links = [_link_finding(e.path, reader.where) for e in entries
+                     if e.kind == "symlink" and posixpath.dirname(e.path) == root]
             break
-    return load_template(local, display=template)
+    loaded, findings = load_template(local, display=template)
+    return loaded, [*findings, *links]
+
+
+def _link_finding(path: str, where: str) -> Finding:
+    """A stub folder stored as a symbolic link: never followed, named so it can be fixed."""
+    name = posixpath.basename(path)
+    return Finding(
+        code="stub-symlink", severity=Severity.ERROR, subject=name, file=path,
+        message=f"stub folder '{name}' is a symbolic link in {where}; not followed (SwiftPM "
+                "would compile whatever it points at)",
+    )
 
 
 def read_workflow_from_ref(
