@@ -138,3 +138,38 @@ def plain(lines: Iterable[str]) -> list[str]:
 def log_line(text: str) -> str:
     """One line for the runner's log that holds outside text: never a workflow command."""
     return neutralise(text)
+
+
+def report_push(
+    output_file: Path | None,
+    summary_file: Path | None,
+    *,
+    branch: str,
+    commit: str,
+    remote: str,
+) -> list[str]:
+    """Record a push that happened, at once, whatever fails later; lines for the log back.
+
+    A push cannot be taken back, so it is reported before anything else can fail: the step
+    outputs `pushed=true` and `branch` (written again later with the rest; the runner keeps
+    the last value), a line in the job summary, and a `::notice` naming branch and commit.
+    A sink that fails does not stop the others; its failure is one more log line.
+    """
+    lines = [
+        command(
+            "notice",
+            f"pushed {branch} at {commit} to {remote}",
+            {"title": "swiftpm-guard"},
+        )
+    ]
+    if output_file is not None:
+        try:
+            write_outputs(output_file, {"pushed": "true", "branch": branch})
+        except InputError as error:
+            lines.append(command("warning", f"{error}", {"title": "swiftpm-guard"}))
+    if summary_file is not None:
+        try:
+            append_summary(summary_file, f"Pushed `{branch}` at `{commit}` to `{remote}`.\n\n")
+        except InputError as error:
+            lines.append(command("warning", f"{error}", {"title": "swiftpm-guard"}))
+    return lines
