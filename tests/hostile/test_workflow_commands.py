@@ -366,3 +366,16 @@ def test_the_action_log_runs_only_its_own_commands_for_generated_names(
         out, err = capsys.readouterr()
         assert code in (1, 2), out + err
         _assert_only_our_commands(out, err, TOKEN)
+
+
+@settings(max_examples=200, deadline=None)
+@given(body=st.lists(HOSTILE, max_size=6).map("\n".join))
+def test_a_block_between_stop_commands_markers_runs_nothing_of_its_own(body: str) -> None:
+    from swiftpm_guard.core.workflow_commands import stop_commands_block
+
+    token = "a1b2c3d4e5f6a7b8c9d0e1f2a3b4c5d6"
+    lines = stop_commands_block(body, token)
+    runner = commands_in("\n".join(lines) + "\n::warning::after\n")
+    # Whatever the block holds is ignored; the token resumes; our next command runs.
+    assert [c.name for c in runner.executed] == ["stop-commands", "warning"]
+    assert runner.stop_token is None

@@ -16,16 +16,21 @@ from swiftpm_guard.errors import InputError
 def write_atomically(items: Sequence[tuple[Path, bytes]]) -> None:
     """Write every file to a temporary sibling first, then move them all into place."""
     staged: list[tuple[str, Path]] = []
+    current: Path | None = None
     try:
         for path, data in items:
+            current = path
             staged.append((_stage(path, data), path))
         for temporary, path in staged:
+            current = path
             os.replace(temporary, path)
-    except OSError as error:
+    except (OSError, ValueError) as error:
         for temporary, _path in staged:
             with contextlib.suppress(FileNotFoundError):
                 os.unlink(temporary)
-        raise InputError(f"cannot write: {error.strerror}", file=error.filename) from None
+        # Name the file asked for, not the temporary sibling the error is about.
+        reason = getattr(error, "strerror", None) or "not a usable path"
+        raise InputError(f"cannot write: {reason}", file=str(current)) from None
 
 
 def _stage(path: Path, data: bytes) -> str:
