@@ -132,3 +132,25 @@ def test_git_itself_would_follow_without_the_setting(redirected: Redirected) -> 
     # curl drops the header on the redirected request itself; git then sends it on its own.
     sent = authorization_header(TOKEN).split(": ", 1)[1]
     assert sent in redirected.elsewhere.authorizations
+
+
+def test_the_workspace_fetch_does_not_follow_a_redirect_with_a_persisted_header(
+    redirected: Redirected, tmp_path: Path
+) -> None:
+    """actions/checkout persists its token as an extraHeader in the clone's config by default;
+    fetching the template ref from that origin must not carry it through a redirect."""
+    from support.actions_env import git
+    from swiftpm_guard.sources.refs import GitRef
+
+    workspace = tmp_path / "workspace"
+    git(tmp_path, "clone", "-q", str(redirected.bare), str(workspace))
+    named = redirected.url()
+    origin = "/".join(named.split("/", 3)[:3]) + "/"
+    git(workspace, "remote", "set-url", "origin", named)
+    git(workspace, "config", f"http.{origin}.extraheader", authorization_header(TOKEN))
+    git(workspace, "update-ref", "-d", "refs/remotes/origin/swiftpm")
+    logged: list[str] = []
+    assert GitRef.open(workspace, "swiftpm", logged.append) is None
+    assert redirected.named.requests, "git never asked the named remote"
+    assert redirected.elsewhere.authorizations == [], "git followed the redirect"
+    assert len(logged) == 1 and TOKEN not in logged[0]

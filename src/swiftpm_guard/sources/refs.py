@@ -18,6 +18,8 @@ from dataclasses import dataclass
 from pathlib import Path, PurePosixPath
 from typing import Protocol
 
+from swiftpm_guard.core.redact import redact_userinfo
+from swiftpm_guard.core.workflow_commands import neutralise
 from swiftpm_guard.errors import InfrastructureError, InputError, UsageError, os_problem
 from swiftpm_guard.gitenv import find_git, git_environment, run_git
 from swiftpm_guard.limits import TEMPLATE_MAX_BYTES, WORKFLOW_MAX_BYTES
@@ -116,7 +118,11 @@ class GitRef:
             )
             if fetched.returncode != 0:
                 lines = fetched.stderr.decode("utf-8", "replace").strip().splitlines()
-                reason = lines[-1] if lines else f"exit {fetched.returncode}"
+                # git's last line may quote the origin URL (with a checkout's credentials) or
+                # the remote's own text (`remote: …`): no userinfo, no workflow command.
+                reason = neutralise(redact_userinfo(lines[-1])) if lines else (
+                    f"exit {fetched.returncode}"
+                )
                 log(
                     f"swiftpm-guard: git fetch of '{ref}' failed ({reason}); "
                     "reading it through the API"
@@ -177,7 +183,13 @@ def _git(workspace: Path, *args: str) -> subprocess.CompletedProcess[bytes]:
     root = str(workspace.resolve())
     # The runner's workspace belongs to another user (uid 1001) than the container's root:
     # vouch for it in git's command-line scope, through the environment (see gitenv).
-    env = git_environment({**os.environ, "LC_ALL": "C"}, safe_directories=[root])
+    # The clone's own config may hold a token (actions/checkout persists one as an
+    # extraHeader by default): a redirect from origin must not carry it to another host.
+    env = git_environment(
+        {**os.environ, "LC_ALL": "C"},
+        safe_directories=[root],
+        config=[("http.followRedirects", "false")],
+    )
     # The job's PATH may not lead to git in the container (the runner passes it through).
     try:
         git = find_git(env.get("PATH"))
