@@ -283,3 +283,54 @@ def test_a_zip_name_that_is_not_utf8_is_reported_not_a_crash(
     assert done.returncode == 1, done.stderr
     assert "Traceback" not in done.stderr
     assert "\ufffd\ufffd-1.2.3.zip" in (tmp_path / "r.json").read_text(encoding="utf-8")
+
+
+def test_inside_the_workspace_refuses_loops_long_names_and_escapes(tmp_path: Path) -> None:
+    from swiftpm_guard.sources.files import inside
+
+    (tmp_path / "loop-a").symlink_to("loop-b")
+    (tmp_path / "loop-b").symlink_to("loop-a")
+    (tmp_path / "out").symlink_to("/etc")
+    (tmp_path / "ok").mkdir()
+    assert inside(tmp_path, "ok") == (tmp_path / "ok").resolve()
+    # (A name too long passes here: the open that follows names it, see above.)
+    for relative, says in (("loop-a", "loop"), ("out", "outside")):
+        with pytest.raises(InputError) as raised:
+            inside(tmp_path, relative)
+        assert says in str(raised.value) and str(raised.value).startswith(relative[:20])
+
+
+@pytest.mark.xfail(strict=True, reason="needs wiring in action._in_workspace (issue 12 refactor)")
+@pytest.mark.parametrize("inputs", [{"artifacts": "loop-a"}, {"frameworks": "@loop-a"},
+                                    {"checksums": "loop-a"}], ids=["artifacts", "list", "checksums"])
+def test_the_action_reports_a_symlink_loop_input_as_bad_input(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str], inputs: dict[str, str]
+) -> None:
+    from support.actions_env import REPOSITORY, clone, make_origin, push_payload, runner_env
+    from support.fake_fixture import fake_github_fixture
+    from swiftpm_guard import action
+    from swiftpm_guard.github_client import RetryPolicy
+
+    for fake in fake_github_fixture():
+        origin = make_origin(tmp_path / "remote")
+        fake.add_repo(REPOSITORY, git_dir=origin.bare)
+        fake.add_token("ghs_loopToken0123456789")
+        workspace = clone(origin, "main", tmp_path / "workspace")
+        (workspace / "loop-a").symlink_to("loop-b")
+        (workspace / "loop-b").symlink_to("loop-a")
+        (tmp_path / "step").mkdir()
+        step = runner_env(
+            tmp_path / "step",
+            api_url=fake.url,
+            workspace=workspace,
+            event_name="push",
+            payload=push_payload(ref="refs/heads/main", before=origin.main, after=origin.main),
+            sha=origin.main,
+            ref="refs/heads/main",
+            inputs={"github-token": "ghs_loopToken0123456789", "version": "1.2.3", **inputs},
+        )
+        code = action.main(step.env, policy=RetryPolicy(attempts=1, request_timeout=5,
+                                                        seconds_between_writes=None))
+        out = capsys.readouterr().out
+        assert code == 2, out
+        assert "::error title=swiftpm-guard::loop-a: path is a symbolic link loop" in out

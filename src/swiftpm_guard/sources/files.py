@@ -121,3 +121,17 @@ def resolved(path: Path, *, display: str, what: str) -> Path:
         return path.resolve(strict=False)
     except (OSError, RuntimeError, ValueError) as error:
         raise InputError(f"{what} {problem(error)}", file=display) from None
+
+
+def inside(root: Path, relative: str) -> Path:
+    """`root/relative` with links followed, required to stay inside `root` (the workspace).
+
+    What action inputs name (`artifacts`, `checksums`, `@list`, `template`) may be a symlink
+    loop, a name too long or a link out of the workspace: each is one InputError naming the
+    input, never a RuntimeError from `Path.resolve` (Python 3.11 raises one for a loop).
+    """
+    base = resolved(root, display=str(root), what="workspace")
+    path = resolved(base / relative, display=relative, what="path")
+    if not path.is_relative_to(base):
+        raise InputError("resolves outside the workspace (a symlink?)", file=relative)
+    return path
