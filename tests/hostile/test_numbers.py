@@ -40,7 +40,7 @@ def test_only_ascii_digits_are_an_id(text: str) -> None:
     with pytest.raises(UsageError) as raised:
         parse_id(text, what="input run-id")
     message = str(raised.value)
-    assert message.startswith("input run-id must be a positive number") and "\n" not in message
+    assert message.startswith("input run-id must be a number, got ") and "\n" not in message
 
 
 @given(st.integers(1, 10**18))

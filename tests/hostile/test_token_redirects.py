@@ -154,3 +154,20 @@ def test_the_workspace_fetch_does_not_follow_a_redirect_with_a_persisted_header(
     assert redirected.named.requests, "git never asked the named remote"
     assert redirected.elsewhere.authorizations == [], "git followed the redirect"
     assert len(logged) == 1 and TOKEN not in logged[0]
+
+
+@pytest.mark.parametrize("key", ["http.https://x/.extraHeader", "HTTP.EXTRAHEADER"])
+def test_every_environment_that_carries_a_header_forbids_redirects_last(key: str) -> None:
+    """Both builders of git's environment; an inherited entry cannot turn redirects back on."""
+    from swiftpm_guard.gitenv import git_environment
+    from swiftpm_guard.sinks.publish import scrubbed_env
+
+    inherited = {"GIT_CONFIG_COUNT": "1", "GIT_CONFIG_KEY_0": "http.followRedirects",
+                 "GIT_CONFIG_VALUE_0": "true"}
+    for env in (
+        git_environment(inherited, config=[(key, "Authorization: Basic x")]),
+        scrubbed_env(inherited, [(key, "Authorization: Basic x")]),
+    ):
+        last = int(env["GIT_CONFIG_COUNT"]) - 1
+        assert env[f"GIT_CONFIG_KEY_{last}"] == "http.followRedirects"
+        assert env[f"GIT_CONFIG_VALUE_{last}"] == "false"

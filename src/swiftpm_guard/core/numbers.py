@@ -24,5 +24,5 @@ def parse_id(text: str, *, what: str) -> int:
     """A positive id such as a run id; UsageError naming `what` for anything else."""
     if not is_ascii_number(text) or int(text) == 0:
         shown = text if len(text) <= 40 else text[:37] + "..."
-        raise UsageError(f"{what} must be a positive number of ASCII digits, got {shown!r}")
+        raise UsageError(f"{what} must be a number, got {shown!r} (ASCII digits 0-9, not 0)")
     return int(text)
