@@ -52,8 +52,16 @@ def contain_credentials(entries: Iterable[tuple[str, str]]) -> list[tuple[str, s
     (an inherited GIT_CONFIG_* entry, a caller's list) can turn redirects back on.
     """
     pairs = list(entries)
-    if carries_credentials(pairs):
+    headers = [key for key, _value in pairs if key.lower().endswith(_HEADER_KEY_SUFFIX)]
+    if headers:
         pairs.append(("http.followRedirects", "false"))
+        # A URL-scoped setting beats the plain one in git, whatever its scope: repeat ours at
+        # the very URL each header is for, so `http.<that url>.followRedirects=true` set
+        # anywhere else cannot win either.
+        for key in headers:
+            scope = key[: -len(_HEADER_KEY_SUFFIX)]
+            if scope.lower() != "http":
+                pairs.append((f"{scope}.followRedirects", "false"))
     return pairs
 
 

@@ -98,11 +98,16 @@ def test_preflight_does_not_follow_a_redirect_with_the_token(
     assert redirected.elsewhere.authorizations == []
 
 
+@pytest.mark.parametrize("inherited", [False, True], ids=["clean", "job-env-re-enables"])
 def test_audit_reading_with_a_token_header_does_not_follow_a_redirect(
-    redirected: Redirected,
+    redirected: Redirected, monkeypatch: pytest.MonkeyPatch, inherited: bool
 ) -> None:
     named = redirected.url()
     origin = named.split("/", 3)
+    if inherited:  # an earlier step put this in the job's environment
+        monkeypatch.setenv("GIT_CONFIG_COUNT", "1")
+        monkeypatch.setenv("GIT_CONFIG_KEY_0", f"http.{named}.followRedirects")
+        monkeypatch.setenv("GIT_CONFIG_VALUE_0", "true")
     header = [(f"{origin[0]}//{origin[2]}/", authorization_header(TOKEN))]
     config = [(f"http.{key}.extraHeader", value) for key, value in header]
     with pytest.raises(Exception) as raised:
@@ -158,16 +163,33 @@ def test_the_workspace_fetch_does_not_follow_a_redirect_with_a_persisted_header(
 
 @pytest.mark.parametrize("key", ["http.https://x/.extraHeader", "HTTP.EXTRAHEADER"])
 def test_every_environment_that_carries_a_header_forbids_redirects_last(key: str) -> None:
-    """Both builders of git's environment; an inherited entry cannot turn redirects back on."""
+    """Both builders of git's environment; an inherited entry (plain or at the header's very
+    URL) cannot turn redirects back on: ours come after it."""
     from swiftpm_guard.gitenv import git_environment
     from swiftpm_guard.sinks.publish import scrubbed_env
 
-    inherited = {"GIT_CONFIG_COUNT": "1", "GIT_CONFIG_KEY_0": "http.followRedirects",
-                 "GIT_CONFIG_VALUE_0": "true"}
+    inherited = {
+        "GIT_CONFIG_COUNT": "2",
+        "GIT_CONFIG_KEY_0": "http.followRedirects",
+        "GIT_CONFIG_VALUE_0": "true",
+        "GIT_CONFIG_KEY_1": "http.https://x/.followRedirects",
+        "GIT_CONFIG_VALUE_1": "true",
+    }
+    scope = key[: -len(".extraHeader")]
     for env in (
         git_environment(inherited, config=[(key, "Authorization: Basic x")]),
         scrubbed_env(inherited, [(key, "Authorization: Basic x")]),
     ):
-        last = int(env["GIT_CONFIG_COUNT"]) - 1
-        assert env[f"GIT_CONFIG_KEY_{last}"] == "http.followRedirects"
-        assert env[f"GIT_CONFIG_VALUE_{last}"] == "false"
+        count = int(env["GIT_CONFIG_COUNT"])
+        entries = [(env[f"GIT_CONFIG_KEY_{i}"], env[f"GIT_CONFIG_VALUE_{i}"]) for i in range(count)]
+        wanted = {"http.followRedirects"} | (
+            {f"{scope}.followRedirects"} if scope.lower() != "http" else set()
+        )
+        for name in wanted:
+            values = [v for k, v in entries if k.lower() == name.lower()]
+            assert values and values[-1] == "false", (name, entries)
+        if scope.lower() != "http":  # the inherited URL-scoped `true` comes before ours
+            last_url = max(
+                i for i, (k, _v) in enumerate(entries) if k == "http.https://x/.followRedirects"
+            )
+            assert entries[last_url][1] == "false"

@@ -93,6 +93,12 @@ def _env(config: Iterable[tuple[str, str]] = ()) -> dict[str, str]:
     if carries_credentials(pairs):
         for name in _TRACE_VARS:
             env.pop(name, None)
+        # With a token on board, only our configuration counts: no inherited GIT_CONFIG_*
+        # entries, no system or global file (they could re-enable redirects for the URL or
+        # add a header of their own).
+        for name in [n for n in env if n.startswith("GIT_CONFIG")]:
+            env.pop(name)
+        env.update(GIT_CONFIG_NOSYSTEM="1", GIT_CONFIG_GLOBAL=os.devnull)
     return git_environment(env, config=pairs)
 
 
