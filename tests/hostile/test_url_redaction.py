@@ -51,7 +51,8 @@ BROKEN = [
 
 
 def _url(template: str, user: str, secret: str) -> str:
-    return template.format(ui=f"{user}:{secret}")
+    # `user:secret@`, or the secret alone as the user (`https://<token>@host/`, common too).
+    return template.format(ui=f"{user}:{secret}" if user else secret)
 
 
 def _assert_hidden(code: int, out: str, err: str, secret: str) -> None:
