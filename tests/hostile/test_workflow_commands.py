@@ -379,3 +379,4 @@ def test_a_block_between_stop_commands_markers_runs_nothing_of_its_own(body: str
     # Whatever the block holds is ignored; the token resumes; our next command runs.
     assert [c.name for c in runner.executed] == ["stop-commands", "warning"]
     assert runner.stop_token is None
+

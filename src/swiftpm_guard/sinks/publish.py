@@ -23,6 +23,7 @@ from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
+from swiftpm_guard.core.workflow_commands import neutralise
 from swiftpm_guard.errors import InfrastructureError, InputError, os_problem
 from swiftpm_guard.gitenv import GitTimeout, contain_credentials, find_git, run_git
 from swiftpm_guard.refs import Identity, Remote, authorization_header
@@ -252,8 +253,11 @@ class ScratchRepo:
         outcome = _porcelain_outcome(result.stdout.decode("utf-8", "replace"), ref)
         if outcome is None:
             raise GitError(f"git push failed: {self.message(result)}")
+        # The summary is partly the remote's own words (a hook's reason): shown in logs, so
+        # no token and no workflow command in it.
+        outcome = PushOutcome(outcome.status, neutralise(self._redact(outcome.detail)))
         if outcome.status is PushStatus.REJECTED:
-            return PushOutcome(outcome.status, self._redact(outcome.detail))
+            return outcome
         if result.returncode != 0:
             raise GitError(f"git push failed: {self.message(result)}")
         return outcome
