@@ -74,6 +74,7 @@ def test_publish_does_not_follow_a_redirect_with_the_token(
     )
     out, err = capsys.readouterr()
     _one_line_exit_3(code, out, err)
+    assert "answered with a redirect" in err
     assert redirected.named.requests, "git never asked the named remote"
     assert redirected.elsewhere.authorizations == [], "git followed the redirect"
     assert all(a is None for a in redirected.elsewhere.authorizations)

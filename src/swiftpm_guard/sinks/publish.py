@@ -18,6 +18,7 @@ from __future__ import annotations
 
 import enum
 import os
+import re
 import subprocess
 from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass
@@ -187,6 +188,11 @@ class ScratchRepo:
 
     def _hint(self, result: subprocess.CompletedProcess[bytes]) -> str:
         text = result.stderr.decode("utf-8", "replace")
+        if self.remote.kind == "http" and re.search(r"returned error: 30[1278]\b", text):
+            return (
+                " (the remote answered with a redirect: swiftpm-guard never follows one, so the "
+                "token reaches only the origin named; give --repo the URL it redirects to)"
+            )
         if self.remote.kind == "http" and any(
             s in text for s in ("could not read Username", "Authentication failed", " 403")
         ):
