@@ -210,3 +210,39 @@ def test_a_stub_folder_stored_as_a_link_in_the_template_ref_is_named(
         ("executorch", ".Package.swift/executorch")
     ]
     assert "passwd" not in out + err + json.dumps(report) + step.summary()
+
+
+def test_a_stub_root_stored_as_a_link_in_the_template_ref_is_named(
+    tmp_path: Path, fake_github: FakeGitHub, capsys: pytest.CaptureFixture[str]
+) -> None:
+    from support.actions_env import push_payload
+    from swiftpm_guard import action
+    from swiftpm_guard.github_client import RetryPolicy
+
+    origin = make_origin(tmp_path / "remote")
+    fake_github.add_repo(REPOSITORY, git_dir=origin.bare)
+    fake_github.add_token(TOKEN)
+    branch = clone(origin, "swiftpm", tmp_path / "template-clone")
+    shutil.rmtree(branch / ".Package.swift")
+    os.symlink("/etc", branch / ".Package.swift")
+    commit_all(branch, "the stub root is a link")
+    git(branch, "push", "-q", "origin", "swiftpm")
+    workspace = clone(origin, "main", tmp_path / "workspace")
+    (tmp_path / "step").mkdir()
+    step = runner_env(
+        tmp_path / "step",
+        api_url=fake_github.url,
+        workspace=workspace,
+        event_name="push",
+        payload=push_payload(ref="refs/heads/main", before=origin.main, after=origin.main),
+        sha=origin.main,
+        ref="refs/heads/main",
+        inputs={"frameworks-from": FRAMEWORKS_FROM, "github-token": TOKEN},
+    )
+    code = action.main(step.env, policy=RetryPolicy(attempts=1, request_timeout=5,
+                                                    seconds_between_writes=None))
+    out, err = capsys.readouterr()
+    assert code == 1, out + err
+    report = json.loads((workspace / ".swiftpm-guard" / "report.json").read_text())
+    found = [(f["subject"], f["file"]) for f in report["findings"] if f["code"] == "stub-symlink"]
+    assert found == [(".Package.swift", ".Package.swift")]

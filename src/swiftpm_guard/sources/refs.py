@@ -80,6 +80,10 @@ class RefReader(Protocol):
 
     def tree(self, folder: str) -> list[TreeEntry] | None: ...
 
+    def kind(self, path: str) -> str | None:
+        """"file", "dir", "symlink" or "submodule" for `path` itself; None when absent."""
+        ...
+
 
 # -- git --------------------------------------------------------------------------------------
 
@@ -150,6 +154,14 @@ class GitRef:
         if blob.returncode != 0:
             raise InputError(f"cannot read {what} from {self.where}", file=path)
         return blob.stdout
+
+    def kind(self, path: str) -> str | None:
+        listed = _git(self.workspace, "ls-tree", "-z", self.commit, "--", path.rstrip("/"))
+        entry = listed.stdout.split(b"\0")[0]
+        if listed.returncode != 0 or not entry:
+            return None
+        mode, kind, _rest = entry.decode("utf-8", "replace").split(" ", 2)
+        return _kind(mode, kind)
 
     def tree(self, folder: str) -> list[TreeEntry] | None:
         listed = _git(
@@ -268,21 +280,25 @@ def load_template_from_ref(
     for name in STUB_DIRS:
         root = posixpath.join(parent, name) if parent else name
         entries = reader.tree(root)
+        if entries is None and reader.kind(root) == "symlink":
+            # The stub root itself stored as a link: never followed, named.
+            links = [_link_finding(root, reader.where, "the stub root")]
+            break
         if entries is not None:
             materialize(entries, scratch)
-            links = [_link_finding(e.path, reader.where) for e in entries
+            links = [_link_finding(e.path, reader.where, "stub folder") for e in entries
                      if e.kind == "symlink" and posixpath.dirname(e.path) == root]
             break
     loaded, findings = load_template(local, display=template)
     return loaded, [*findings, *links]
 
 
-def _link_finding(path: str, where: str) -> Finding:
-    """A stub folder stored as a symbolic link: never followed, named so it can be fixed."""
+def _link_finding(path: str, where: str, what: str) -> Finding:
+    """A stub folder (or root) stored as a symbolic link: never followed, named to be fixed."""
     name = posixpath.basename(path)
     return Finding(
         code="stub-symlink", severity=Severity.ERROR, subject=name, file=path,
-        message=f"stub folder '{name}' is a symbolic link in {where}; not followed (SwiftPM "
+        message=f"{what} '{name}' is a symbolic link in {where}; not followed (SwiftPM "
                 "would compile whatever it points at)",
     )
 
