@@ -190,7 +190,10 @@ class Remote:
     @classmethod
     def _file(cls, value: str) -> Remote:
         shown = shown_location(value)
-        parts = urlsplit(value)
+        try:
+            parts = urlsplit(value)
+        except ValueError as error:  # a stray `[` or `]`: "Invalid IPv6 URL"
+            raise UsageError(f"--repo {shown!r} is not a valid URL: {error}") from None
         if parts.netloc not in ("", "localhost") or not parts.path.startswith("/"):
             raise UsageError(f"--repo {shown!r}: a file:// URL needs an absolute local path")
         if parts.query or parts.fragment:

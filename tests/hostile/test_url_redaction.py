@@ -50,9 +50,13 @@ BROKEN = [
 ]
 
 
-def _url(template: str, user: str, secret: str) -> str:
-    # `user:secret@`, or the secret alone as the user (`https://<token>@host/`, common too).
-    return template.format(ui=f"{user}:{secret}" if user else secret)
+def _url(template: str, user: str, secret: str) -> tuple[str, str]:
+    """The URL and the secret in it: `user:secret@`, or the secret alone as the user
+    (`https://<token>@host/`, common too). In git's scp-like form a `/` before the `@` makes
+    the value a plain relative path, no userinfo at all, so the secret holds none there."""
+    if "://" not in template:
+        secret = secret.replace("/", "_")
+    return template.format(ui=f"{user}:{secret}" if user else secret), secret
 
 
 def _assert_hidden(code: int, out: str, err: str, secret: str) -> None:
@@ -79,7 +83,7 @@ def no_event(monkeypatch: pytest.MonkeyPatch) -> None:
 def test_preflight_and_audit_never_print_the_password(
     capsys: pytest.CaptureFixture[str], no_event: None, template: str, user: str, secret: str
 ) -> None:
-    url = _url(template, user, secret)
+    url, secret = _url(template, user, secret)
     for argv in (
         ["preflight", "--version", "1.2.3", "--repo", url],
         ["audit", "--repo", url],
@@ -99,7 +103,7 @@ def test_publish_never_prints_the_password(
     user: str,
     secret: str,
 ) -> None:
-    url = _url(template, user, secret)
+    url, secret = _url(template, user, secret)
     base = ["publish", "--artifacts", str(release.artifacts), "--version", release.version]
     for extra in (
         ["--repo", url],
@@ -115,7 +119,7 @@ def test_publish_never_prints_the_password(
 def test_check_base_url_never_prints_the_password(
     capsys: pytest.CaptureFixture[str], release: Release, template: str, user: str, secret: str
 ) -> None:
-    url = _url(template, user, secret)
+    url, secret = _url(template, user, secret)
     code = main(["check", "--artifacts", str(release.artifacts), "--base-url", url])
     out, err = capsys.readouterr()
     _assert_hidden(code, out, err, secret)
@@ -135,3 +139,24 @@ def test_redaction_hides_every_userinfo_in_free_text(
     assert secret not in redact_userinfo(text)
     assert secret not in shown_location(f"https://{user}:{secret}@host{after}")
     assert secret not in shown_location(f"{user}:{secret}@host:{after}")
+
+
+@pytest.mark.parametrize(
+    "argv",
+    [
+        ["preflight", "--version", "1.2.3", "--repo", "file://Zq9secret[@example.invalid/r.git"],
+        ["audit", "--repo", "file://Zq9secret[@example.invalid/r.git"],
+        ["audit", "--repo", "ssh://-:Zq9secret@example.invalid/r.git"],
+        ["audit", "--repo", "git://u:Zq9secret@example.invalid/r.git"],
+    ],
+    ids=["file-bracket-preflight", "file-bracket-audit", "ssh-password", "git-password"],
+)
+def test_found_by_the_properties(
+    capsys: pytest.CaptureFixture[str], no_event: None, argv: list[str]
+) -> None:
+    """Cases the generated ones found: a ValueError escaping from a file:// URL with `[`, and
+    git quoting `user:password@host` with no scheme left for a generic redaction."""
+    code = main(argv)
+    out, err = capsys.readouterr()
+    _assert_hidden(code, out, err, "Zq9secret")
+    assert code == 2

@@ -40,10 +40,10 @@ def shown_location(value: str) -> str:
     A value is one location, so any `@` in it may end a userinfo, whatever the syntax: all
     before the last `@` (after `…://` when there is one) is hidden.
     """
-    head, separator, rest = value.partition("://")
-    if not separator:
-        head, rest = "", value
+    scheme = _SCHEME.match(value)
+    head = scheme.group() if scheme else ""  # kept only when the value starts with one
+    rest = value[len(head) :]
     at = rest.rfind("@")
     if at < 0:
         return redact_userinfo(value)
-    return head + separator + HIDDEN + rest[at:]
+    return head + HIDDEN + rest[at:]

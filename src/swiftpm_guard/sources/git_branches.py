@@ -67,7 +67,9 @@ def classify_repo(repo: str) -> tuple[str, str]:
             raise UsageError(f"--repo {shown!r}: scheme '{scheme}' is not one of "
                              f"{', '.join(sorted(_REMOTE_SCHEMES))}")
         authority = url.group("rest").split("/", 1)[0]
-        if scheme in ("http", "https") and ":" in authority.rpartition("@")[0]:
+        if scheme == "file" and authority not in ("", "localhost"):
+            raise UsageError(f"--repo {shown!r}: a file:// URL needs an absolute local path")
+        if ":" in authority.rpartition("@")[0]:  # any scheme: ssh://user:password@ too
             raise UsageError("--repo must not carry a password in the URL; use a credential "
                              "helper or an http.extraHeader in git's configuration")
         return "remote", repo
@@ -116,8 +118,21 @@ def _git(args: Sequence[str], *, git_dir: str | None = None, stdin: bytes | None
     if result.returncode != 0:
         message = result.stderr.decode("utf-8", "replace").strip().splitlines()
         last = message[-1] if message else f"exit code {result.returncode}"
-        raise InfrastructureError(f"git {args[0]} failed: {last}")
+        raise InfrastructureError(f"git {args[0]} failed: {_without_userinfo(last, args)}")
     return result.stdout
+
+
+def _without_userinfo(message: str, args: Sequence[str]) -> str:
+    """git's message with the userinfo of any URL among `args` hidden, however git quotes it
+    (`strange hostname 'user:secret@host'` has no scheme left for a generic redaction)."""
+    for arg in args:
+        head, separator, rest = arg.partition("://")
+        text = rest if separator else head
+        userinfo = text[: text.rfind("@")] if "@" in text.split("/", 1)[0] else ""
+        for secret in sorted({userinfo, *userinfo.split(":")}, key=len, reverse=True):
+            if len(secret) >= 3:
+                message = message.replace(secret, "***")
+    return message
 
 
 @contextlib.contextmanager
