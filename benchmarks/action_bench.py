@@ -86,11 +86,15 @@ def main() -> None:
     runs = parser.parse_args().runs
     release = ROOT / "examples" / "release"
     _median("python -c pass", runs, [sys.executable, "-c", "pass"])
-    _median("import swiftpm_guard.cli", runs, [sys.executable, "-c", "import swiftpm_guard.cli"])
     _median(
-        "import swiftpm_guard.action (no PyGithub yet)",
+        "import swiftpm_guard.cli.main",
         runs,
-        [sys.executable, "-c", "import swiftpm_guard.action"],
+        [sys.executable, "-c", "import swiftpm_guard.cli.main"],
+    )
+    _median(
+        "import swiftpm_guard.action.main (no PyGithub yet)",
+        runs,
+        [sys.executable, "-c", "import swiftpm_guard.action.main"],
     )
     _median("import github (PyGithub)", runs, [sys.executable, "-c", "import github"])
     _median(

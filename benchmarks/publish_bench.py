@@ -22,13 +22,13 @@ sys.path.insert(0, str(Path(__file__).resolve().parent.parent / "tests"))
 from support.git_http import git_http_server
 from support.git_remote import make_template_remote
 from support.release import write_release
-from swiftpm_guard.publish import (
+from swiftpm_guard.jobs.check_request import CheckRequest
+from swiftpm_guard.jobs.publish import (
     PreflightRequest,
     PublishRequest,
     preflight,
     publish,
 )
-from swiftpm_guard.settings import Settings
 
 TOKEN = "bench-token-0123456789"
 
@@ -49,7 +49,7 @@ def bench(label: str, url: str, root: Path, runs: int) -> None:
         version = f"1.2.3.2025{index:04d}"
         release = write_release(root / f"release-{version}", version=version)
         pending.append(
-            Settings(
+            CheckRequest(
                 templates=(Path("Package.swift.template"),),
                 version=version,
                 artifacts=(release.artifacts,),

@@ -22,10 +22,10 @@ from pathlib import Path
 sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "tests"))
 
 from support.release import write_release
-from swiftpm_guard.render import render
+from swiftpm_guard.core.render import render
+from swiftpm_guard.infra.swiftpm import SwiftPM, package_files
 from swiftpm_guard.sources.artifacts import read_checksums
 from swiftpm_guard.sources.template import load_template
-from swiftpm_guard.swiftpm import SwiftPM, package_files
 
 WRAPPER = "/var/cache/swiftpm-guard/swift-trixie/bin/swift"
 

@@ -1,3 +1,3 @@
-from swiftpm_guard.cli import main
+from swiftpm_guard.cli.main import main
 
 raise SystemExit(main())

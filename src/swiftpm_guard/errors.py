@@ -7,8 +7,8 @@ from __future__ import annotations
 
 import errno
 
-from swiftpm_guard.core.redact import redact_userinfo
-from swiftpm_guard.core.workflow_commands import neutralise
+from swiftpm_guard.redact import redact_userinfo
+from swiftpm_guard.workflow_commands import neutralise
 
 
 class GuardError(Exception):

@@ -6,8 +6,8 @@ import subprocess
 import pytest
 
 from support.published import STUB, BranchSpec, fast_import_stream
-from swiftpm_guard.audit import AuditOptions, audit
-from swiftpm_guard.cli import main
+from swiftpm_guard.cli.main import main
+from swiftpm_guard.core.audit_rules import AuditOptions, audit
 from swiftpm_guard.sources.git_branches import read_published_branches
 
 

@@ -252,7 +252,7 @@ def test_a_name_too_long_for_the_file_system_in_the_template_ref_is_one_line(
 
 
 def test_materializing_a_name_too_long_is_bad_input(tmp_path: Path) -> None:
-    from swiftpm_guard.sources.refs import TreeEntry, materialize
+    from swiftpm_guard.sources.git_ref import TreeEntry, materialize
 
     with pytest.raises(InputError) as raised:
         materialize([TreeEntry(".Package.swift/" + "y" * 300, "file")], tmp_path)
@@ -308,8 +308,8 @@ def test_the_action_reports_a_symlink_loop_input_as_bad_input(
 ) -> None:
     from support.actions_env import REPOSITORY, clone, make_origin, push_payload, runner_env
     from support.fake_fixture import fake_github_fixture
-    from swiftpm_guard import action
-    from swiftpm_guard.github_client import RetryPolicy
+    from swiftpm_guard.action import main as action
+    from swiftpm_guard.infra.github import RetryPolicy
 
     for fake in fake_github_fixture():
         origin = make_origin(tmp_path / "remote")

@@ -5,9 +5,9 @@ import string
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
+from swiftpm_guard.core.manifest_shape import ManifestShape
+from swiftpm_guard.core.placeholders import scan, substitute
 from swiftpm_guard.errors import InputError
-from swiftpm_guard.manifest_shape import ManifestShape
-from swiftpm_guard.placeholders import scan, substitute
 from swiftpm_guard.sources.artifacts import parse_checksums
 from swiftpm_guard.sources.workflow import frameworks_in_workflow
 

@@ -11,7 +11,7 @@ from pathlib import Path
 import pytest
 
 from support.git_remote import Spy, make_bare, make_spy
-from swiftpm_guard.cli import main
+from swiftpm_guard.cli.main import main
 
 TOKEN = "ghs_HostileCaseToken0123456789"
 

@@ -133,8 +133,8 @@ def test_the_action_never_shows_what_a_stub_root_link_points_at(
     tmp_path: Path, fake_github: FakeGitHub, capsys: pytest.CaptureFixture[str]
 ) -> None:
     """A template PR whose `.Package.swift` links to the runner's files (the workspace)."""
-    from swiftpm_guard import action
-    from swiftpm_guard.github_client import RetryPolicy
+    from swiftpm_guard.action import main as action
+    from swiftpm_guard.infra.github import RetryPolicy
 
     origin = make_origin(tmp_path / "remote")
     fake_github.add_repo(REPOSITORY, git_dir=origin.bare)
@@ -177,8 +177,8 @@ def test_a_stub_folder_stored_as_a_link_in_the_template_ref_is_named(
 ) -> None:
     """Read from a git ref, a link is never followed either; it is reported by name."""
     from support.actions_env import push_payload
-    from swiftpm_guard import action
-    from swiftpm_guard.github_client import RetryPolicy
+    from swiftpm_guard.action import main as action
+    from swiftpm_guard.infra.github import RetryPolicy
 
     origin = make_origin(tmp_path / "remote")
     fake_github.add_repo(REPOSITORY, git_dir=origin.bare)
@@ -216,8 +216,8 @@ def test_a_stub_root_stored_as_a_link_in_the_template_ref_is_named(
     tmp_path: Path, fake_github: FakeGitHub, capsys: pytest.CaptureFixture[str]
 ) -> None:
     from support.actions_env import push_payload
-    from swiftpm_guard import action
-    from swiftpm_guard.github_client import RetryPolicy
+    from swiftpm_guard.action import main as action
+    from swiftpm_guard.infra.github import RetryPolicy
 
     origin = make_origin(tmp_path / "remote")
     fake_github.add_repo(REPOSITORY, git_dir=origin.bare)

@@ -15,8 +15,8 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from support.release import Release
-from swiftpm_guard.cli import main
-from swiftpm_guard.core.redact import redact_userinfo, shown_location
+from swiftpm_guard.cli.main import main
+from swiftpm_guard.redact import redact_userinfo, shown_location
 
 #: Characters a password may hold raw in a hostile URL (`@`, `/`, `:` and spaces included).
 SECRET_CHARS = string.ascii_letters + string.digits + "-._~!$&'()*+,;=%:/@ \t[]?#"

@@ -44,9 +44,9 @@ from support.runner_commands import (
     parse_v2,
     split_lines,
 )
+from swiftpm_guard.core.model import Finding, Severity
 from swiftpm_guard.errors import InputError
-from swiftpm_guard.model import Finding, Severity
-from swiftpm_guard.report import console_line
+from swiftpm_guard.report.check import console_line
 from swiftpm_guard.sinks import actions_io
 
 TOKEN = "ghs_workflowCommandsToken0123"
@@ -312,8 +312,8 @@ def test_the_action_log_runs_only_its_own_commands(
     capsys: pytest.CaptureFixture[str],
     check_run: str,
 ) -> None:
-    from swiftpm_guard import action
-    from swiftpm_guard.github_client import RetryPolicy
+    from swiftpm_guard.action import main as action
+    from swiftpm_guard.infra.github import RetryPolicy
 
     (tmp_path / "step").mkdir()
     step = _action_step(tmp_path, fake_github, NAMES)
@@ -351,8 +351,8 @@ def test_the_action_log_runs_only_its_own_commands(
 def test_the_action_log_runs_only_its_own_commands_for_generated_names(
     tmp_path_factory: pytest.TempPathFactory, capsys: pytest.CaptureFixture[str], names
 ) -> None:
-    from swiftpm_guard import action
-    from swiftpm_guard.github_client import RetryPolicy
+    from swiftpm_guard.action import main as action
+    from swiftpm_guard.infra.github import RetryPolicy
 
     names = [n for n in names if n not in (".", "..") and n.strip(".")]
     if not names:
@@ -371,7 +371,7 @@ def test_the_action_log_runs_only_its_own_commands_for_generated_names(
 @settings(max_examples=200, deadline=None)
 @given(body=st.lists(HOSTILE, max_size=6).map("\n".join))
 def test_a_block_between_stop_commands_markers_runs_nothing_of_its_own(body: str) -> None:
-    from swiftpm_guard.core.workflow_commands import stop_commands_block
+    from swiftpm_guard.workflow_commands import stop_commands_block
 
     token = "a1b2c3d4e5f6a7b8c9d0e1f2a3b4c5d6"
     lines = stop_commands_block(body, token)

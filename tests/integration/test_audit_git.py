@@ -12,10 +12,10 @@ import pytest
 from support.git_http import serve_git
 from support.published import BranchSpec, build_repo, checksum_for, nightly_versions
 from support.release import BINARY_ONLY_KEYS, PRODUCT_KEYS, all_names
-from swiftpm_guard import gitenv
-from swiftpm_guard.audit import AuditOptions, audit
-from swiftpm_guard.audit_report import groups, to_markdown
-from swiftpm_guard.cli import main
+from swiftpm_guard.cli.main import main
+from swiftpm_guard.core.audit_rules import AuditOptions, audit
+from swiftpm_guard.infra import git as gitenv
+from swiftpm_guard.report.audit import groups, to_markdown
 from swiftpm_guard.sources.git_branches import read_published_branches
 
 NIGHTLIES = nightly_versions(115, start="20250509")  # 2025-05-09 … 2025-08-31

@@ -9,7 +9,7 @@ from pathlib import Path
 import pytest
 
 from swiftpm_guard.errors import InfrastructureError
-from swiftpm_guard.publish import PreflightRequest, preflight
+from swiftpm_guard.jobs.preflight import PreflightRequest, preflight
 
 
 def _processes_mentioning(text: str) -> list[str]:

@@ -16,7 +16,7 @@ from support.git_remote import (
     update_template,
 )
 from support.release import PRODUCT_KEYS, Release, write_release
-from swiftpm_guard.cli import main
+from swiftpm_guard.cli.main import main
 
 AUTHOR = "Release Bot <release-bot@example.invalid>"
 BRANCH = "refs/heads/swiftpm-1.2.3"

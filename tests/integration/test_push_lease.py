@@ -6,8 +6,8 @@ from __future__ import annotations
 from pathlib import Path
 
 from support.git_remote import git, reflog, refs
-from swiftpm_guard.refs import Identity, Remote
-from swiftpm_guard.sinks.publish import PushStatus, ScratchRepo
+from swiftpm_guard.core.git_names import Identity, Remote
+from swiftpm_guard.sinks.git_push import PushStatus, ScratchRepo
 
 BRANCH = "refs/heads/swiftpm-1.2.3"
 

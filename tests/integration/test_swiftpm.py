@@ -11,7 +11,7 @@ from pathlib import Path
 import pytest
 
 from support.release import PRODUCT_KEYS, Release, write_release
-from swiftpm_guard.cli import main
+from swiftpm_guard.cli.main import main
 
 pytestmark = pytest.mark.slow
 

@@ -11,9 +11,9 @@ import secrets
 from collections.abc import Callable, Iterable, Mapping, Sequence
 from pathlib import Path
 
-from swiftpm_guard.check_output import Annotation
-from swiftpm_guard.core.workflow_commands import neutralise, neutralise_all
+from swiftpm_guard.core.check_run import Annotation
 from swiftpm_guard.errors import InputError
+from swiftpm_guard.workflow_commands import neutralise, neutralise_all
 
 #: The runner shows this many annotations per level per step; the rest must be aggregated.
 ANNOTATIONS_PER_LEVEL = 10
@@ -130,7 +130,7 @@ def plain(lines: Iterable[str]) -> list[str]:
 
     For lines that are not our own commands: `::` anywhere (a leading space does not help, the
     runner trims it), the legacy `##[` anywhere, and line breaks are all neutralised
-    (core.workflow_commands.neutralise).
+    (workflow_commands.neutralise).
     """
     return neutralise_all(lines)
 

@@ -15,8 +15,8 @@ from typing import TYPE_CHECKING
 
 from github.GithubObject import NotSet
 
-from swiftpm_guard.check_output import Annotation, CheckRunOutput
-from swiftpm_guard.github_client import GitHubApiError, RetryPolicy, call
+from swiftpm_guard.core.check_run import Annotation, CheckRunOutput
+from swiftpm_guard.infra.github import GitHubApiError, RetryPolicy, call
 
 if TYPE_CHECKING:
     from github import Github

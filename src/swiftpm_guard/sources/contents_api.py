@@ -9,12 +9,11 @@ from __future__ import annotations
 from typing import TYPE_CHECKING
 
 from swiftpm_guard.errors import InputError
-from swiftpm_guard.github_client import GitHubApiError, RetryPolicy, call
-from swiftpm_guard.sources.refs import TREE_MAX_ENTRIES, TreeEntry
+from swiftpm_guard.infra.github import GitHubApiError, RetryPolicy, call
+from swiftpm_guard.sources.git_ref import TREE_MAX_ENTRIES, TreeEntry
 
 if TYPE_CHECKING:
-    from github.ContentFile import ContentFile
-    from github.Repository import Repository
+    from swiftpm_guard.infra.github import ContentFile, Repository
 
 #: Folder listings one tree walk may request (a stub tree has one folder per product).
 TREE_MAX_REQUESTS = 200

@@ -18,10 +18,11 @@ from collections.abc import Iterable, Iterator, Sequence
 from dataclasses import dataclass
 from pathlib import Path, PurePosixPath
 
-from swiftpm_guard.audit import ManifestFile, PublishedBranch
-from swiftpm_guard.core.redact import shown_location
+from swiftpm_guard.core.audit_rules import ManifestFile, PublishedBranch
+from swiftpm_guard.core.model import Location, Stub
+from swiftpm_guard.core.text_lines import split_lines
 from swiftpm_guard.errors import InfrastructureError, InputError, UsageError
-from swiftpm_guard.gitenv import (
+from swiftpm_guard.infra.git import (
     GitTimeout,
     carries_credentials,
     find_git,
@@ -29,7 +30,7 @@ from swiftpm_guard.gitenv import (
     run_git,
 )
 from swiftpm_guard.limits import TEMPLATE_MAX_BYTES
-from swiftpm_guard.model import Location, Stub
+from swiftpm_guard.redact import shown_location
 from swiftpm_guard.sources.files import is_directory, resolved
 from swiftpm_guard.sources.template import SOURCE_SUFFIXES, STUB_DIRS
 
@@ -116,7 +117,7 @@ def _git(args: Sequence[str], *, git_dir: str | None = None, stdin: bytes | None
         raise InfrastructureError(f"git {args[0]} took longer than {timeout:.0f} s; "
                                   "stopped it") from None
     if result.returncode != 0:
-        message = result.stderr.decode("utf-8", "replace").strip().splitlines()
+        message = split_lines(result.stderr.decode("utf-8", "replace").strip())
         last = message[-1] if message else f"exit code {result.returncode}"
         raise InfrastructureError(f"git {args[0]} failed: {_without_userinfo(last, args)}")
     return result.stdout
@@ -178,7 +179,7 @@ def _local_git_dir(path: str, timeout: float) -> str:
 
 def _remote_heads(listing: bytes) -> list[str]:
     heads = []
-    for line in listing.decode("utf-8", "replace").splitlines():
+    for line in split_lines(listing.decode("utf-8", "replace")):
         _oid, _tab, ref = line.partition("\t")
         if ref.startswith("refs/heads/"):
             heads.append(ref[len("refs/heads/"):])
@@ -191,7 +192,7 @@ def list_branches(git_dir: str, pattern: str, *,
     out = _git(["for-each-ref", "--format=%(objectname) %(objecttype) %(refname)",
                 "refs/heads/"], git_dir=git_dir, timeout=timeout)
     found = []
-    for line in out.decode("utf-8", "replace").splitlines():
+    for line in split_lines(out.decode("utf-8", "replace")):
         oid, kind, ref = line.split(" ", 2)
         name = ref[len("refs/heads/"):]
         if kind == "commit" and fnmatch.fnmatchcase(name, pattern):
@@ -253,7 +254,7 @@ class _Objects:
         out = _git(["cat-file", "--batch-check"], git_dir=self._git_dir,
                    stdin="".join(f"{o}\n" for o in wanted).encode(), timeout=self._timeout)
         sizes = {}
-        for oid, line in zip(wanted, out.decode().splitlines(), strict=True):
+        for oid, line in zip(wanted, split_lines(out.decode()), strict=True):
             parts = line.split(" ")
             if len(parts) == 3:
                 sizes[oid] = int(parts[2])

@@ -5,9 +5,9 @@ from __future__ import annotations
 import os
 from pathlib import Path
 
+from swiftpm_guard.core.model import Finding, Location, Severity, Stub, Template
 from swiftpm_guard.errors import InputError
 from swiftpm_guard.limits import TEMPLATE_MAX_BYTES
-from swiftpm_guard.model import Finding, Location, Severity, Stub, Template
 from swiftpm_guard.sources.files import display_name, is_directory, read_text, resolved
 
 #: Where stub folders live beside the template; `.swift/` is what older releases used.

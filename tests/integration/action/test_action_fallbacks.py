@@ -27,8 +27,8 @@ from support.actions_env import (
 )
 from support.fake_github import READ, FakeGitHub
 from support.release import BINARY_ONLY_KEYS, PRODUCT_KEYS, workflow_text
-from swiftpm_guard import action
-from swiftpm_guard.github_client import RetryPolicy
+from swiftpm_guard.action import main as action
+from swiftpm_guard.infra.github import RetryPolicy
 
 TOKEN = "ghs_inProcessToken"
 ALL_KEYS = [*PRODUCT_KEYS, *BINARY_ONLY_KEYS]

@@ -5,8 +5,8 @@ from __future__ import annotations
 import pytest
 
 from support.actions_env import git
-from swiftpm_guard.action_remote import repository_remote
-from swiftpm_guard.action_settings import ActionSettings
+from swiftpm_guard.action.remote import repository_remote
+from swiftpm_guard.action.settings import ActionSettings
 from swiftpm_guard.errors import UsageError
 
 TOKEN = "ghs_remoteToken0123456789"

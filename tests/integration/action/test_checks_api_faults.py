@@ -11,10 +11,10 @@ import time
 import pytest
 
 from support.fake_github import READ, FakeGitHub
-from swiftpm_guard.check_output import build_output
-from swiftpm_guard.github_client import GitHubApiError, RetryPolicy, connect
-from swiftpm_guard.model import Finding, Report, Severity
-from swiftpm_guard.report import to_markdown
+from swiftpm_guard.core.model import Finding, Report, Severity
+from swiftpm_guard.infra.github import GitHubApiError, RetryPolicy, connect
+from swiftpm_guard.report.check import to_markdown
+from swiftpm_guard.report.check_run import build_output
 from swiftpm_guard.sinks.checks_api import CheckRunTarget, publish_check_run
 
 REPO = "example/executorch"

@@ -1,0 +1,68 @@
+"""The action's `audit` mode: judge every published branch, report it like a check.
+
+The branches matching input `branches` are read from the repository `action_remote` picks (the
+workspace clone's origin, else the server URL; the token as a header), judged by the same
+`cli_audit.audit_repository` as `swiftpm-guard audit`, and optionally their zip URLs fetched
+(`verify-urls`). The audit's Markdown is the check run's summary and the job summary; findings
+with a file and line become annotations naming their branch.
+
+Exit codes: 0 every branch sound (warnings allowed), 1 a branch has an error finding, 2 bad
+inputs (no branch matches), 3 git or the remote failed.
+"""
+
+from __future__ import annotations
+
+import sys
+
+from swiftpm_guard.action.check import url_settings
+from swiftpm_guard.action.delivery import post
+from swiftpm_guard.action.outputs import OUT_DIR, exit_for, log_findings, out_folder
+from swiftpm_guard.action.remote import repository_remote
+from swiftpm_guard.action.settings import ActionSettings
+from swiftpm_guard.core.audit_rules import AuditOptions
+from swiftpm_guard.infra.github import GitHubSession
+from swiftpm_guard.jobs.audit import audit_repository
+from swiftpm_guard.report.audit import console_line, to_json, to_markdown, verdict
+from swiftpm_guard.report.audit_check_run import audit_output
+from swiftpm_guard.sinks import actions_io
+from swiftpm_guard.sinks.files import write_atomically
+
+REPORT = f"{OUT_DIR}/audit.json"
+
+
+def _log(line: str) -> None:
+    print(line, file=sys.stderr, flush=True)
+
+
+def run_audit(settings: ActionSettings, github: GitHubSession) -> int:
+    remote = repository_remote(settings, _log)
+    report = audit_repository(
+        remote.url,
+        settings.branches,
+        AuditOptions(branch_prefix=settings.branch_prefix),
+        urls=url_settings(settings) if settings.verify_urls else None,
+        git_config=remote.git_config(),
+    )
+    folder = out_folder(settings)
+    write_atomically([(folder / "audit.json", to_json(report).encode())])
+    log_findings([console_line(b.branch, f) for b in report.branches for f in b.findings])
+    markdown = to_markdown(report)
+    conclusion = "success"
+    if not report.consistent:
+        conclusion = settings.pr_conclusion if settings.event.is_pull_request else "failure"
+    output = audit_output(report, markdown, conclusion=conclusion)
+    read = [f"branches `{settings.branches}` of `{remote.url}` ({remote.where})"]
+    post(settings, github, output, markdown, read)
+    if settings.output_file is not None:
+        values = {
+            "consistent": "true" if report.consistent else "false",
+            "products": "",
+            "binary-targets": "",
+            "report": REPORT,
+            "manifest": "",
+            "branch": "",
+            "pushed": "false",
+        }
+        actions_io.write_outputs(settings.output_file, values)
+    print(f"{verdict(report)} (conclusion: {conclusion})", flush=True)
+    return exit_for(settings, report.consistent, conclusion)

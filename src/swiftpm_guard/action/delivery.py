@@ -1,0 +1,89 @@
+"""Deliver a check-run output: the check run through the API, else the same annotations as
+workflow commands; then the job summary. Best effort: the verdict never depends on it.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+
+from swiftpm_guard.action.settings import ActionSettings
+from swiftpm_guard.core.check_run import CheckRunOutput
+from swiftpm_guard.infra.github import GitHubSession
+from swiftpm_guard.sinks import actions_io
+
+
+def _say(line: str) -> None:
+    print(line, flush=True)
+
+
+def deliver(settings: ActionSettings, github: GitHubSession, output: CheckRunOutput) -> list[str]:
+    """The check run, else workflow commands for what it could not carry; summary notes."""
+    reason: str | None = None
+    posted = 0
+    expected = True  # a read-only token is normal on forks: a notice, not a warning
+    if settings.dry_run:
+        reason = "dry-run: no check run was created"
+    elif not settings.token:
+        reason = "no github-token: no check run was created"
+    else:
+        from swiftpm_guard.infra.github import GitHubApiError
+        from swiftpm_guard.sinks.checks_api import CheckRunTarget, publish_check_run
+
+        target = CheckRunTarget(
+            repository=settings.event.repository,
+            name=settings.check_name,
+            head_sha=settings.event.head_sha,
+            details_url=settings.details_url,
+        )
+        try:
+            published = publish_check_run(github.client, target, output, github.policy)
+        except GitHubApiError as error:
+            expected = error.not_writable
+            reason = (
+                "the token cannot write check runs (fork pull requests and Dependabot "
+                "get a read-only token)"
+                if error.not_writable
+                else "the check run could not be created"
+            ) + f": {error}"
+        else:
+            posted = published.annotations_posted
+            if published.error:
+                expected = False
+                reason = f"only {posted} annotations reached the check run: {published.error}"
+    notes: list[str] = []
+    if reason is None:
+        return notes
+    _say(
+        actions_io.command(
+            "notice" if expected else "warning",
+            f"{reason}; annotating with workflow commands instead",
+            {"title": "swiftpm-guard"},
+        )
+    )
+    rest = output.annotations[posted:]
+    for line in actions_io.annotation_commands(rest):
+        _say(line)
+    notes.append(
+        f"> [!NOTE]\n> {reason}; {len(rest)} annotations were written as workflow commands instead."
+    )
+    return notes
+
+
+def post(
+    settings: ActionSettings,
+    github: GitHubSession,
+    output: CheckRunOutput,
+    markdown: str,
+    read: Sequence[str] = (),
+) -> None:
+    """The check run (or workflow commands), then the job summary; `read` says what was read."""
+    notes = deliver(settings, github, output)
+    if settings.summary_file is not None:
+        sources = "Read: " + "; ".join(read) + "." if read else ""
+        summary = "\n".join([markdown, *(f"> {n}" for n in output.cut), *notes, "", sources, ""])
+        actions_io.append_summary(settings.summary_file, summary)
+
+
+def note(text: str) -> str:
+    """A GitHub Markdown note block (summary and check run)."""
+    return f"> [!NOTE]\n> {text}\n"

@@ -1,0 +1,88 @@
+"""What the action leaves behind for later steps and people: `.swiftpm-guard/` in the
+workspace, the step outputs, log lines, and where each annotation goes; and its exit code.
+"""
+
+from __future__ import annotations
+
+import sys
+from collections.abc import Callable, Sequence
+from pathlib import Path
+
+from swiftpm_guard.action.settings import ActionSettings
+from swiftpm_guard.core.model import Finding, Report
+from swiftpm_guard.errors import InputError
+from swiftpm_guard.sinks import actions_io
+
+#: Reports and the manifest go here, inside the workspace, so later steps can use them.
+OUT_DIR = ".swiftpm-guard"
+EXIT_OK, EXIT_FINDINGS = 0, 1
+
+
+def locator(
+    settings: ActionSettings, anchor: str, ref_paths: set[str]
+) -> Callable[[Finding], tuple[str, int]]:
+    """Repository path and line for an annotation; findings elsewhere sit on `anchor` (the
+    template's path)."""
+    root = settings.workspace.resolve()
+
+    def locate(finding: Finding) -> tuple[str, int]:
+        file = finding.file
+        if file and (file in ref_paths or _exists_in(root, file)):
+            return file, finding.line or 1
+        return anchor, 1
+
+    return locate
+
+
+def _exists_in(root: Path, relative: str) -> bool:
+    if relative.startswith("/") or ".." in Path(relative).parts:
+        return False
+    return (root / relative).exists()
+
+
+def out_folder(settings: ActionSettings) -> Path:
+    """`.swiftpm-guard/` in the workspace, created; refused when it is not a plain folder."""
+    folder = settings.workspace / OUT_DIR
+    try:
+        folder.mkdir(exist_ok=True)
+    except OSError as error:
+        raise InputError(
+            f"cannot create the output folder: {error.strerror}", file=OUT_DIR
+        ) from None
+    if folder.is_symlink() or not folder.is_dir():
+        # A pull request could commit `.swiftpm-guard` as a link to somewhere else.
+        raise InputError("exists in the workspace and is not a plain folder", file=OUT_DIR)
+    return folder
+
+
+def exit_for(settings: ActionSettings, consistent: bool, conclusion: str) -> int:
+    if consistent:
+        return EXIT_OK
+    if settings.event.is_pull_request and conclusion == "neutral":
+        return EXIT_OK
+    return EXIT_FINDINGS
+
+
+def outputs_for(
+    settings: ActionSettings,
+    report: Report,
+    report_rel: str,
+    manifest_rel: str,
+    *,
+    pushed: bool = False,
+) -> dict[str, str]:
+    """The step outputs (action.yml declares exactly these)."""
+    return {
+        "consistent": "true" if report.consistent else "false",
+        "products": "" if report.products is None else str(report.products),
+        "binary-targets": "" if report.binary_targets is None else str(report.binary_targets),
+        "report": report_rel,
+        "manifest": manifest_rel,
+        "branch": settings.branch or "",
+        "pushed": "true" if pushed else "false",
+    }
+
+
+def log_findings(lines: Sequence[str]) -> None:
+    for line in actions_io.plain(lines):
+        print(line, file=sys.stderr, flush=True)

@@ -1,0 +1,91 @@
+"""Which repository the action's `publish` and `audit` modes talk to, and what they send it.
+
+The workspace clone's `origin` first: it is the repository actions/checkout fetched (so the
+template ref read for `check` and the one `publish` builds on are the same), it is right on
+GHES and behind mirrors, and tests can point it at a loopback server. Without a clone (publishing
+a run's artifact needs no checkout) or when the origin is reachable only over ssh (an `ssh-key:`
+checkout), `{GITHUB_SERVER_URL}/{GITHUB_REPOSITORY}.git`: what GitHub serves the repository at.
+
+The token goes only where GITHUB_SERVER_URL points. An origin anywhere else (a mirror, a URL an
+earlier step wrote) gets no credentials; and the token travels as an HTTP header in git's
+environment (refs.authorization_header), never in a URL, argv or a config file.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from urllib.parse import urlsplit, urlunsplit
+
+from swiftpm_guard.action.settings import ActionSettings
+from swiftpm_guard.core.git_names import Remote, authorization_header
+from swiftpm_guard.errors import UsageError
+from swiftpm_guard.sources.git_ref import workspace_origin
+
+#: `user@host:path` (and `host:path`): git's scp-like ssh syntax, a colon before any slash.
+_SCP_LIKE = re.compile(r"[^/]*[^/\\]:")
+
+
+@dataclass(frozen=True, slots=True)
+class RepositoryRemote:
+    url: str  # what git is given: a path, file:// or http(s):// URL without credentials
+    where: str  # how it was chosen, for the log and the summary
+    token: str | None = field(default=None, repr=False)
+
+    def git_config(self) -> list[tuple[str, str]]:
+        """The token header for git processes that talk to this remote (none without one)."""
+        origin = Remote.parse(self.url).origin
+        if self.token is None or origin is None:
+            return []
+        return [(f"http.{origin}.extraHeader", authorization_header(self.token))]
+
+
+def _without_credentials(url: str) -> str:
+    parts = urlsplit(url)
+    if "@" not in parts.netloc:
+        return url
+    return urlunsplit(parts._replace(netloc=parts.netloc.rpartition("@")[2]))
+
+
+def _origin_remote(settings: ActionSettings, log: Callable[[str], None]) -> Remote | None:
+    origin = workspace_origin(settings.workspace)
+    if origin is None:
+        return None
+    if "://" not in origin and _SCP_LIKE.match(origin):
+        log("swiftpm-guard: the workspace clone's origin is an ssh remote; using the server URL")
+        return None
+    clean = _without_credentials(origin) if "://" in origin else origin
+    if clean != origin:
+        # Never echoed: the URL held a secret. The github-token input is what is used.
+        log("swiftpm-guard: the workspace clone's origin URL carries credentials; ignoring them")
+    try:
+        return Remote.parse(clean, cwd=str(settings.workspace))
+    except UsageError:
+        log(
+            "swiftpm-guard: the workspace clone's origin is not a path, file:// or http(s):// "
+            "URL; using the server URL"
+        )
+        return None
+
+
+def repository_remote(settings: ActionSettings, log: Callable[[str], None]) -> RepositoryRemote:
+    """The remote to publish to or audit, and the token it may receive."""
+    server = Remote.parse(f"{settings.server_url}/{settings.event.repository}.git")
+    remote, where = server, "GITHUB_SERVER_URL"
+    found = _origin_remote(settings, log)
+    if found is not None:
+        remote, where = found, "the workspace clone's origin"
+    token = settings.token if remote.kind == "http" else None
+    if token is not None and remote.origin != server.origin:
+        log(
+            f"swiftpm-guard: not sending github-token to {remote.origin}: only to "
+            f"GITHUB_SERVER_URL ({settings.server_url})"
+        )
+        token = None
+    if token is not None and not remote.secure:
+        raise UsageError(
+            f"refusing to send input github-token over plain http to {remote.origin}; use https"
+        )
+    log(f"swiftpm-guard: repository {remote.url} ({where})")
+    return RepositoryRemote(remote.url, where, token)

@@ -1,0 +1,197 @@
+"""The action's settings: inputs and event, read from the runner's environment and validated
+once, before any file is read or any request is made (a bad input is exit 2).
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Callable, Mapping
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from swiftpm_guard.action import inputs
+from swiftpm_guard.action.event import Event
+from swiftpm_guard.action.inputs import MODES, boolean, choice, lines_of, read_input, token_from
+from swiftpm_guard.core.git_names import DEFAULT_AUTHOR
+from swiftpm_guard.core.urls import validate_base_url
+from swiftpm_guard.errors import UsageError
+from swiftpm_guard.sources.git_branches import DEFAULT_PATTERN
+from swiftpm_guard.sources.git_ref import relative_path, validate_ref
+from swiftpm_guard.sources.workflow import WorkflowSpec
+
+#: `auto` publishes only on these; pushes, pull requests and merge queues only check.
+PUBLISH_EVENTS = frozenset({"schedule", "workflow_dispatch"})
+
+
+@dataclass(frozen=True, kw_only=True)
+class ActionSettings:
+    mode: str  # resolved: "check", "publish" or "audit"
+    requested_mode: str
+    template: str
+    template_ref: str
+    version: str | None
+    artifacts: tuple[str, ...] = ()
+    checksums: tuple[str, ...] = ()
+    frameworks: str | None = None
+    frameworks_from: tuple[WorkflowSpec, ...] = ()
+    frameworks_ref: str | None = None
+    run_id: int | None = None
+    artifact_name: str | None = None
+    debug_suffix: str = "_debug"
+    branch_prefix: str = "swiftpm-"
+    check_name: str = "SwiftPM manifest"
+    pr_conclusion: str = "neutral"
+    token: str | None = field(default=None, repr=False)
+    dry_run: bool = False
+    event: Event
+    workspace: Path
+    api_url: str = "https://api.github.com"
+    server_url: str = "https://github.com"
+    workflow_run_id: str | None = None
+    output_file: Path | None = None
+    summary_file: Path | None = None
+    swift: str = "auto"
+    author: str = DEFAULT_AUTHOR
+    allow_overwrite: bool = False
+    verify_urls: bool = False
+    base_url: str | None = None
+    branches: str = DEFAULT_PATTERN
+
+    def __post_init__(self) -> None:
+        if not self.workspace.is_dir():
+            raise UsageError(f"GITHUB_WORKSPACE {str(self.workspace)!r} is not a folder")
+        if self.mode == "audit":
+            return  # reads published branches, not a release's sources
+        if not (
+            self.artifacts
+            or self.checksums
+            or self.frameworks
+            or self.frameworks_from
+            or self.run_id is not None
+        ):
+            raise UsageError(
+                "give at least one source input: artifacts, checksums, "
+                "frameworks, frameworks-from or run-id (with artifact-name)"
+            )
+        if (self.run_id is None) != (self.artifact_name is None):
+            raise UsageError("inputs run-id and artifact-name go together")
+        if self.version is None and (
+            self.mode == "publish" or self.artifacts or self.run_id is not None
+        ):
+            raise UsageError(
+                "input version is required to publish or to check zips "
+                "(their file names carry the version)"
+            )
+        if self.verify_urls and self.version is None:
+            raise UsageError("input verify-urls needs input version (the zip URLs carry it)")
+
+    @property
+    def branch(self) -> str | None:
+        """The branch this version publishes to."""
+        return f"{self.branch_prefix}{self.version}" if self.version else None
+
+    @property
+    def details_url(self) -> str | None:
+        if not self.workflow_run_id:
+            return None
+        return f"{self.server_url}/{self.event.repository}/actions/runs/{self.workflow_run_id}"
+
+    @property
+    def workspace_holds_template(self) -> bool:
+        """A PR into (or a push to) the template branch: the template is in the workspace."""
+        return self.event.branch == self.template_ref
+
+    @classmethod
+    def from_env(cls, env: Mapping[str, str]) -> ActionSettings:
+        def value(name: str) -> str:
+            return read_input(env, name)
+
+        event = Event.from_env(env)
+        requested = choice("mode", value("mode"), MODES)
+        mode = requested
+        if requested == "auto":
+            mode = "publish" if event.name in PUBLISH_EVENTS else "check"
+        return cls(
+            mode=mode,
+            requested_mode=requested,
+            event=event,
+            token=token_from(env),
+            **_sources(value),
+            **_release(value),
+            **_behaviour(value),
+            **_runner(env),
+        )
+
+
+Value = Callable[[str], str]
+
+
+def _sources(value: Value) -> dict[str, Any]:
+    """Where the template and the built set come from."""
+    frameworks = value("frameworks") or None
+    if frameworks is not None and frameworks.startswith("@"):
+        relative_path(frameworks[1:], "input frameworks @file")
+    specs = tuple(WorkflowSpec.parse(line) for line in lines_of(value("frameworks-from")))
+    for spec in specs:
+        relative_path(spec.path, "input frameworks-from workflow")
+    ref = value("frameworks-ref")
+    return {
+        "template": relative_path(value("template"), "input template"),
+        "template_ref": validate_ref(value("template-ref"), "input template-ref"),
+        "artifacts": _paths(value, "artifacts"),
+        "checksums": _paths(value, "checksums"),
+        "frameworks": frameworks,
+        "frameworks_from": specs,
+        "frameworks_ref": validate_ref(ref, "input frameworks-ref") if ref else None,
+        "run_id": inputs.run_id(value("run-id")),
+        "artifact_name": inputs.artifact_name(value("artifact-name")),
+    }
+
+
+def _paths(value: Value, name: str) -> tuple[str, ...]:
+    return tuple(relative_path(p, f"input {name}") for p in lines_of(value(name)))
+
+
+def _release(value: Value) -> dict[str, Any]:
+    """What is published: version, names, commit identity."""
+    return {
+        "version": inputs.version(value("version")),
+        "debug_suffix": inputs.debug_suffix(value("debug-suffix")),
+        "branch_prefix": inputs.branch_prefix(value("branch-prefix")),
+        "author": inputs.author(value("author")),
+        "branches": inputs.branches(value("branches")),
+    }
+
+
+def _behaviour(value: Value) -> dict[str, Any]:
+    """How the run behaves and reports."""
+    base_url = value("base-url")
+    return {
+        "check_name": inputs.check_name(value("check-name")),
+        "pr_conclusion": choice("pr-conclusion", value("pr-conclusion"), ("neutral", "failure")),
+        "dry_run": boolean("dry-run", value("dry-run")),
+        "swift": inputs.swift_option(value("swift")),
+        "allow_overwrite": boolean("allow-overwrite", value("allow-overwrite")),
+        "verify_urls": boolean("verify-urls", value("verify-urls")),
+        "base_url": validate_base_url(base_url, "input base-url") if base_url else None,
+    }
+
+
+def _runner(env: Mapping[str, str]) -> dict[str, Any]:
+    """What the runner says about where this step runs and where its files go."""
+    api_url = env.get("GITHUB_API_URL", "").strip() or "https://api.github.com"
+    server_url = env.get("GITHUB_SERVER_URL", "").strip() or "https://github.com"
+    for name, url in (("GITHUB_API_URL", api_url), ("GITHUB_SERVER_URL", server_url)):
+        if not re.fullmatch(r"https?://[^\s/?#]+(/[^\s?#]*)?", url):
+            raise UsageError(f"{name} {url!r} is not an http(s) URL")
+    run = env.get("GITHUB_RUN_ID", "").strip()
+    output, summary = env.get("GITHUB_OUTPUT"), env.get("GITHUB_STEP_SUMMARY")
+    return {
+        "workspace": Path(env.get("GITHUB_WORKSPACE", "").strip() or "."),
+        "api_url": api_url.rstrip("/"),
+        "server_url": server_url.rstrip("/"),
+        "workflow_run_id": run if run.isdigit() else None,
+        "output_file": Path(output) if output else None,
+        "summary_file": Path(summary) if summary else None,
+    }

@@ -1,0 +1,96 @@
+"""`swiftpm-guard audit`: judge every published `swiftpm-*` branch of a repository.
+
+    swiftpm-guard audit --repo REMOTE_OR_PATH [--branches 'swiftpm-*'] [--json OUT]
+                        [--markdown OUT] [--verify-urls …]
+
+Exit 0 when no branch has an error finding, 1 when one has, 2 on bad usage, 3 when git or
+the network fails. The work is `jobs.audit.audit_repository`, which the action's `mode: audit`
+calls too.
+"""
+
+from __future__ import annotations
+
+import argparse
+import re
+import sys
+from pathlib import Path
+from typing import Any
+
+from swiftpm_guard.cli.url_options import add_url_arguments, url_settings
+from swiftpm_guard.core.audit_rules import (
+    DEFAULT_BRANCH_PREFIX,
+    AuditOptions,
+)
+from swiftpm_guard.core.checks import DEFAULT_VERSION_PATTERN
+from swiftpm_guard.core.model import CODES
+from swiftpm_guard.errors import UsageError
+from swiftpm_guard.jobs.audit import audit_repository
+from swiftpm_guard.report.audit import console_line, to_json, to_markdown, verdict
+from swiftpm_guard.sinks.files import write_atomically
+from swiftpm_guard.sources.git_branches import (
+    DEFAULT_PATTERN,
+    GIT_TIMEOUT,
+    validate_pattern,
+)
+
+EXIT_OK, EXIT_FINDINGS = 0, 1
+
+
+def add_parser(commands: argparse._SubParsersAction[Any]) -> None:
+    parser = commands.add_parser("audit", help="audit every published swiftpm-* branch")
+    parser.add_argument("--repo", required=True, metavar="REMOTE_OR_PATH",
+                        help="a local repository (read in place) or a URL (fetched shallowly "
+                             "into a temporary bare repository)")
+    parser.add_argument("--branches", default=DEFAULT_PATTERN, metavar="GLOB",
+                        help=f"which branches ('*' and '?'; default {DEFAULT_PATTERN!r})")
+    parser.add_argument("--branch-prefix", default=DEFAULT_BRANCH_PREFIX, metavar="PREFIX",
+                        help="what precedes the version in a branch name (default "
+                             f"{DEFAULT_BRANCH_PREFIX!r})")
+    parser.add_argument("--version-pattern", default=DEFAULT_VERSION_PATTERN, metavar="REGEX",
+                        help="the versions branch names carry (default X.Y.Z or "
+                             "X.Y.Z.YYYYMMDD)")
+    parser.add_argument("--git-timeout", type=float, default=GIT_TIMEOUT, metavar="SECONDS",
+                        help=f"for each git process (default {GIT_TIMEOUT:g})")
+    parser.add_argument("--warn", action="append", default=[], metavar="CODE",
+                        help="downgrade a finding code to a warning (repeatable)")
+    parser.add_argument("--json", metavar="OUT.json", help="write the JSON report")
+    parser.add_argument("--markdown", metavar="OUT.md", help="write the Markdown report")
+    parser.add_argument("--quiet", "-q", action="store_true", help="print only the verdict")
+    add_url_arguments(parser)
+
+
+def options_from(args: argparse.Namespace) -> AuditOptions:
+    validate_pattern(args.branches)
+    if args.branch_prefix and not re.fullmatch(r"[A-Za-z0-9._/+-]{1,100}", args.branch_prefix):
+        raise UsageError(f"--branch-prefix {args.branch_prefix!r} is not a branch name prefix")
+    try:
+        re.compile(args.version_pattern)
+    except re.error as error:
+        raise UsageError(f"--version-pattern is not a regular expression: {error}") from None
+    unknown = sorted(set(args.warn) - CODES.keys())
+    if unknown:
+        raise UsageError(f"--warn {unknown[0]!r} is not a finding code")
+    if not 0 < args.git_timeout <= 24 * 3600:
+        raise UsageError(f"--git-timeout {args.git_timeout} is not a positive duration")
+    return AuditOptions(branch_prefix=args.branch_prefix, version_pattern=args.version_pattern,
+                        warn=frozenset(args.warn))
+
+
+def run(args: argparse.Namespace) -> int:
+    options = options_from(args)
+    # Without --base-url each branch's own `let url = "…"` is the base of its URLs.
+    urls = url_settings(args) if args.verify_urls else None
+    report = audit_repository(args.repo, args.branches, options, urls=urls,
+                              git_timeout=args.git_timeout)
+    files: list[tuple[Path, bytes]] = []
+    if args.json:
+        files.append((Path(args.json), to_json(report).encode()))
+    if args.markdown:
+        files.append((Path(args.markdown), to_markdown(report).encode()))
+    write_atomically(files)
+    if not args.quiet:
+        for branch in report.branches:
+            for finding in branch.findings:
+                print(console_line(branch.branch, finding), file=sys.stderr)
+    print(verdict(report))
+    return EXIT_OK if report.consistent else EXIT_FINDINGS

@@ -1,0 +1,102 @@
+"""`swiftpm-guard check` and `swiftpm-guard render`: arguments → CheckRequest → the check job
+→ reports, the manifest, and the exit code (0 consistent, 1 error findings).
+"""
+
+from __future__ import annotations
+
+import argparse
+import sys
+from collections.abc import Sequence
+from pathlib import Path
+from typing import Any
+
+from swiftpm_guard.cli.check_options import (
+    add_report_arguments,
+    add_source_arguments,
+    add_version_arguments,
+    check_request,
+)
+from swiftpm_guard.cli.url_options import add_url_arguments, with_url_findings
+from swiftpm_guard.errors import UsageError
+from swiftpm_guard.jobs.check import Outcome, evaluate
+from swiftpm_guard.report.check import console_line, to_json, to_markdown, verdict
+from swiftpm_guard.sinks.files import write_atomically
+
+COMMANDS = ("check", "render")
+EXIT_OK, EXIT_FINDINGS = 0, 1
+
+
+def add_parsers(commands: argparse._SubParsersAction[Any]) -> None:
+    """Register `check` and `render` on the main parser's subcommands."""
+    check = commands.add_parser("check", help="check the template against the built set")
+    _add_common(check)
+    add_url_arguments(check)
+    render = commands.add_parser("render", help="check, then write the manifest if consistent")
+    _add_common(render)
+    add_url_arguments(render)
+    render.add_argument("--output", required=True, metavar="PATH",
+                        help="the manifest (a folder when several templates are given)")
+    render.add_argument("--draft", metavar="PATH",
+                        help="write the substituted text here even when findings block it")
+
+
+def _add_common(parser: argparse.ArgumentParser) -> None:
+    add_source_arguments(parser)
+    template = parser.add_argument_group("template")
+    template.add_argument("--template", action="append", required=True, metavar="PATH",
+                          help="Package.swift template (repeat for Package@swift-X.swift "
+                               "variants); *.j2 renders with sandboxed Jinja2")
+    template.add_argument("--stubs-dir", metavar="DIR",
+                          help="stub folders (default: .Package.swift/ or .swift/ beside it)")
+    add_version_arguments(template)
+    add_report_arguments(parser)
+
+
+def manifest_name(template: Path) -> str:
+    """`Package.swift.template` → `Package.swift`; `Package@swift-5.9.swift.j2` → …`.swift`."""
+    name = template.name.removesuffix(".j2").removesuffix(".template")
+    return name if name != template.name else name + ".out"
+
+
+def _targets(option: str, where: str, templates: Sequence[Path]) -> list[Path]:
+    """Where each rendered template goes: the path itself, or a folder for several."""
+    path = Path(where)
+    if len(templates) == 1 and not path.is_dir():
+        return [path]
+    if not path.is_dir():
+        raise UsageError(f"{option} {where}: several templates need an existing folder")
+    return [path / manifest_name(t) for t in templates]
+
+
+def _report_files(args: argparse.Namespace, outcome: Outcome) -> list[tuple[Path, bytes]]:
+    files: list[tuple[Path, bytes]] = []
+    if args.json:
+        files.append((Path(args.json), to_json(outcome.report).encode()))
+    if args.markdown:
+        markdown = to_markdown(outcome.report, args.debug_suffix)
+        files.append((Path(args.markdown), markdown.encode()))
+    return files
+
+
+def run(args: argparse.Namespace) -> int:
+    settings = check_request(args, args.template, args.stubs_dir)
+    is_render = args.command == "render"
+    outputs = _targets("--output", args.output, settings.templates) if is_render else []
+    drafts = (_targets("--draft", args.draft, settings.templates)
+              if is_render and args.draft else [])
+    outcome = evaluate(settings, require_checksums=is_render)
+    outcome = with_url_findings(args, outcome, settings)
+    report = outcome.report
+    texts = [r.text.encode("utf-8") for r in outcome.rendered]
+    files = _report_files(args, outcome) + list(zip(drafts, texts, strict=False))
+    if report.consistent:
+        files += list(zip(outputs, texts, strict=False))
+    write_atomically(files)
+    if not args.quiet:
+        for finding in report.findings:
+            print(console_line(finding), file=sys.stderr)
+    print(verdict(report))
+    if is_render and report.consistent:
+        for path in outputs:
+            print(f"wrote {path}")
+    return EXIT_OK if report.consistent else EXIT_FINDINGS

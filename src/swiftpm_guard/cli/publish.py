@@ -1,0 +1,131 @@
+"""`swiftpm-guard publish`: arguments → PublishRequest → the publish job → exit code.
+
+Exit 0 pushed (or clean dry run / no-push event), 1 findings (branch-exists included),
+2 bad input (before git runs), 3 git or the remote failed.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import sys
+from pathlib import Path
+from typing import Any
+
+from swiftpm_guard.cli.check_options import (
+    add_report_arguments,
+    add_source_arguments,
+    add_version_arguments,
+    check_request,
+)
+from swiftpm_guard.cli.remote_options import add_remote_arguments, token_from_env
+from swiftpm_guard.cli.url_options import add_url_arguments, url_settings
+from swiftpm_guard.core.git_names import DEFAULT_AUTHOR, DEFAULT_TEMPLATE_REF
+from swiftpm_guard.core.package_diff import describe
+from swiftpm_guard.jobs.publish import publish
+from swiftpm_guard.jobs.publish_request import PublishRequest, PublishResult
+from swiftpm_guard.report.check import console_line, to_dict, to_markdown, verdict
+from swiftpm_guard.sinks.files import write_atomically
+
+
+def add_parser(commands: argparse._SubParsersAction[Any]) -> None:
+    """Register `publish` on the main parser's subcommands."""
+    pub = commands.add_parser("publish", help="check, then push swiftpm-<version> create-only")
+    add_source_arguments(pub)
+    ref = pub.add_argument_group("template ref")
+    ref.add_argument("--template-ref", default=DEFAULT_TEMPLATE_REF, metavar="REF",
+                     help="branch (or refs/…) on the remote holding the template and stubs")
+    ref.add_argument("--template", action="append", metavar="PATH",
+                     help="template path inside the ref (default Package.swift.template)")
+    add_version_arguments(ref)
+    add_remote_arguments(pub)
+    _add_push_arguments(pub)
+    add_url_arguments(pub)
+    add_report_arguments(pub)
+
+
+def _add_push_arguments(parser: argparse.ArgumentParser) -> None:
+    push = parser.add_argument_group("pushing")
+    push.add_argument("--dry-run", action="store_true",
+                      help="check and show the manifest, diff and snippet; push nothing")
+    push.add_argument("--allow-overwrite", action="store_true",
+                      help="replace an existing branch (logged; leases on the commit seen)")
+    push.add_argument("--author", default=DEFAULT_AUTHOR, metavar='"NAME <EMAIL>"')
+    push.add_argument("--event", default=os.environ.get("GITHUB_EVENT_NAME"), metavar="NAME",
+                      help="triggering event (default $GITHUB_EVENT_NAME); pull_request and "
+                           "merge_group events never push")
+    push.add_argument("--package-url", metavar="URL",
+                      help="the URL consumers use in .package(url:) (default: --repo)")
+
+
+def request_from(args: argparse.Namespace) -> PublishRequest:
+    settings = check_request(args, args.template or ["Package.swift.template"])
+    token, source = token_from_env(args)
+    return PublishRequest(
+        settings=settings,
+        repo=args.repo,
+        template_ref=args.template_ref,
+        branch_prefix=args.branch_prefix,
+        dry_run=args.dry_run,
+        allow_overwrite=args.allow_overwrite,
+        author=args.author,
+        token=token,
+        token_source=source,
+        event=args.event or None,
+        package_url=args.package_url,
+        git_timeout=args.git_timeout,
+        verify_urls=url_settings(args) if args.verify_urls else None,
+    )
+
+
+def _log(line: str) -> None:
+    print(f"swiftpm-guard: {line}", file=sys.stderr)
+
+
+def _files(args: argparse.Namespace, result: PublishResult) -> list[tuple[Path, bytes]]:
+    files: list[tuple[Path, bytes]] = []
+    if args.json:
+        document = {**to_dict(result.report), "publish": result.as_dict()}
+        text = json.dumps(document, indent=2, ensure_ascii=False) + "\n"
+        files.append((Path(args.json), text.encode()))
+    if args.markdown:
+        text = to_markdown(result.report, args.debug_suffix) + "\n" + _markdown(result)
+        files.append((Path(args.markdown), text.encode()))
+    return files
+
+
+def _markdown(result: PublishResult) -> str:
+    state = (
+        f"pushed `{result.branch}` at `{result.commit}`"
+        if result.pushed
+        else f"`{result.branch}` not pushed: {result.skipped}"
+    )
+    lines = ["#### Publish", "", state, ""]
+    if result.diff is not None:
+        lines += ["```", *describe(result.diff), "```", ""]
+    lines += ["```swift", result.snippet, "```"]
+    return "\n".join(lines) + "\n"
+
+
+def run(args: argparse.Namespace) -> int:
+    request = request_from(args)
+    result = publish(request, log=None if args.quiet else _log)
+    write_atomically(_files(args, result))
+    if not args.quiet:
+        for finding in result.report.findings:
+            print(console_line(finding), file=sys.stderr)
+    print(verdict(result.report))
+    if request.dry_run:
+        for path, text in result.manifests:
+            print(f"--- {path} (dry run, {result.branch}) ---")
+            print(text, end="" if text.endswith("\n") else "\n")
+        print("--- compared with the newest branch of the same version ---")
+        print("\n".join(describe(result.diff)) if result.diff else result.diff_note)
+    if result.pushed:
+        print(f"pushed {result.branch} at {result.commit} to {request.remote.url}")
+    else:
+        print(f"not pushed: {result.skipped}")
+    if result.pushed or request.dry_run:
+        print(f"consumers: {result.snippet}")
+    return result.exit_code

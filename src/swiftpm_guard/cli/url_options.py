@@ -1,0 +1,63 @@
+"""`--verify-urls` and `--verify-absent` for any command: the options, read into a request.
+
+`add_url_arguments(parser)` adds the flag and the URL options; a command's run function then
+calls `with_url_findings(args, outcome, request)` (check, render) or
+`absent_findings(args, templates, version)`. Both do nothing unless the flag was given, so
+wiring them in is one line each; the work is `jobs.verify_urls`.
+"""
+
+from __future__ import annotations
+
+import argparse
+from collections.abc import Sequence
+
+from swiftpm_guard.core.model import Finding, Template
+from swiftpm_guard.core.urls import DEFAULT_URL_TEMPLATE, UrlSettings
+from swiftpm_guard.jobs import verify_urls
+from swiftpm_guard.jobs.check import Outcome
+from swiftpm_guard.jobs.check_request import CheckRequest
+
+
+def add_url_arguments(parser: argparse.ArgumentParser, *, flag: str = "--verify-urls") -> None:
+    """The flag (`--verify-urls` or `--verify-absent`) plus how URLs are built and fetched."""
+    group = parser.add_argument_group("hosted zips")
+    if flag == "--verify-absent":
+        group.add_argument(flag, action="store_true",
+                           help="fail if any of this version's zip URLs already exists")
+    else:
+        group.add_argument(flag, action="store_true",
+                           help="download every binary target's zip and compare its SHA-256 "
+                                "with the manifest's checksum, as SwiftPM will")
+    group.add_argument("--url-template", default=DEFAULT_URL_TEMPLATE, metavar="TEMPLATE",
+                       help="zip URL with {base_url}, {name}, {version} "
+                            f"(default {DEFAULT_URL_TEMPLATE.replace('%', '%%')})")
+    group.add_argument("--base-url", metavar="URL",
+                       help="default: the manifest's own `let url = \"https://…\"`")
+    group.add_argument("--url-timeout", type=float, default=30.0, metavar="SECONDS",
+                       help="per connect and per read (default 30)")
+    group.add_argument("--url-retries", type=int, default=2, metavar="N",
+                       help="retries after timeouts, resets, 5xx and 429 (default 2)")
+    group.add_argument("--url-jobs", type=int, default=4, metavar="N",
+                       help="downloads at once (default 4)")
+
+
+def url_settings(args: argparse.Namespace) -> UrlSettings:
+    return UrlSettings(template=args.url_template, base_url=args.base_url,
+                       timeout=args.url_timeout, retries=args.url_retries, jobs=args.url_jobs)
+
+
+def with_url_findings(args: argparse.Namespace, outcome: Outcome,
+                      request: CheckRequest) -> Outcome:
+    """The outcome with url-* findings added when `--verify-urls` was given."""
+    if not getattr(args, "verify_urls", False):
+        return outcome
+    return verify_urls.with_hosted(outcome, request.version, url_settings(args),
+                                   warn=request.warn)
+
+
+def absent_findings(args: argparse.Namespace, templates: Sequence[Template], version: str,
+                    warn: frozenset[str] = frozenset()) -> list[Finding]:
+    """`url-exists` for each zip URL of `version` that is already there (`--verify-absent`)."""
+    if not getattr(args, "verify_absent", False):
+        return []
+    return verify_urls.absent(templates, version, url_settings(args), warn)

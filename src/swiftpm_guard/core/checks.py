@@ -1,0 +1,274 @@
+"""The two-way check and the rest: model in, findings and report out (pure).
+
+Direction 1: every name a template asks for has a built artifact (else the placeholder text
+ships as a checksum and every consumer fails). Direction 2: every built artifact's base name
+is asked for by some template (else the product silently vanishes).
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import re
+from collections.abc import Iterable, Sequence
+from dataclasses import dataclass
+
+from swiftpm_guard.core.liveness import live_code_findings
+from swiftpm_guard.core.model import (
+    SHA256_RE,
+    Artifact,
+    Finding,
+    Placeholder,
+    Rendered,
+    Report,
+    Role,
+    Severity,
+    Template,
+    TemplateSummary,
+)
+
+#: Release versions are `X.Y.Z`; nightlies append the Pacific date: `X.Y.Z.YYYYMMDD`.
+DEFAULT_VERSION_PATTERN = r"[0-9]+\.[0-9]+\.[0-9]+(?:\.[0-9]{8})?"
+
+
+@dataclass(frozen=True, slots=True)
+class CheckOptions:
+    version: str
+    debug_suffix: str = "_debug"
+    version_pattern: str = DEFAULT_VERSION_PATTERN
+    warn: frozenset[str] = frozenset()
+    #: `render` needs real checksums; `check` on a PR accepts declared names without them.
+    require_checksums: bool = False
+
+
+def base_name(name: str, debug_suffix: str) -> str:
+    if debug_suffix and name.endswith(debug_suffix) and len(name) > len(debug_suffix):
+        return name[: -len(debug_suffix)]
+    return name
+
+
+def merge_artifacts(artifacts: Iterable[Artifact]) -> tuple[dict[str, Artifact], list[Finding]]:
+    """Combine every source into one built set; two checksums for one name is a finding."""
+    built: dict[str, Artifact] = {}
+    findings: list[Finding] = []
+    for artifact in artifacts:
+        seen = built.get(artifact.name)
+        if seen is None or (seen.sha256 is None and artifact.sha256 is not None):
+            built[artifact.name] = artifact
+            continue
+        if artifact.sha256 is not None and artifact.sha256 != seen.sha256:
+            findings.append(_finding(
+                "conflicting-artifact", artifact.name, artifact.origin.file, artifact.origin.line,
+                f"'{artifact.name}' has checksum {artifact.sha256} here but {seen.sha256} "
+                f"from {_where(seen)}",
+            ))
+    return built, findings
+
+
+def check(
+    rendered: Sequence[Rendered],
+    artifacts: Sequence[Artifact],
+    options: CheckOptions,
+    source_findings: Iterable[Finding] = (),
+) -> Report:
+    """Every finding for these rendered templates against every artifact read, as a Report."""
+    built, findings = merge_artifacts(artifacts)
+    findings += source_findings
+    findings += _version_findings(options)
+    findings += _artifact_findings(artifacts, options)
+    requested: dict[str, Placeholder] = {}
+    for item in rendered:
+        findings += item.findings
+        findings += _template_findings(item, built, options)
+        findings += live_code_findings(item, _substituted(item, built))
+        for placeholder in item.placeholders:
+            requested.setdefault(placeholder.name, placeholder)
+    unclaimed = _unclaimed(built, requested, options.debug_suffix)
+    findings += [_unclaimed_finding(built[name], options) for name in unclaimed]
+    summaries = tuple(_summary(item) for item in rendered)
+    primary = summaries[0] if summaries else None
+    products = primary.products if primary else None
+    targets = primary.binary_targets if primary else None
+    return Report(
+        version=options.version,
+        templates=summaries,
+        placeholders=tuple(sorted(requested)),
+        built=tuple(sorted(built)),
+        unfilled=tuple(sorted(n for n in requested if n not in built)),
+        unclaimed=tuple(unclaimed),
+        products=products,
+        binary_targets=targets,
+        counts_source="static" if products is not None or targets is not None else None,
+        findings=tuple(apply_warn(findings, options.warn)),
+    )
+
+
+def _substituted(item: Rendered, built: dict[str, Artifact]) -> dict[str, str]:
+    """What stands in the manifest for each requested name: its checksum, else the token."""
+    values = {}
+    for placeholder in item.placeholders:
+        artifact = built.get(placeholder.name)
+        sha = artifact.sha256 if artifact is not None else None
+        values[placeholder.name] = sha if sha is not None else f"__SHA256_{placeholder.name}__"
+    return values
+
+
+def _where(artifact: Artifact) -> str:
+    origin = artifact.origin
+    return f"{origin.file}:{origin.line}" if origin.line else origin.file
+
+
+def _finding(code: str, subject: str, file: str | None, line: int | None, message: str,
+             severity: Severity = Severity.ERROR) -> Finding:
+    return Finding(code=code, severity=severity, subject=subject, message=message,
+                   file=file, line=line)
+
+
+def _version_findings(options: CheckOptions) -> list[Finding]:
+    if re.fullmatch(options.version_pattern, options.version, flags=re.ASCII):
+        return []
+    return [_finding("bad-version", options.version, None, None,
+                     f"version '{options.version}' does not match {options.version_pattern}")]
+
+
+def _artifact_findings(artifacts: Iterable[Artifact], options: CheckOptions) -> list[Finding]:
+    findings: list[Finding] = []
+    for artifact in artifacts:
+        file, line = artifact.origin.file, artifact.origin.line
+        if artifact.sha256 is not None and not SHA256_RE.fullmatch(artifact.sha256):
+            findings.append(_finding(
+                "bad-checksum", artifact.name, file, line,
+                f"checksum of '{artifact.name}' is not 64 lowercase hex digits: "
+                f"'{artifact.sha256[:80]}'",
+            ))
+        if artifact.version is not None and artifact.version != options.version:
+            findings.append(_finding(
+                "version-mismatch", artifact.name, file, line,
+                f"'{artifact.file_name}' is version {artifact.version}, "
+                f"not {options.version}",
+            ))
+    return findings
+
+
+def _template_findings(item: Rendered, built: dict[str, Artifact],
+                       options: CheckOptions) -> list[Finding]:
+    findings: list[Finding] = []
+    path = item.template.path
+    seen: set[str] = set()
+    for placeholder in item.placeholders:
+        name, where = placeholder.name, placeholder.location
+        if name in seen:
+            continue
+        seen.add(name)
+        artifact = built.get(name)
+        if artifact is None:
+            findings.append(_finding(
+                "unfilled-placeholder", name, where.file, where.line,
+                f"the template asks for '{name}' but no source built it; the placeholder "
+                "would ship as the checksum and break every consumer",
+            ))
+        elif artifact.sha256 is None and options.require_checksums:
+            findings.append(_finding(
+                "missing-checksum", name, where.file, where.line,
+                f"'{name}' is only declared ({_where(artifact)}); rendering needs its checksum",
+            ))
+    if not item.version_used:
+        findings.append(_finding(
+            "missing-version", "__VERSION__", path, None,
+            "the template never uses the version; binary target URLs cannot point at this release",
+            Severity.WARNING,
+        ))
+    findings += _stub_findings(item)
+    return findings
+
+
+def _roles(item: Rendered) -> dict[str, Role]:
+    """Each requested name's role: the template's word first, then a stub folder's evidence."""
+    stubs = {stub.name for stub in item.template.stubs}
+    roles: dict[str, Role] = {}
+    for placeholder in item.placeholders:
+        role = placeholder.role
+        if role is Role.UNKNOWN and placeholder.name in stubs:
+            role = Role.PRODUCT
+        if roles.get(placeholder.name, Role.UNKNOWN) is Role.UNKNOWN:
+            roles[placeholder.name] = role
+    return roles
+
+
+def _stub_path(template: Template, name: str) -> str:
+    if template.stubs_dir is None:
+        return f".Package.swift/{name}/ (there is no stub folder beside the template)"
+    return f"{template.stubs_dir}/{name}/"
+
+
+def _stub_findings(item: Rendered) -> list[Finding]:
+    template = item.template
+    stubs = {stub.name: stub for stub in template.stubs}
+    where = {p.name: p.location for p in reversed(item.placeholders)}
+    findings: list[Finding] = []
+    roles = _roles(item)
+    for name, role in sorted(roles.items()):
+        loc = where[name]
+        if role is Role.PRODUCT and name not in stubs:
+            findings.append(_finding(
+                "missing-stub", name, loc.file, loc.line,
+                f"product '{name}' has no stub folder {_stub_path(template, name)}; "
+                "SwiftPM rejects a source target without sources",
+            ))
+        elif role is Role.UNKNOWN:
+            findings.append(_finding(
+                "unknown-role", name, loc.file, loc.line,
+                f"cannot tell from the template whether '{name}' is a product (needs "
+                f"{_stub_path(template, name)}) or a binary-only target; not guessing",
+                Severity.WARNING,
+            ))
+    for stub in template.stubs:
+        file = stub.location.file
+        if roles.get(stub.name) is not Role.PRODUCT:
+            what = ("a binary-only target" if roles.get(stub.name) is Role.BINARY_ONLY
+                    else "not asked for by the template")
+            findings.append(_finding(
+                "orphan-stub", stub.name, file, None,
+                f"stub folder for '{stub.name}' has no product ({what})",
+            ))
+        elif not stub.has_sources:
+            findings.append(_finding(
+                "empty-stub", stub.name, file, None,
+                f"stub folder for '{stub.name}' holds no source file; SwiftPM rejects it",
+            ))
+    return findings
+
+
+def _unclaimed(built: dict[str, Artifact], requested: dict[str, Placeholder],
+               debug_suffix: str) -> list[str]:
+    claimed = {base_name(name, debug_suffix) for name in requested}
+    return sorted(n for n in built if base_name(n, debug_suffix) not in claimed)
+
+
+def _unclaimed_finding(artifact: Artifact, options: CheckOptions) -> Finding:
+    base = base_name(artifact.name, options.debug_suffix)
+    return _finding(
+        "unclaimed-artifact", artifact.name, artifact.origin.file, artifact.origin.line,
+        f"'{artifact.name}' was built but no template asks for '{base}'; its product "
+        "would silently vanish from the manifest",
+    )
+
+
+def _summary(item: Rendered) -> TemplateSummary:
+    names = tuple(dict.fromkeys(p.name for p in item.placeholders))
+    roles = _roles(item)
+    products = (None if any(r is Role.UNKNOWN for r in roles.values())
+                else sum(r is Role.PRODUCT for r in roles.values()))
+    return TemplateSummary(path=item.template.path, placeholders=tuple(sorted(names)),
+                           products=products, binary_targets=len(names))
+
+
+def apply_warn(findings: Iterable[Finding], warn: frozenset[str]) -> list[Finding]:
+    """`--warn CODE`: error findings of those codes become warnings (notices stay notices)."""
+    return [dataclasses.replace(f, severity=Severity.WARNING)
+            if f.code in warn and f.severity is Severity.ERROR else f
+            for f in findings]
+
+
+def stub_findings(item: Rendered) -> list[Finding]:
+    """Missing, empty and orphan stub folders of one manifest (the audit applies the same rules)."""
+    return _stub_findings(item)

@@ -1,0 +1,117 @@
+"""Tell products from binary-only targets by where a placeholder sits in the Swift text (pure).
+
+The real manifest declares `let products = …([ … ])` and `let targets = …([ … ])`; a checksum
+inside the first becomes a product with a stub folder, inside the second a bare binary target.
+We find each top-level `let`/`var` whose initializer is a bracketed literal and remember its span.
+When the text does not say, the role stays UNKNOWN and the checks say so instead of guessing.
+"""
+
+from __future__ import annotations
+
+import bisect
+import re
+from dataclasses import dataclass
+
+from swiftpm_guard.core.model import Role
+
+_DECLARATION = re.compile(r"\b(?:let|var)\s+([A-Za-z_][A-Za-z0-9_]*)\s*(?::[^=\n]*)?=")
+_OPEN = {"(": ")", "[": "]", "{": "}"}
+
+
+@dataclass(frozen=True, slots=True)
+class Declaration:
+    name: str
+    start: int
+    end: int
+
+    @property
+    def role(self) -> Role:
+        lowered = self.name.lower()
+        if "product" in lowered:
+            return Role.PRODUCT
+        if "target" in lowered:
+            return Role.BINARY_ONLY
+        return Role.UNKNOWN
+
+
+def _skip_string(text: str, index: int) -> int:
+    """Return the index after the string literal starting at `index` (a quote)."""
+    if text.startswith('"""', index):
+        end = text.find('"""', index + 3)
+        return len(text) if end < 0 else end + 3
+    i = index + 1
+    while i < len(text):
+        char = text[i]
+        if char == "\\":
+            i += 2
+            continue
+        if char == '"' or char == "\n":
+            return i + 1
+        i += 1
+    return i
+
+
+def _skip_comment(text: str, index: int) -> int:
+    if text.startswith("//", index):
+        end = text.find("\n", index)
+        return len(text) if end < 0 else end
+    end = text.find("*/", index + 2)
+    return len(text) if end < 0 else end + 2
+
+
+def _balanced_end(text: str, index: int) -> int:
+    """Index after the bracket group that opens at `index`; strings and comments skipped."""
+    stack: list[str] = []
+    i = index
+    while i < len(text):
+        char = text[i]
+        if char == '"':
+            i = _skip_string(text, i)
+            continue
+        if text.startswith("//", i) or text.startswith("/*", i):
+            i = _skip_comment(text, i)
+            continue
+        if char in _OPEN:
+            stack.append(_OPEN[char])
+        elif stack and char == stack[-1]:
+            stack.pop()
+            if not stack:
+                return i + 1
+        i += 1
+    return len(text)
+
+
+def declarations(text: str) -> list[Declaration]:
+    """Every outermost `let/var name = <expr with a bracket group>` and that group's span.
+
+    Declarations nested inside an earlier span are skipped, which keeps this linear in the text.
+    """
+    found: list[Declaration] = []
+    for match in _DECLARATION.finditer(text):
+        if found and match.start() < found[-1].end:
+            continue
+        line_end = text.find("\n", match.end())
+        line_end = len(text) if line_end < 0 else line_end
+        opener = min(
+            (pos for pos in (text.find(c, match.end(), line_end) for c in "([{") if pos >= 0),
+            default=-1,
+        )
+        if opener < 0:
+            continue
+        found.append(Declaration(match.group(1), match.start(), _balanced_end(text, opener)))
+    return found
+
+
+class ManifestShape:
+    """The declarations of one template, queried by offset."""
+
+    def __init__(self, text: str) -> None:
+        self._decls = declarations(text)
+        self._starts = [d.start for d in self._decls]
+
+    def role_at(self, offset: int) -> Role:
+        """Role given by the declaration spanning `offset` (spans are sorted, never overlap)."""
+        index = bisect.bisect_right(self._starts, offset) - 1
+        if index >= 0 and offset < self._decls[index].end:
+            return self._decls[index].role
+        return Role.UNKNOWN

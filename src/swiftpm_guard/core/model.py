@@ -1,0 +1,209 @@
+"""Frozen values that flow from sources through checks to the report.
+
+Nothing here does I/O; sources build these, checks read them, sinks print them.
+"""
+
+from __future__ import annotations
+
+import enum
+import re
+from dataclasses import dataclass, field
+
+#: What SwiftPM and the placeholder syntax allow in a binary target name.
+NAME_RE = re.compile(r"[A-Za-z0-9_]+")
+#: SwiftPM compares checksums as strings: only lowercase hex of length 64 matches.
+SHA256_RE = re.compile(r"[0-9a-f]{64}")
+
+
+class Severity(enum.StrEnum):
+    ERROR = "error"
+    WARNING = "warning"
+    NOTICE = "notice"  # informational: what was proven, or what is worth knowing
+
+
+class Role(enum.StrEnum):
+    """What a checksum placeholder becomes in the evaluated manifest."""
+
+    PRODUCT = "product"  # library product + wrapper target with a stub folder
+    BINARY_ONLY = "binary-only"  # binary target nobody exposes as a product; no stub
+    UNKNOWN = "unknown"  # the template text does not tell
+
+
+@dataclass(frozen=True, slots=True)
+class Location:
+    file: str
+    line: int | None = None
+
+
+@dataclass(frozen=True, slots=True)
+class Finding:
+    code: str
+    severity: Severity
+    subject: str
+    message: str
+    file: str | None = None
+    line: int | None = None
+
+    def as_dict(self) -> dict[str, object]:
+        return {
+            "code": self.code,
+            "severity": str(self.severity),
+            "subject": self.subject,
+            "file": self.file,
+            "line": self.line,
+            "message": self.message,
+        }
+
+
+@dataclass(frozen=True, slots=True)
+class Artifact:
+    """One built (or declared) binary: a name and, when known, its SHA-256.
+
+    `sha256 is None` means declared without a checksum (a PR's framework list).
+    `version` is the version carried by the file name, when the source had one.
+    """
+
+    name: str
+    sha256: str | None
+    origin: Location
+    file_name: str | None = None
+    version: str | None = None
+
+
+@dataclass(frozen=True, slots=True)
+class Placeholder:
+    """One occurrence of `__SHA256_<name>__` (or a name a Jinja template read)."""
+
+    name: str
+    location: Location
+    role: Role = Role.UNKNOWN
+
+
+@dataclass(frozen=True, slots=True)
+class Stub:
+    """A stub folder beside the template: `.Package.swift/<product>/`."""
+
+    name: str
+    location: Location  # the folder, relative as the user gave it
+    has_sources: bool
+
+
+@dataclass(frozen=True, slots=True)
+class Template:
+    """A template file's text and what it asks for."""
+
+    path: str
+    text: str
+    flavour: str  # "placeholder" or "jinja"
+    stubs: tuple[Stub, ...] = ()
+    stubs_dir: str | None = None
+    #: Where the stub folders are on disk, when that is not `stubs_dir` (a template read from
+    #: a ref is shown by its path in the ref but sits in a scratch folder).
+    stubs_path: str | None = None
+
+
+@dataclass(frozen=True, slots=True)
+class Rendered:
+    """A template after substitution: text plus what the substitution saw."""
+
+    template: Template
+    text: str
+    placeholders: tuple[Placeholder, ...]
+    version_used: bool
+    findings: tuple[Finding, ...] = ()
+
+
+@dataclass(frozen=True, slots=True)
+class TemplateSummary:
+    path: str
+    placeholders: tuple[str, ...]
+    products: int | None
+    binary_targets: int | None
+
+
+@dataclass(frozen=True, slots=True)
+class SwiftStatus:
+    """Whether the real SwiftPM evaluated the manifests, and if not, why not."""
+
+    used: bool
+    reason: str
+    seconds: float | None = None
+    cached: bool = False
+
+    def as_dict(self) -> dict[str, object]:
+        return {"used": self.used, "reason": self.reason, "seconds": self.seconds,
+                "cached": self.cached}
+
+
+@dataclass(frozen=True, slots=True)
+class Report:
+    version: str
+    templates: tuple[TemplateSummary, ...]
+    placeholders: tuple[str, ...]
+    built: tuple[str, ...]
+    unfilled: tuple[str, ...]
+    unclaimed: tuple[str, ...]
+    products: int | None
+    binary_targets: int | None
+    counts_source: str | None
+    findings: tuple[Finding, ...] = field(default_factory=tuple)
+    swiftpm: SwiftStatus | None = None
+
+    @property
+    def consistent(self) -> bool:
+        return not any(f.severity is Severity.ERROR for f in self.findings)
+
+
+#: Every finding code, with what it means. `--warn CODE` accepts exactly these.
+CODES: dict[str, str] = {
+    "unfilled-placeholder": "the template asks for a name no source provides",
+    "unclaimed-artifact": "a built name whose base name no template asks for",
+    "missing-checksum": "render: a name is declared but its checksum is unknown",
+    "missing-stub": "a product has no stub folder",
+    "empty-stub": "a product's stub folder holds no source file",
+    "orphan-stub": "a stub folder belongs to no product",
+    "unknown-role": "the template does not show whether a name is a product (warning)",
+    "stray-file": "a file, not a folder, in the stub root (warning)",
+    "stub-symlink": "the stub root or a stub folder is a symbolic link out of the template's "
+    "folder (not followed)",
+    "bad-checksum": "a checksum is not 64 lowercase hex digits",
+    "conflicting-artifact": "one name, two different checksums",
+    "version-mismatch": "a zip's file name carries another version",
+    "bad-version": "the version is not X.Y.Z or X.Y.Z.YYYYMMDD (or --version-pattern)",
+    "missing-version": "the template never uses __VERSION__ (warning)",
+    "malformed-placeholder": "a near-miss such as __SHA256_x_ or __VERSION",
+    "zip-layout": "a zip is unreadable or not extractable (a local header missing or unlike its "
+    "central-directory entry, too many entries), lacks <name>.xcframework/ at its root, or has "
+    "__MACOSX/",
+    "swift-error": "SwiftPM rejects the rendered package (its message, with the manifest line)",
+    "not-live-code": "the package, a binary target, a placeholder or a checksum is not live "
+    "Swift code (in a comment or string, or after an unterminated /* or string)",
+    "swift-syntax": "without SwiftPM: tree-sitter-swift finds a syntax error in the manifest",
+    "url": "a binary target URL is not https, not .zip, or lacks the version or its own name",
+    "checksum-mismatch": "SwiftPM evaluates a binary target's checksum to another artifact's",
+    "placeholder-left": "audit: a published manifest still holds a placeholder",
+    "duplicate-checksum": "audit: one checksum published under two different names",
+    "reused-checksum": "audit: one name's checksum published again for another version",
+    "branch-version": "audit: the manifest's version differs from the one in the branch name",
+    "manifest-unreadable": "audit: a branch's Package.swift is missing, too large or not UTF-8",
+    "unrecognised-manifest": "audit: no checksum recognised in the manifest (warning)",
+    "url-missing": "--verify-urls: a binary target URL answers 404 or 410",
+    "url-error": "--verify-urls: other HTTP status, TLS or network error, or timeout (retried)",
+    "url-checksum": "--verify-urls: the served bytes do not hash to the manifest's checksum",
+    "url-not-zip": "--verify-urls: the URL serves something that is not a zip (an HTML page)",
+    "url-no-artifact": "--verify-urls: the zip holds no XCFramework (or artifact bundle) "
+    "metadata SwiftPM can read: 'does not contain a binary artifact'",
+    "url-exists": "--verify-absent: a zip URL of this version already exists",
+    "zip-plist": "a zip's <name>.xcframework/Info.plist is missing or not XCFramework metadata",
+    "zip-library-missing": "a library path the xcframework's Info.plist lists is not in the zip",
+    "zip-symlinks": "a macOS framework in a zip stores copies where its symlinks belong",
+    "zip-mixed": "a zip holds both an .xcframework and an .artifactbundle",
+    "zip-signature": "which zips of an artifact folder carry no code signature (notice)",
+    "resolve-failed": "resolve: the real SwiftPM rejects a binary target (its exact error)",
+    "resolve-error": "resolve: swift package resolve failed naming no target, or fetched an "
+    "unexpected URL",
+    "resolved": "resolve: SwiftPM downloaded a binary target, verified it and accepted it "
+    "(notice)",
+    "branch-exists": "publish: the swiftpm-<version> branch is already on the remote (or appeared "
+    "while publishing); published versions are never rewritten without --allow-overwrite",
+}

@@ -1,0 +1,226 @@
+"""Turn a template plus the built set into manifest text (pure: text in, text out).
+
+Both flavours report which names the template asked for, with the line that asked, so the
+checks treat a Jinja template exactly like a placeholder one.
+"""
+
+from __future__ import annotations
+
+import sys
+import traceback
+from collections.abc import Callable, Iterator, Mapping
+from typing import TYPE_CHECKING, Any
+
+from swiftpm_guard.core.liveness import CODE as NOT_LIVE
+from swiftpm_guard.core.manifest_shape import ManifestShape
+from swiftpm_guard.core.model import (
+    Artifact,
+    Finding,
+    Location,
+    Placeholder,
+    Rendered,
+    Role,
+    Severity,
+    Template,
+)
+from swiftpm_guard.core.placeholders import LineIndex, scan, substitute
+from swiftpm_guard.core.swift_conditions import Inactive
+from swiftpm_guard.core.swift_lexer import Kind, lex
+from swiftpm_guard.errors import InputError
+
+if TYPE_CHECKING:
+    from jinja2 import Template as JinjaTemplate
+
+
+def render(template: Template, version: str, built: Mapping[str, Artifact]) -> Rendered:
+    """Render `template` for `version` with the checksums in `built`; never raises on gaps."""
+    if template.flavour == "jinja":
+        return _render_jinja(template, version, built)
+    return _render_placeholders(template, version, built)
+
+
+def _render_placeholders(template: Template, version: str,
+                         built: Mapping[str, Artifact]) -> Rendered:
+    text = template.text
+    lines = LineIndex(text)
+    shape = ManifestShape(text)
+    lexed = lex(text)
+    inactive = Inactive(lexed)
+    placeholders: list[Placeholder] = []
+    findings: list[Finding] = []
+    version_used = False
+    for token in scan(text):
+        where = Location(template.path, lines.line_of(token.start))
+        kind = lexed.kind_at(token.start)
+        dead = inactive.dead_at(token.start)
+        if token.kind == "version":
+            # The version in a comment is harmless, but it is no use of the version either.
+            version_used = version_used or (kind is not Kind.COMMENT and not dead)
+        elif token.kind == "checksum" and lexed.literal_at(token.start) == token.text and \
+                not dead:
+            placeholders.append(Placeholder(token.name, where, shape.role_at(token.start)))
+        elif token.kind == "checksum":
+            # Substituted all the same (byte-exact), but it asks for nothing: SwiftPM never
+            # sees a checksum in a comment, and one outside a string is not a checksum.
+            findings.append(_not_live(token.text, where, kind, dead))
+        else:
+            findings.append(_malformed(token.text, where))
+    checksums = {name: a.sha256 for name, a in built.items() if a.sha256 is not None}
+    return Rendered(
+        template=template,
+        text=substitute(text, version, checksums),
+        placeholders=tuple(placeholders),
+        version_used=version_used,
+        findings=tuple(findings),
+    )
+
+
+def _not_live(word: str, where: Location, kind: Kind, dead: bool) -> Finding:
+    place = {Kind.COMMENT: "a comment", Kind.CODE: "code outside any string literal",
+             Kind.STRING: "a string literal that is more than the placeholder (a quoted "
+             "string, or text beside it)"}.get(kind, f"a {kind.value}")
+    if dead and kind is not Kind.COMMENT:
+        place = "a block that #if compiles out"
+    return Finding(
+        code=NOT_LIVE,
+        severity=Severity.ERROR,
+        subject=word,
+        message=(f"'{word}' is in {place}, not in a string literal of live code; it asks for "
+                 "no binary target"),
+        file=where.file,
+        line=where.line,
+    )
+
+
+def _malformed(word: str, where: Location) -> Finding:
+    return Finding(
+        code="malformed-placeholder",
+        severity=Severity.ERROR,
+        subject=word,
+        message=(
+            f"'{word}' looks like a placeholder but is neither __VERSION__ nor "
+            "__SHA256_<name>__; it would be left in the manifest as is"
+        ),
+        file=where.file,
+        line=where.line,
+    )
+
+
+class _Recorder(Mapping[str, Any]):
+    """A read-only mapping that remembers which keys a template read, and from which line.
+
+    Iterating (`items()`, `keys()`, a `for` loop) reads every key. A missing key is recorded
+    too and yields the placeholder text, so the draft shows exactly what is unfilled.
+    """
+
+    def __init__(self, values: Mapping[str, Any], missing: Callable[[str], Any],
+                 on_read: Callable[[str], None]) -> None:
+        self._values = values
+        self._missing = missing
+        self._on_read = on_read
+
+    def __getitem__(self, key: str) -> Any:
+        self._on_read(key)
+        if key in self._values:
+            return self._values[key]
+        return self._missing(str(key))
+
+    def __iter__(self) -> Iterator[str]:
+        for key in self._values:
+            self._on_read(key)
+        return iter(self._values)
+
+    def __len__(self) -> int:
+        return len(self._values)
+
+    def __contains__(self, key: object) -> bool:
+        return key in self._values
+
+
+def _template_line(compiled: JinjaTemplate | None) -> int | None:
+    """The template line being rendered, found from the compiled template's frame."""
+    frame = sys._getframe(2)
+    while frame is not None:
+        if frame.f_code.co_filename == "<template>" and compiled is not None:
+            return compiled.get_corresponding_lineno(frame.f_lineno)
+        frame = frame.f_back  # type: ignore[assignment]
+    return None
+
+
+def _render_jinja(template: Template, version: str, built: Mapping[str, Artifact]) -> Rendered:
+    from jinja2 import StrictUndefined, TemplateError
+    from jinja2.sandbox import SandboxedEnvironment
+
+    env = SandboxedEnvironment(undefined=StrictUndefined, keep_trailing_newline=True,
+                               autoescape=False)
+    try:
+        compiled = env.from_string(template.text)
+    except TemplateError as error:
+        raise InputError(f"invalid Jinja2 template: {error}", file=template.path,
+                         line=getattr(error, "lineno", None)) from None
+    reads: dict[str, int | None] = {}
+
+    def on_read(key: str) -> None:
+        reads.setdefault(str(key), _template_line(compiled))
+
+    def token(name: str) -> str:
+        return f"__SHA256_{name}__"
+
+    def entry(name: str, checksum: str, file_name: str | None = None) -> dict[str, str]:
+        return {"name": name, "checksum": checksum, "sha256": checksum,
+                "file": file_name or f"{name}-{version}.zip"}
+
+    checksums = {n: a.sha256 if a.sha256 is not None else token(n) for n, a in built.items()}
+    artifacts = {n: entry(n, c, built[n].file_name) for n, c in checksums.items()}
+    context = {
+        "version": version,
+        "checksums": _Recorder(checksums, token, on_read),
+        "artifacts": _Recorder(artifacts, lambda n: entry(n, token(n)), on_read),
+    }
+    try:
+        text = _bounded_render(compiled, context, template.path)
+    except (InputError, MemoryError):
+        raise
+    except Exception as error:
+        # Whatever a template's code raises is the template's fault, not ours: filters and
+        # globals raise what they like (`truncate(0)` an AssertionError, `cycler()` a
+        # RuntimeError). Name it and the template line; never let it escape as a crash.
+        raise InputError(f"Jinja2 template failed: {_describe(error)}",
+                         file=template.path, line=_error_line(error)) from None
+    shape = ManifestShape(template.text)
+    lines = LineIndex(template.text)
+    placeholders = tuple(
+        Placeholder(name, Location(template.path, line),
+                    shape.role_at(lines.offset_of(line)) if line else Role.UNKNOWN)
+        for name, line in reads.items()
+    )
+    return Rendered(template=template, text=text, placeholders=placeholders,
+                    version_used="version" in template.text)
+
+
+#: A manifest is a few kilobytes; a template that renders megabytes is broken or hostile.
+MAX_RENDERED_CHARS = 16 * 1024 * 1024
+
+
+def _bounded_render(compiled: JinjaTemplate, context: dict[str, Any], path: str) -> str:
+    """Render chunk by chunk so a runaway loop stops at the size cap, not at memory."""
+    chunks: list[str] = []
+    size = 0
+    for chunk in compiled.generate(context):
+        size += len(chunk)
+        if size > MAX_RENDERED_CHARS:
+            raise InputError(f"rendered text exceeds {MAX_RENDERED_CHARS} characters; stopped",
+                             file=path)
+        chunks.append(chunk)
+    return "".join(chunks)
+
+
+def _describe(error: BaseException) -> str:
+    text = str(error).strip()
+    name = type(error).__name__
+    return f"{name}: {text}" if text else name
+
+
+def _error_line(error: BaseException) -> int | None:
+    frames = [f for f in traceback.extract_tb(error.__traceback__) if f.filename == "<template>"]
+    return frames[-1].lineno if frames else None

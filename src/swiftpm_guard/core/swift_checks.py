@@ -1,0 +1,238 @@
+"""What SwiftPM evaluated, checked against the built set (pure: values in, findings out).
+
+The text checks see placeholders; SwiftPM sees what the Swift code computes from them. Once
+SwiftPM has evaluated every manifest, the counts and the two-way comparison come from its
+products and binary targets, not from the text:
+- unfilled: a binary target SwiftPM declares whose name nobody built;
+- unclaimed: a built name whose base name is no evaluated binary target's base name.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import re
+from collections.abc import Mapping, Sequence
+from urllib.parse import urlsplit
+
+from swiftpm_guard.core.checks import CheckOptions, apply_warn, base_name
+from swiftpm_guard.core.evaluation import Diagnostic, EvaluatedTarget, Evaluation
+from swiftpm_guard.core.model import (
+    SHA256_RE,
+    Artifact,
+    Finding,
+    Rendered,
+    Report,
+    Severity,
+    SwiftStatus,
+    TemplateSummary,
+)
+from swiftpm_guard.core.urls import other_release
+
+#: Findings the evaluation recomputes; the static ones are dropped once SwiftPM has spoken.
+_TWO_WAY = frozenset({"unfilled-placeholder", "unclaimed-artifact"})
+_TOKEN = re.compile(r"__SHA256_([A-Za-z0-9_]+)__")
+# SwiftPM refuses these URLs before it prints anything we could check ourselves.
+_URL_REFUSED = re.compile(r"(?:invalid URL scheme|unsupported extension) for binary target ")
+
+
+def manifest_line(rendered: Rendered, line: int | None) -> tuple[int | None, str]:
+    """A rendered-manifest line as a template line, or a note when they differ (Jinja)."""
+    if line is None:
+        return None, ""
+    if rendered.template.flavour == "placeholder":
+        return line, ""  # whole-token substitution never adds or removes a line
+    return None, f" (line {line} of the rendered manifest)"
+
+
+def diagnostic_findings(rendered: Rendered, diagnostics: Sequence[Diagnostic]) -> list[Finding]:
+    """`swift-error` per SwiftPM error; `url` when SwiftPM itself refuses a binary target URL."""
+    findings = []
+    for diagnostic in diagnostics:
+        line, note = manifest_line(rendered, diagnostic.line)
+        where = f"{diagnostic.line}:{diagnostic.column}: " if diagnostic.line else ""
+        code = "url" if _URL_REFUSED.match(diagnostic.message) else "swift-error"
+        findings.append(
+            Finding(
+                code=code,
+                severity=Severity.ERROR,
+                subject=diagnostic.subject,
+                file=rendered.template.path,
+                line=line,
+                message=f"SwiftPM rejects the manifest: {where}{diagnostic.message}{note}",
+            )
+        )
+    return findings
+
+
+def url_problems(target: EvaluatedTarget, version: str) -> list[str]:
+    """Why a binary target's URL cannot be this release's zip of this target (empty: fine)."""
+    if target.url is None:
+        return ["it has no URL (a local path ships nothing)"]
+    parts = urlsplit(target.url)
+    problems = []
+    if parts.scheme != "https":
+        problems.append(f"scheme is '{parts.scheme}', not https")
+    if not parts.path.endswith(".zip"):
+        problems.append("it does not end in .zip")
+    if not re.search(rf"(?<![0-9.]){re.escape(version)}(?![0-9]|\.[0-9])", target.url):
+        problems.append(f"it does not contain the version {version}")
+    elsewhere = other_release(target.url, version)
+    if elsewhere is not None:
+        problems.append(elsewhere)
+    file_name = parts.path.rsplit("/", 1)[-1]
+    if not re.search(rf"(?<![A-Za-z0-9_]){re.escape(target.name)}(?![A-Za-z0-9_])", file_name):
+        problems.append(f"its file name '{file_name}' does not name the target")
+    return problems
+
+
+def target_findings(
+    rendered: Rendered, evaluation: Evaluation, built: Mapping[str, Artifact], version: str
+) -> list[Finding]:
+    """`url`, `bad-checksum` and `checksum-mismatch` on the values SwiftPM evaluated."""
+    path = rendered.template.path
+    findings: list[Finding] = []
+    for target in evaluation.binary_targets:
+        problems = url_problems(target, version)
+        if problems:
+            findings.append(
+                _finding(
+                    "url",
+                    target.name,
+                    path,
+                    f"binary target '{target.name}' URL {target.url!r}: {'; '.join(problems)}",
+                )
+            )
+        findings += _checksum_findings(target, built, path)
+    return findings
+
+
+def _checksum_findings(
+    target: EvaluatedTarget, built: Mapping[str, Artifact], path: str
+) -> list[Finding]:
+    if target.url is None:
+        return []  # a local binary target has no checksum
+    checksum = target.checksum or ""
+    token = _TOKEN.fullmatch(checksum)
+    declared = built.get(token.group(1)) if token else None
+    if declared is not None and declared.sha256 is None:
+        return []  # a name declared without a checksum (a PR's list) keeps its placeholder
+    if not SHA256_RE.fullmatch(checksum):
+        return [
+            _finding(
+                "bad-checksum",
+                target.name,
+                path,
+                f"SwiftPM evaluates the checksum of '{target.name}' to {checksum[:80]!r}, not 64 "
+                "lowercase hex digits; it parses, but every consumer fails to resolve",
+            )
+        ]
+    artifact = built.get(target.name)
+    if artifact is not None and artifact.sha256 is not None and artifact.sha256 != checksum:
+        owner = [n for n, a in built.items() if a.sha256 == checksum]
+        whose = f"the checksum of '{owner[0]}'" if owner else "no built artifact's checksum"
+        return [
+            _finding(
+                "checksum-mismatch",
+                target.name,
+                path,
+                f"SwiftPM evaluates the checksum of '{target.name}' to {whose}, not "
+                f"{artifact.sha256}",
+            )
+        ]
+    return []
+
+
+def two_way(
+    evaluations: Sequence[tuple[Rendered, Evaluation]],
+    built: Mapping[str, Artifact],
+    debug_suffix: str,
+) -> tuple[list[str], list[str], list[Finding]]:
+    """Unfilled and unclaimed names from the evaluated binary targets, with their findings."""
+    declared: dict[str, str] = {}
+    asked: dict[str, int | None] = {}  # where the text asked for the name, when it did
+    for rendered, evaluation in evaluations:
+        for target in evaluation.binary_targets:
+            declared.setdefault(target.name, rendered.template.path)
+        for placeholder in rendered.placeholders:
+            asked.setdefault(placeholder.name, placeholder.location.line)
+    unfilled = sorted(n for n in declared if n not in built)
+    claimed = {base_name(n, debug_suffix) for n in declared}
+    unclaimed = sorted(n for n in built if base_name(n, debug_suffix) not in claimed)
+    findings = [
+        dataclasses.replace(
+            _finding(
+                "unfilled-placeholder",
+                name,
+                declared[name],
+                f"SwiftPM evaluates binary target '{name}' but no source built it; its checksum "
+                "cannot be right and every consumer fails to resolve",
+            ),
+            line=asked.get(name),
+        )
+        for name in unfilled
+    ]
+    for name in unclaimed:
+        origin = built[name].origin
+        findings.append(
+            Finding(
+                code="unclaimed-artifact",
+                severity=Severity.ERROR,
+                subject=name,
+                file=origin.file,
+                line=origin.line,
+                message=f"'{name}' was built but SwiftPM evaluates no binary target "
+                f"'{base_name(name, debug_suffix)}'; its product would silently vanish",
+            )
+        )
+    return unfilled, unclaimed, findings
+
+
+def apply_evaluations(
+    report: Report,
+    evaluated: Sequence[tuple[Rendered, Evaluation]],
+    built: Mapping[str, Artifact],
+    options: CheckOptions,
+    status: SwiftStatus,
+) -> Report:
+    """The static report, with SwiftPM's errors added and, when it evaluated every manifest,
+    its counts and two-way comparison in place of the text's."""
+    findings: list[Finding] = []
+    for rendered, evaluation in evaluated:
+        findings += diagnostic_findings(rendered, evaluation.diagnostics)
+        findings += target_findings(rendered, evaluation, built, options.version)
+    if not evaluated or not all(e.ok for _r, e in evaluated):
+        return dataclasses.replace(
+            report, swiftpm=status, findings=report.findings + _warn(findings, options)
+        )
+    unfilled, unclaimed, two_way_findings = two_way(evaluated, built, options.debug_suffix)
+    kept = tuple(f for f in report.findings if f.code not in _TWO_WAY)
+    counts = {r.template.path: e for r, e in evaluated}
+    templates = tuple(_summary(t, counts.get(t.path)) for t in report.templates)
+    primary = evaluated[0][1]
+    return dataclasses.replace(
+        report,
+        templates=templates,
+        unfilled=tuple(unfilled),
+        unclaimed=tuple(unclaimed),
+        products=len(primary.products),
+        binary_targets=len(primary.binary_targets),
+        counts_source="swiftpm",
+        swiftpm=status,
+        findings=kept + _warn(findings + two_way_findings, options),
+    )
+
+
+def _summary(summary: TemplateSummary, evaluation: Evaluation | None) -> TemplateSummary:
+    if evaluation is None:
+        return summary
+    return dataclasses.replace(
+        summary, products=len(evaluation.products), binary_targets=len(evaluation.binary_targets)
+    )
+
+
+def _finding(code: str, subject: str, file: str, message: str) -> Finding:
+    return Finding(code=code, severity=Severity.ERROR, subject=subject, message=message, file=file)
+
+
+def _warn(findings: list[Finding], options: CheckOptions) -> tuple[Finding, ...]:
+    return tuple(apply_warn(findings, options.warn))

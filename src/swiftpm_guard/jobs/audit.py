@@ -1,0 +1,54 @@
+"""The audit job: read every published branch matching a glob, judge each, optionally fetch
+every zip they name. The same call for `swiftpm-guard audit` and the action's `mode: audit`.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+
+from swiftpm_guard.core.audit_rules import AuditOptions, AuditReport, audit, with_findings
+from swiftpm_guard.core.model import Finding, Severity
+from swiftpm_guard.core.urls import HostedZip, UrlSettings, zips_of_published
+from swiftpm_guard.errors import InputError
+from swiftpm_guard.sources.git_branches import GIT_TIMEOUT, read_published_branches
+
+
+def audit_repository(repo: str, pattern: str, options: AuditOptions, *,
+                     urls: UrlSettings | None = None,
+                     git_timeout: float = GIT_TIMEOUT,
+                     git_config: Sequence[tuple[str, str]] = ()) -> AuditReport:
+    """Read, judge and (with `urls`) fetch: the same call for the CLI and the action.
+
+    `git_config` is for the git processes that talk to a remote (the action's token header).
+    """
+    branches = read_published_branches(repo, pattern, timeout=git_timeout, config=git_config)
+    if not branches:
+        raise InputError(f"no branch matches {pattern!r} under refs/heads (for a clone's "
+                         "remote-tracking branches, give the remote's URL)", file=repo)
+    report = audit(branches, options, source=repo, pattern=pattern)
+    if urls is not None:
+        report = with_findings(report, url_findings(report, urls), options.warn)
+    return report
+
+
+def url_findings(report: AuditReport, urls: UrlSettings) -> dict[str, list[Finding]]:
+    """Fetch every named binary target of every branch (each distinct URL once)."""
+    from swiftpm_guard.sources.hosted import verify_each
+
+    found: dict[str, list[Finding]] = {}
+    targets: list[tuple[str, HostedZip]] = []
+    for branch in report.branches:
+        if branch.manifest is None:
+            continue
+        zips, problems = zips_of_published(branch.manifest, "Package.swift", branch.version,
+                                           urls)
+        targets += [(branch.branch, z) for z in zips]
+        found[branch.branch] = [Finding(
+            code="url-error", severity=Severity.ERROR, subject=branch.branch,
+            message=f"cannot compute zip URLs: {problem}", file="Package.swift",
+        ) for problem in problems]
+    results = verify_each([z for _b, z in targets], urls)
+    for (branch_name, _zip), finding in zip(targets, results, strict=True):
+        if finding is not None:
+            found[branch_name].append(finding)
+    return found

@@ -1,0 +1,115 @@
+"""The preflight job: is `<prefix><version>` still free on the remote, and (with
+`verify_absent`) are its zip URLs free too? A workflow runs this before uploading anything.
+
+Exit codes: 0 the branch is free, 1 it exists, 2 bad input, 3 git or the remote failed.
+"""
+
+from __future__ import annotations
+
+import os
+import tempfile
+from collections.abc import Mapping
+from dataclasses import dataclass, field
+from pathlib import Path
+
+from swiftpm_guard.core.git_names import (
+    DEFAULT_BRANCH_PREFIX,
+    DEFAULT_TEMPLATE_REF,
+    Remote,
+    branch_ref,
+    short_branch,
+    template_ref,
+    tree_path,
+)
+from swiftpm_guard.core.model import Finding
+from swiftpm_guard.core.urls import UrlSettings
+from swiftpm_guard.core.versions import validate_version
+from swiftpm_guard.jobs import verify_urls
+from swiftpm_guard.jobs.publish_request import (
+    branch_exists,
+    check_remote_token,
+    local_remote_exists,
+)
+from swiftpm_guard.jobs.release_tree import load_exported, wanted
+from swiftpm_guard.sinks.git_push import NETWORK_TIMEOUT, ScratchRepo
+
+
+@dataclass(frozen=True, kw_only=True)
+class PreflightRequest:
+    version: str
+    repo: str
+    branch_prefix: str = DEFAULT_BRANCH_PREFIX
+    token: str | None = field(default=None, repr=False)
+    token_source: str = "the token"
+    git_timeout: float = NETWORK_TIMEOUT
+    #: `--verify-absent`: none of this version's zip URLs may exist yet. The URLs come from
+    #: the templates (paths inside `template_ref`), so those are read only in that case.
+    verify_absent: UrlSettings | None = None
+    template_ref: str = DEFAULT_TEMPLATE_REF
+    templates: tuple[str, ...] = ("Package.swift.template",)
+
+    remote: Remote = field(init=False, repr=False)
+    branch: str = field(init=False)
+    template: str = field(init=False)
+
+    def __post_init__(self) -> None:
+        validate_version(self.version)
+        remote = Remote.parse(self.repo, cwd=os.getcwd())
+        check_remote_token(remote, self.token, self.token_source)
+        for path in self.templates:
+            tree_path(path)
+        object.__setattr__(self, "remote", remote)
+        object.__setattr__(self, "branch", branch_ref(self.branch_prefix, self.version))
+        object.__setattr__(self, "template", template_ref(self.template_ref))
+
+
+@dataclass(frozen=True, slots=True)
+class PreflightResult:
+    branch: str
+    remote_commit: str | None
+    findings: tuple[Finding, ...]
+
+    @property
+    def exit_code(self) -> int:
+        return 1 if self.findings else 0
+
+
+def preflight(
+    request: PreflightRequest, *, environ: Mapping[str, str] | None = None
+) -> PreflightResult:
+    """Is `<prefix><version>` free on the remote (and, with `verify_absent`, are its zip URLs
+    free too)? A workflow runs this before uploading anything."""
+    local_remote_exists(request.remote)
+    name = short_branch(request.branch)
+    with tempfile.TemporaryDirectory(prefix="swiftpm-guard-preflight-") as tmp:
+        repo = ScratchRepo(
+            Path(tmp) / "repo.git",
+            request.remote,
+            token=request.token,
+            environ=environ,
+            network_timeout=request.git_timeout,
+            token_source=request.token_source,
+        ).init()
+        sha = repo.ls_remote([request.branch]).get(request.branch)
+        findings: list[Finding] = []
+        if sha is not None:
+            findings.append(
+                branch_exists(
+                    name,
+                    f"'{name}' already exists on {request.remote.url} at {sha[:12]}; do not "
+                    "upload artifacts over a published version",
+                )
+            )
+        if request.verify_absent is not None:
+            findings += _absent(repo, request, request.verify_absent, Path(tmp) / "tree")
+    return PreflightResult(branch=name, remote_commit=sha, findings=tuple(findings))
+
+
+def _absent(
+    repo: ScratchRepo, request: PreflightRequest, options: UrlSettings, tree: Path
+) -> list[Finding]:
+    """`url-exists` for each zip URL of this version that is already served."""
+    commit = repo.fetch(request.template, depth=1)
+    repo.export(commit, wanted(request.templates), tree)
+    templates, _stub_findings = load_exported(tree, request.templates)
+    return verify_urls.absent(templates, request.version, options)

@@ -1,0 +1,70 @@
+"""The SwiftPM step of the check job: evaluate every rendered manifest with the real SwiftPM
+when there is one, else parse it with tree-sitter-swift, and fold what was learned into the
+report.
+
+`--swift auto` (the default) uses `swift` on PATH and says in the report when there was none;
+`--swift off` never runs it; `--swift PATH` runs that executable (for example the wrapper made
+by `scripts/swift-toolchain.sh`).
+"""
+
+from __future__ import annotations
+
+import dataclasses
+from collections.abc import Mapping, Sequence
+from pathlib import Path
+
+from swiftpm_guard.core.checks import CheckOptions, apply_warn
+from swiftpm_guard.core.model import Artifact, Finding, Rendered, Report, SwiftStatus
+from swiftpm_guard.core.swift_checks import apply_evaluations
+from swiftpm_guard.infra import swift_syntax as syntax
+from swiftpm_guard.infra.swiftpm import SwiftPM, locate_swift, package_files
+
+
+def prove(
+    report: Report,
+    rendered: Sequence[Rendered],
+    built: Mapping[str, Artifact],
+    options: CheckOptions,
+    *,
+    swift: str = "auto",
+    cache_dir: Path | None = None,
+) -> Report:
+    """The report, with SwiftPM's verdict (or the tree-sitter fallback's) folded in."""
+    executable, why = locate_swift(swift)
+    if executable is None:
+        return _fallback(report, rendered, options, why)
+    runner = SwiftPM(executable, cache_dir=cache_dir)
+    evaluated = []
+    seconds = 0.0
+    cached = True
+    for item in rendered:
+        run = runner.evaluate(package_files(item))
+        evaluated.append((item, run.evaluation))
+        seconds += run.seconds
+        cached = cached and run.cached
+    rejected = [i.template.path for i, e in evaluated if not e.ok]
+    reason = f"evaluated with {executable}"
+    if rejected:
+        reason += f"; SwiftPM rejected {', '.join(rejected)}, so the counts are static"
+    status = SwiftStatus(used=True, reason=reason, seconds=round(seconds, 3), cached=cached)
+    return apply_evaluations(report, evaluated, built, options, status)
+
+
+def _fallback(
+    report: Report, rendered: Sequence[Rendered], options: CheckOptions, why: str
+) -> Report:
+    if not syntax.available():
+        status = SwiftStatus(
+            used=False,
+            reason=f"{why}; tree-sitter-swift is not installed "
+            "either, so the syntax was not checked",
+        )
+        return dataclasses.replace(report, swiftpm=status)
+    findings: list[Finding] = []
+    for item in rendered:
+        findings += syntax.syntax_findings(item)
+    findings = apply_warn(findings, options.warn)
+    status = SwiftStatus(
+        used=False, reason=f"{why}; syntax checked with tree-sitter-swift, counts are static"
+    )
+    return dataclasses.replace(report, swiftpm=status, findings=report.findings + tuple(findings))

@@ -1,0 +1,56 @@
+"""The verify-urls job: fetch every zip a manifest points at, as SwiftPM will, and say what is
+wrong with each (`--verify-urls`); or say which zips of a version already exist
+(`--verify-absent`). Used by check, render, publish, preflight and the action alike.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+from collections.abc import Callable, Sequence
+
+from swiftpm_guard.core.checks import apply_warn
+from swiftpm_guard.core.model import Finding, Location, Template
+from swiftpm_guard.core.placeholders import LineIndex, scan
+from swiftpm_guard.core.published_manifest import base_url_in
+from swiftpm_guard.core.urls import HostedZip, UrlSettings, zip_url, zips_of_rendered
+from swiftpm_guard.jobs.check import Outcome
+
+
+def with_hosted(outcome: Outcome, version: str, options: UrlSettings, *,
+                warn: frozenset[str] = frozenset(),
+                log: Callable[[str], None] | None = None) -> Outcome:
+    """The outcome with url-* findings for every zip the rendered manifests name."""
+    from swiftpm_guard.sources.hosted import verify_hosted
+
+    zips = zips_of_rendered(outcome.rendered, outcome.built, version, options)
+    if log is not None:
+        log(f"verify-urls: fetching {len(zips)} zip URLs")
+    found = apply_warn(verify_hosted(zips, options), warn)
+    report = dataclasses.replace(outcome.report, findings=(*outcome.report.findings, *found))
+    return dataclasses.replace(outcome, report=report)
+
+
+def zips_of_templates(templates: Sequence[Template], version: str,
+                      options: UrlSettings) -> list[HostedZip]:
+    """Every checksum placeholder of placeholder-flavour templates, at its URL (no checksum)."""
+    zips: dict[str, HostedZip] = {}
+    for template in templates:
+        base = base_url_in(template.text)
+        lines = LineIndex(template.text)
+        for token in scan(template.text):
+            if token.kind != "checksum":
+                continue
+            url = zip_url(options, name=token.name, version=version, base_url=base,
+                          where=template.path)
+            where = Location(template.path, lines.line_of(token.start))
+            zips.setdefault(url, HostedZip(token.name, url, None, where))
+    return list(zips.values())
+
+
+def absent(templates: Sequence[Template], version: str, options: UrlSettings,
+           warn: frozenset[str] = frozenset()) -> list[Finding]:
+    """`url-exists` for each zip URL of `version` that is already there."""
+    from swiftpm_guard.sources.hosted import verify_absent
+
+    return apply_warn(verify_absent(zips_of_templates(templates, version, options), options),
+                      warn)

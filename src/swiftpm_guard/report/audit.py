@@ -1,0 +1,213 @@
+"""AuditReport → JSON, Markdown and console lines (pure).
+
+The JSON shape is a public interface: `{"consistent", "branches": [{"branch", "version",
+"findings": [{"code", "severity", "subject", "file", "line", "message"}]}]}`.
+The Markdown groups runs of consecutive branches that share the same problem, because a
+broken template breaks every nightly until someone notices ("8 nightlies, … : 2 placeholders
+left" says more than eight identical sections).
+"""
+
+from __future__ import annotations
+
+import json
+from collections import Counter
+from collections.abc import Sequence
+from dataclasses import dataclass
+
+from swiftpm_guard.core.audit_rules import NIGHTLY_RE, AuditReport, BranchAudit
+from swiftpm_guard.core.model import Finding, Severity
+from swiftpm_guard.workflow_commands import neutralise
+
+#: How a count of findings of one code reads: (one, many).
+_PHRASES: dict[str, tuple[str, str]] = {
+    "placeholder-left": ("placeholder left", "placeholders left"),
+    "malformed-placeholder": ("near-miss placeholder left", "near-miss placeholders left"),
+    "bad-checksum": ("checksum not 64 lowercase hex", "checksums not 64 lowercase hex"),
+    "missing-stub": ("stub folder missing", "stub folders missing"),
+    "empty-stub": ("empty stub folder", "empty stub folders"),
+    "orphan-stub": ("orphan stub folder", "orphan stub folders"),
+    "stray-file": ("stray file in the stub root", "stray files in the stub root"),
+    "stub-symlink": ("stub folder linking out of the tree", "stub folders linking out of the tree"),
+    "duplicate-checksum": ("checksum also published under another name",
+                           "checksums also published under other names"),
+    "reused-checksum": ("checksum also published for another version",
+                        "checksums also published for other versions"),
+    "branch-version": ("manifest version differs from the branch name",
+                       "manifest versions differ from the branch name"),
+    "bad-version": ("branch name carries no valid version", "branch names carry no valid version"),
+    "manifest-unreadable": ("manifest unreadable", "manifests unreadable"),
+    "unrecognised-manifest": ("manifest without recognisable checksums",
+                              "manifests without recognisable checksums"),
+    "missing-version": ("manifest without a version", "manifests without a version"),
+    "unknown-role": ("target of unknown role", "targets of unknown role"),
+    "url-missing": ("zip URL missing", "zip URLs missing"),
+    "url-error": ("zip URL failing", "zip URLs failing"),
+    "url-checksum": ("served zip differs from its checksum",
+                     "served zips differ from their checksums"),
+    "url-not-zip": ("URL serving something that is not a zip",
+                    "URLs serving something that is not a zip"),
+}
+_MAX_SUBJECTS = 4
+
+
+def to_dict(report: AuditReport) -> dict[str, object]:
+    return {
+        "consistent": report.consistent,
+        "branches": [
+            {"branch": b.branch, "version": b.version,
+             "findings": [f.as_dict() for f in sorted(b.findings, key=_order)]}
+            for b in report.branches
+        ],
+    }
+
+
+def to_json(report: AuditReport) -> str:
+    return json.dumps(to_dict(report), indent=2, ensure_ascii=False) + "\n"
+
+
+def _order(finding: Finding) -> tuple[bool, str, int, str, str]:
+    return (finding.severity is not Severity.ERROR, finding.file or "", finding.line or 0,
+            finding.code, finding.subject)
+
+
+def console_line(branch: str, finding: Finding) -> str:
+    """`branch:file:line: severity: code: message`."""
+    where = f"{branch}:{finding.file}" if finding.file else branch
+    if finding.line:
+        where += f":{finding.line}"
+    return neutralise(f"{where}: {finding.severity}: {finding.code}: {finding.message}")
+
+
+def verdict(report: AuditReport) -> str:
+    errors = sum(b.has_errors for b in report.branches)
+    warned = sum(bool(b.findings) and not b.has_errors for b in report.branches)
+    state = "consistent" if report.consistent else "NOT consistent"
+    return (f"swiftpm-guard audit: {state}: {len(report.branches)} branches, {errors} with "
+            f"errors, {warned} with warnings only")
+
+
+@dataclass(frozen=True, slots=True)
+class Group:
+    """A run of consecutive branches (by version) of one kind with the same problem."""
+
+    kind: str  # "nightly", "release" or "branch"
+    branches: tuple[BranchAudit, ...]
+    signature: tuple[tuple[str, str, str], ...]  # (severity, code, subject), sorted
+
+    @property
+    def label(self) -> str:
+        count, first, last = len(self.branches), self.branches[0], self.branches[-1]
+        if self.kind == "nightly":
+            start, end = _date(first.version), _date(last.version)
+            if count == 1:
+                return f"nightly {start}"
+            shown = end[5:] if end[:4] == start[:4] else end
+            return f"{count} nightlies, {start} … {shown}"
+        noun = ("release", "releases") if self.kind == "release" else ("branch", "branches")
+        if count == 1:
+            return f"{noun[0]} {first.version or first.branch}"
+        return (f"{count} {noun[1]}, {first.version or first.branch} … "
+                f"{last.version or last.branch}")
+
+    @property
+    def problem(self) -> str:
+        if not self.signature:
+            return "sound"
+        subjects: dict[str, list[str]] = {}
+        severity: dict[str, str] = {}
+        for sev, code, subject in self.signature:
+            subjects.setdefault(code, []).append(subject)
+            severity.setdefault(code, sev)
+        parts = []
+        order = sorted(subjects, key=lambda c: (severity[c] != "error", c))
+        for code in order:
+            names = subjects[code]
+            one, many = _PHRASES.get(code, (f"`{code}` finding", f"`{code}` findings"))
+            parts.append(f"{len(names)} {one if len(names) == 1 else many}")
+        return ", ".join(parts)
+
+    @property
+    def subjects(self) -> list[str]:
+        return list(dict.fromkeys(subject for _sev, _code, subject in self.signature))
+
+
+def _date(version: str | None) -> str:
+    match = NIGHTLY_RE.fullmatch(version or "")
+    if match is None:
+        return version or "?"
+    date = match.group("date")
+    return f"{date[:4]}-{date[4:6]}-{date[6:]}"
+
+
+def _kind(branch: BranchAudit) -> str:
+    if branch.version is None:
+        return "branch"
+    return "nightly" if NIGHTLY_RE.fullmatch(branch.version) else "release"
+
+
+def _signature(branch: BranchAudit) -> tuple[tuple[str, str, str], ...]:
+    return tuple(sorted({(str(f.severity), f.code, f.subject) for f in branch.findings}))
+
+
+def groups(report: AuditReport) -> list[Group]:
+    """Consecutive branches with the same kind and the same set of (code, subject)."""
+    found: list[Group] = []
+    for branch in report.branches:
+        kind, signature = _kind(branch), _signature(branch)
+        last = found[-1] if found else None
+        if last is not None and last.kind == kind and last.signature == signature:
+            found[-1] = Group(kind, (*last.branches, branch), signature)
+        else:
+            found.append(Group(kind, (branch,), signature))
+    return found
+
+
+def _escape(text: str) -> str:
+    return text.replace("|", "\\|").replace("\n", " ")
+
+
+def _names(names: Sequence[str]) -> str:
+    shown = ", ".join(f"`{n}`" for n in names[:_MAX_SUBJECTS])
+    return shown + (f" and {len(names) - _MAX_SUBJECTS} more" if len(names) > _MAX_SUBJECTS
+                    else "")
+
+
+def to_markdown(report: AuditReport) -> str:
+    """A timeline of groups, then each problem group's findings (from its first branch)."""
+    errors = sum(b.has_errors for b in report.branches)
+    title = "consistent" if report.consistent else "**not consistent**"
+    source = f" of `{report.source}`" if report.source else ""
+    pattern = f" (`{report.pattern}`)" if report.pattern else ""
+    lines = [f"### SwiftPM audit{source}{pattern}: {title}", "",
+             f"{len(report.branches)} branches, {errors} with errors.", ""]
+    all_groups = groups(report)
+    for group in all_groups:
+        span = f"`{group.branches[0].branch}`"
+        if len(group.branches) > 1:
+            span += f" … `{group.branches[-1].branch}`"
+        if group.signature:
+            lines.append(f"- **{group.label}: {group.problem}** ({_names(group.subjects)}) "
+                         f"— {span}")
+        else:
+            lines.append(f"- {group.label}: sound — {span}")
+    problems = [g for g in all_groups if g.signature]
+    if problems:
+        lines += ["", "#### Findings", ""]
+    for group in problems:
+        first = group.branches[0]
+        others = len(group.branches) - 1
+        same = f" (the same in the {others} other branches of this run)" if others > 1 else \
+            " (the same in the next branch)" if others == 1 else ""
+        lines += [f"**{group.label}** — `{first.branch}`{same}:", ""]
+        for finding in sorted(first.findings, key=_order):
+            where = f" — `{finding.file}{':' + str(finding.line) if finding.line else ''}`" \
+                if finding.file else ""
+            lines.append(f"- **{finding.severity}** `{finding.code}` "
+                         f"{_escape(finding.message)}{where}")
+        lines.append("")
+    return "\n".join(lines).rstrip("\n") + "\n"
+
+
+def code_counts(report: AuditReport) -> Counter[str]:
+    """How many branches have each finding code (for summaries and tests)."""
+    return Counter(code for b in report.branches for code in {f.code for f in b.findings})

@@ -1,0 +1,420 @@
+"""Git for publishing: a throwaway bare repository that talks to one remote.
+
+Everything git does for `publish` and `preflight` goes through `ScratchRepo`:
+- git runs from argument lists (never a shell), each process with a timeout;
+- the environment is scrubbed: every inherited `GIT_*` variable is dropped and the system and
+  global config files are ignored, so a runner's `GIT_DIR`, `GIT_INDEX_FILE`, `url.insteadOf`,
+  credential helpers or hooks cannot redirect or change what we push;
+- configuration we need is passed as `GIT_CONFIG_COUNT`/`GIT_CONFIG_KEY_n`/`GIT_CONFIG_VALUE_n`,
+  including the `http.<origin>.extraHeader` carrying the token, so the token never appears in
+  argv, in the URL, in a config file or in anything we print (git's messages are redacted too);
+- the commit is built with plumbing in a temporary index (no work tree, no checkout);
+- the push is create-only: `--force-with-lease=<ref>:` (empty expectation: the ref must not
+  exist) and no `+`/`--force`, so the remote's receive-pack refuses the update under its ref lock
+  if the branch appeared at any moment before it. A `+` refspec would override the lease.
+"""
+
+from __future__ import annotations
+
+import enum
+import os
+import re
+import subprocess
+from collections.abc import Callable, Iterable, Mapping, Sequence
+from dataclasses import dataclass
+from pathlib import Path
+
+from swiftpm_guard.core.git_names import Identity, Remote, authorization_header
+from swiftpm_guard.core.text_lines import split_lines
+from swiftpm_guard.errors import InfrastructureError, InputError, os_problem
+from swiftpm_guard.infra.git import GitTimeout, contain_credentials, find_git, run_git
+from swiftpm_guard.workflow_commands import neutralise
+
+#: Local plumbing is instant; a network call on a slow runner can take a while, not forever.
+LOCAL_TIMEOUT = 60.0
+NETWORK_TIMEOUT = 180.0
+#: What we read out of the template ref into files: real ones are a few kilobytes.
+EXPORT_MAX_BYTES = 32 * 1024 * 1024
+EXPORT_MAX_FILES = 20_000
+_SHA = frozenset("0123456789abcdef")
+_ALLOWED_PROTOCOLS = "file:http:https"
+
+
+class GitError(InfrastructureError):
+    """git failed for a reason that is not the user's input (exit 3)."""
+
+
+class PushStatus(enum.StrEnum):
+    CREATED = "created"
+    UPDATED = "updated"
+    REJECTED = "rejected"  # lease failed, ref appeared, or the remote refused
+    UNCHANGED = "unchanged"  # the remote already had exactly this commit: not ours to claim
+
+
+@dataclass(frozen=True, slots=True)
+class PushOutcome:
+    status: PushStatus
+    detail: str
+
+
+@dataclass(frozen=True, slots=True)
+class TreeEntry:
+    mode: str
+    kind: str  # "blob", "tree" or "commit" (a submodule)
+    sha: str
+    size: int | None
+    path: str
+
+
+def scrubbed_env(
+    base: Mapping[str, str],
+    config: Sequence[tuple[str, str]],
+    extra: Mapping[str, str] | None = None,
+) -> dict[str, str]:
+    """`base` without any GIT_* or askpass variable, plus our own config and settings.
+
+    A header in `config` comes with `http.followRedirects=false` (gitenv.contain_credentials).
+    """
+    config = contain_credentials(config)
+    env = {
+        k: v
+        for k, v in base.items()
+        if not k.startswith("GIT_") and k not in ("SSH_ASKPASS", "LANGUAGE")
+    }
+    env.update(
+        {
+            "GIT_CONFIG_NOSYSTEM": "1",
+            "GIT_CONFIG_GLOBAL": os.devnull,
+            "GIT_TERMINAL_PROMPT": "0",  # a missing token fails at once instead of waiting
+            "GIT_ALLOW_PROTOCOL": _ALLOWED_PROTOCOLS,
+            "LC_ALL": "C",  # messages we classify are git's own English ones
+            "GIT_CONFIG_COUNT": str(len(config)),
+        }
+    )
+    for index, (key, value) in enumerate(config):
+        env[f"GIT_CONFIG_KEY_{index}"] = key
+        env[f"GIT_CONFIG_VALUE_{index}"] = value
+    if extra:
+        env.update(extra)
+    return env
+
+
+class ScratchRepo:
+    """A temporary bare repository: fetch from, build a commit in, and push to one remote."""
+
+    def __init__(
+        self,
+        path: Path,
+        remote: Remote,
+        *,
+        token: str | None = None,
+        identity: Identity | None = None,
+        environ: Mapping[str, str] | None = None,
+        network_timeout: float = NETWORK_TIMEOUT,
+        token_source: str = "the variable --token-env names",
+    ) -> None:
+        self.path = path
+        self.remote = remote
+        self._token = token
+        self._token_source = token_source  # where the token comes from, for error hints
+        self._network_timeout = network_timeout
+        base = dict(os.environ if environ is None else environ)
+        # By absolute path: in the action's container the job's PATH may not lead to git.
+        try:
+            self._git = find_git(base.get("PATH"))
+        except InfrastructureError as error:
+            raise GitError(f"{error}; publishing needs git") from None
+        config = [
+            ("core.hooksPath", os.devnull),  # no hook of any repository runs
+            ("gc.auto", "0"),
+            ("maintenance.auto", "false"),
+            ("http.lowSpeedLimit", "1000"),  # a stalled transfer fails instead of hanging
+            ("http.lowSpeedTime", "30"),
+            ("credential.helper", ""),
+        ]
+        if token is not None and remote.origin is not None:
+            # git applies http.<url>.* only to URLs under that origin, not to other hosts.
+            config.append((f"http.{remote.origin}.extraHeader", authorization_header(token)))
+        ident: dict[str, str] = {}
+        if identity is not None:
+            ident = {
+                "GIT_AUTHOR_NAME": identity.name,
+                "GIT_AUTHOR_EMAIL": identity.email,
+                "GIT_COMMITTER_NAME": identity.name,
+                "GIT_COMMITTER_EMAIL": identity.email,
+            }
+        self._env = scrubbed_env(base, config, ident)
+
+    def init(self) -> ScratchRepo:
+        """Create the bare repository (no template hooks); returns self for chaining."""
+        self.path.mkdir(parents=True, exist_ok=True)
+        self._run(["init", "--quiet", "--bare", "--template=", "."])
+        return self
+
+    # -- running git ---------------------------------------------------------------------------
+
+    def _redact(self, text: str) -> str:
+        if self._token:
+            text = text.replace(self._token, "***")
+            text = text.replace(authorization_header(self._token), "Authorization: ***")
+        return text
+
+    def _run(
+        self,
+        args: Sequence[str],
+        *,
+        stdin: bytes | None = None,
+        network: bool = False,
+        env: Mapping[str, str] | None = None,
+        check: bool = True,
+    ) -> subprocess.CompletedProcess[bytes]:
+        timeout = self._network_timeout if network else LOCAL_TIMEOUT
+        try:
+            result = run_git(
+                [self._git, *args],
+                cwd=self.path,
+                env={**self._env, **(env or {})},
+                stdin=stdin,
+                timeout=timeout,
+            )
+        except GitTimeout:
+            raise GitError(
+                f"git {args[0]} did not finish within {timeout:.0f} s (remote {self.remote.url})"
+            ) from None
+        except InfrastructureError as error:
+            raise GitError(str(error)) from None
+        if check and result.returncode != 0:
+            raise GitError(f"git {args[0]} failed: {self.message(result)}{self._hint(result)}")
+        return result
+
+    def _hint(self, result: subprocess.CompletedProcess[bytes]) -> str:
+        text = result.stderr.decode("utf-8", "replace")
+        if self.remote.kind == "http" and re.search(r"returned error: 30[1278]\b", text):
+            return (
+                " (the remote answered with a redirect: swiftpm-guard never follows one, so the "
+                "token reaches only the origin named; give --repo the URL it redirects to)"
+            )
+        if self.remote.kind == "http" and any(
+            s in text for s in ("could not read Username", "Authentication failed", " 403")
+        ):
+            source = self._token_source
+            if self._token is None:
+                return f" (the remote wants a token and none was sent: is it in {source}?)"
+            return f" (the remote refused the token from {source}: may it do this?)"
+        return ""
+
+    def message(self, result: subprocess.CompletedProcess[bytes]) -> str:
+        """git's last meaningful stderr line, redacted, for a one-line error."""
+        lines = [
+            ln.strip()
+            for ln in split_lines(self._redact(result.stderr.decode("utf-8", "replace")))
+            if ln.strip()
+        ]
+        fatal = [ln for ln in lines if ln.startswith(("fatal:", "error:", "remote: error"))]
+        return (fatal or lines or [f"exit status {result.returncode}"])[-1][:500]
+
+    # -- talking to the remote -------------------------------------------------------------------
+
+    def ls_remote(self, patterns: Iterable[str]) -> dict[str, str]:
+        """`{ref: sha}` for the remote refs matching `patterns` (full refs or `…*` globs)."""
+        result = self._run(["ls-remote", "--refs", self.remote.url, *patterns], network=True)
+        refs: dict[str, str] = {}
+        for line in split_lines(result.stdout.decode("utf-8", "replace")):
+            sha, _, ref = line.partition("\t")
+            if ref and _is_sha(sha):
+                refs[ref] = sha
+        return refs
+
+    def fetch(self, ref: str, *, depth: int) -> str:
+        """Fetch one remote ref (shallow) and return the commit it names."""
+        local = "refs/swiftpm-guard/" + ref.removeprefix("refs/")
+        result = self._run(
+            [
+                "fetch",
+                "--quiet",
+                "--no-tags",
+                "--no-write-fetch-head",
+                "--no-recurse-submodules",
+                f"--depth={depth}",
+                self.remote.url,
+                f"+{ref}:{local}",
+            ],
+            network=True,
+            check=False,
+        )
+        if result.returncode != 0:
+            message = self.message(result)
+            if "couldn't find remote ref" in message:
+                raise InputError(f"{ref} is not on the remote {self.remote.url}")
+            raise GitError(f"git fetch {ref} failed: {message}")
+        return self.rev_parse(f"{local}^{{commit}}")
+
+    def push(self, commit: str, ref: str, *, expect: str | None) -> PushOutcome:
+        """Update `ref` to `commit` only if it is absent (`expect=None`) or still at `expect`."""
+        lease = f"--force-with-lease={ref}:{expect or ''}"
+        result = self._run(
+            ["push", "--porcelain", "--no-verify", lease, self.remote.url, f"{commit}:{ref}"],
+            network=True,
+            check=False,
+        )
+        outcome = _porcelain_outcome(result.stdout.decode("utf-8", "replace"), ref)
+        if outcome is None:
+            raise GitError(f"git push failed: {self.message(result)}")
+        # The summary is partly the remote's own words (a hook's reason): shown in logs, so
+        # no token and no workflow command in it.
+        outcome = PushOutcome(outcome.status, neutralise(self._redact(outcome.detail)))
+        if outcome.status is PushStatus.REJECTED:
+            return outcome
+        if result.returncode != 0:
+            raise GitError(f"git push failed: {self.message(result)}")
+        return outcome
+
+    # -- reading objects -------------------------------------------------------------------------
+
+    def rev_parse(self, name: str) -> str:
+        out = self._run(["rev-parse", "--verify", "--quiet", "--end-of-options", name])
+        return out.stdout.decode().strip()
+
+    def parent(self, commit: str) -> str | None:
+        result = self._run(
+            ["rev-parse", "--verify", "--quiet", "--end-of-options", f"{commit}^1^{{commit}}"],
+            check=False,
+        )
+        sha = result.stdout.decode().strip()
+        return sha if result.returncode == 0 and _is_sha(sha) else None
+
+    def tree(self, commit: str) -> list[TreeEntry]:
+        out = self._run(["ls-tree", "-r", "-l", "-z", "--full-tree", commit]).stdout
+        entries = []
+        for record in out.split(b"\0"):
+            if not record:
+                continue
+            meta, _, raw_path = record.partition(b"\t")
+            mode, kind, sha, size = meta.decode().split()
+            entries.append(
+                TreeEntry(
+                    mode,
+                    kind,
+                    sha,
+                    int(size) if size != "-" else None,
+                    raw_path.decode("utf-8", "surrogateescape"),
+                )
+            )
+        return entries
+
+    def blobs(self, shas: Sequence[str]) -> dict[str, bytes]:
+        """Blob contents, all through one `cat-file --batch` process."""
+        if not shas:
+            return {}
+        out = self._run(["cat-file", "--batch"], stdin="".join(f"{s}\n" for s in shas).encode())
+        data, position, found = out.stdout, 0, {}
+        for sha in shas:
+            end = data.index(b"\n", position)
+            header = data[position:end].decode().split()
+            if len(header) != 3 or header[1] != "blob":
+                raise GitError(f"git cat-file: {sha} is not a blob")
+            size = int(header[2])
+            found[sha] = data[end + 1 : end + 1 + size]
+            position = end + 1 + size + 1
+        return found
+
+    def export(self, commit: str, wanted: Callable[[str], bool], dest: Path) -> list[TreeEntry]:
+        """Write the blobs of `commit` whose path `wanted` accepts under `dest`.
+
+        Symbolic links and submodules become nothing but their parent folders (a stub folder
+        holding only a link is still a folder, and still holds no source). Paths are checked
+        so a hostile tree cannot write outside `dest`.
+        """
+        chosen = [e for e in self.tree(commit) if wanted(e.path)]
+        if len(chosen) > EXPORT_MAX_FILES:
+            raise InputError(f"the template ref holds more than {EXPORT_MAX_FILES} files to read")
+        total = sum(e.size or 0 for e in chosen if e.kind == "blob")
+        if total > EXPORT_MAX_BYTES:
+            raise InputError(
+                f"the template and stubs in the template ref exceed {EXPORT_MAX_BYTES} bytes"
+            )
+        regular = [e for e in chosen if e.kind == "blob" and e.mode in ("100644", "100755")]
+        contents = self.blobs([e.sha for e in regular])
+        files = {e.path for e in regular}
+        root = dest.resolve()
+        for entry in chosen:
+            target = _safe_join(root, entry.path)
+            try:
+                target.parent.mkdir(parents=True, exist_ok=True)
+                if entry.path in files:
+                    target.write_bytes(contents[entry.sha])
+            except (OSError, ValueError) as error:
+                # A name git stores but this file system cannot (ENAMETOOLONG, say) is the
+                # ref's content, not our infrastructure failing: bad input, one line.
+                raise InputError(
+                    f"the template ref holds a path that {os_problem(error)}: "
+                    f"{_clip(entry.path)!r}"
+                ) from None
+        return chosen
+
+    # -- writing a commit ------------------------------------------------------------------------
+
+    def commit(
+        self, parent: str, *, remove: Sequence[str], add: Mapping[str, bytes], message: str
+    ) -> str:
+        """One commit on top of `parent`: its tree minus `remove` plus `add` (regular files)."""
+        index = {"GIT_INDEX_FILE": str(self.path / "swiftpm-guard.index")}
+        self._run(["read-tree", parent], env=index)
+        records = [f"0 {'0' * 40}\t{path}\0" for path in remove]
+        for path, data in add.items():
+            blob = self._run(["hash-object", "-w", "--stdin"], stdin=data).stdout.decode().strip()
+            records.append(f"100644 {blob}\t{path}\0")
+        self._run(
+            ["update-index", "-z", "--index-info"], stdin="".join(records).encode(), env=index
+        )
+        tree = self._run(["write-tree"], env=index).stdout.decode().strip()
+        out = self._run(
+            ["commit-tree", tree, "-p", parent, "-F", "-"], stdin=message.encode() + b"\n"
+        )
+        return out.stdout.decode().strip()
+
+
+def _is_sha(text: str) -> bool:
+    return len(text) in (40, 64) and set(text) <= _SHA
+
+
+def _clip(path: str) -> str:
+    return path if len(path) <= 120 else path[:117] + "..."
+
+
+def _safe_join(root: Path, path: str) -> Path:
+    parts = path.split("/")
+    if any(p in ("", ".", "..") for p in parts) or "\\" in path or "\0" in path:
+        raise InputError(f"the template ref holds an unsafe path {_clip(path)!r}")
+    target = root.joinpath(*parts)
+    try:
+        inside = target.resolve().is_relative_to(root)
+    except (OSError, RuntimeError, ValueError) as error:
+        raise InputError(
+            f"the template ref holds a path that {os_problem(error)}: {_clip(path)!r}"
+        ) from None
+    if not inside:
+        raise InputError(
+            f"the template ref holds a path that escapes its folder: {_clip(path)!r}"
+        )
+    return target
+
+
+_FLAGS = {
+    "*": PushStatus.CREATED,
+    "+": PushStatus.UPDATED,
+    " ": PushStatus.UPDATED,
+    "!": PushStatus.REJECTED,
+    "=": PushStatus.UNCHANGED,
+}
+
+
+def _porcelain_outcome(stdout: str, ref: str) -> PushOutcome | None:
+    """Our ref's line in `git push --porcelain` output: `<flag>\\t<from>:<to>\\t<summary>`."""
+    for line in split_lines(stdout):
+        fields = line.split("\t")
+        if len(fields) >= 3 and len(fields[0]) == 1 and fields[1].endswith(f":{ref}"):
+            status = _FLAGS.get(fields[0])
+            if status is not None:
+                return PushOutcome(status, fields[2].strip())
+    return None

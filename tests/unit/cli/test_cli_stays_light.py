@@ -1,0 +1,58 @@
+"""`swiftpm-guard check` must not pay for PyGithub or requests: only the action loads them."""
+
+from __future__ import annotations
+
+import subprocess
+import sys
+
+from support.release import Release
+
+PROBE = """
+import sys
+from swiftpm_guard.cli.main import main
+code = main(sys.argv[1:])
+heavy = sorted(m for m in ("github", "requests", "urllib3", "jwt", "nacl") if m in sys.modules)
+print("heavy:", ",".join(heavy))
+raise SystemExit(code)
+"""
+
+
+def test_check_on_a_20_placeholder_template_imports_no_http_client(release: Release):
+    done = subprocess.run(
+        [
+            sys.executable,
+            "-c",
+            PROBE,
+            "check",
+            "--template",
+            str(release.template),
+            "--version",
+            release.version,
+            "--artifacts",
+            str(release.artifacts),
+            "--quiet",
+        ],
+        capture_output=True,
+        text=True,
+        timeout=60,
+        check=False,
+    )
+    assert done.returncode == 0, done.stderr
+    assert "20 asked, 20 built" in done.stdout
+    assert done.stdout.strip().endswith("heavy:")
+
+
+def test_importing_the_action_does_not_import_pygithub_either():
+    done = subprocess.run(
+        [
+            sys.executable,
+            "-c",
+            "import sys, swiftpm_guard.action.main; "
+            "print('github' in sys.modules, 'requests' in sys.modules)",
+        ],
+        capture_output=True,
+        text=True,
+        timeout=60,
+        check=False,
+    )
+    assert done.stdout.strip() == "False False", done.stderr

@@ -1,0 +1,129 @@
+"""The pure audit: branch contents in, findings and reports out (no git here)."""
+
+from support.published import BranchSpec
+from support.release import PRODUCT_KEYS, all_names
+from swiftpm_guard.core.audit_rules import (
+    AuditOptions,
+    AuditReport,
+    BranchAudit,
+    ManifestFile,
+    PublishedBranch,
+    audit,
+    version_key,
+)
+from swiftpm_guard.core.model import Finding, Location, Severity, Stub
+from swiftpm_guard.report.audit import groups, to_dict, to_markdown
+
+
+def branch_of(spec: BranchSpec) -> PublishedBranch:
+    stubs = tuple(Stub(n, Location(f".Package.swift/{n}"), True)
+                  for n in all_names(spec.products))
+    return PublishedBranch(spec.branch_name, "0" * 40,
+                           (ManifestFile("Package.swift", spec.manifest()),),
+                           ".Package.swift", stubs)
+
+
+def codes(report):
+    return {b.branch: sorted({f.code for f in b.findings}) for b in report.branches}
+
+
+def test_sound_branches_have_no_findings():
+    report = audit([branch_of(BranchSpec("1.0.0")), branch_of(BranchSpec("1.0.1"))],
+                   AuditOptions())
+    assert report.consistent
+    assert codes(report) == {"swiftpm-1.0.0": [], "swiftpm-1.0.1": []}
+
+
+def test_unreadable_missing_and_unrecognised_manifests():
+    branches = [
+        PublishedBranch("swiftpm-1.0.0", "a" * 40,
+                        (ManifestFile("Package.swift", None, "the branch has no Package.swift"),)),
+        PublishedBranch("swiftpm-1.0.1", "b" * 40,
+                        (ManifestFile("Package.swift", "// nothing here\n"),)),
+    ]
+    report = audit(branches, AuditOptions())
+    assert codes(report) == {"swiftpm-1.0.0": ["manifest-unreadable"],
+                             "swiftpm-1.0.1": ["missing-version", "unrecognised-manifest"]}
+    assert not report.consistent  # unreadable is an error; the others only warn
+    assert not report.branches[1].has_errors
+
+
+def test_variant_manifests_are_checked_too():
+    spec = BranchSpec("1.0.0")
+    variant = spec.manifest().replace(spec.checksum_of()["executorch"], "__SHA256_executorch__")
+    published = branch_of(spec)
+    published = PublishedBranch(published.name, published.commit,
+                                (*published.manifests,
+                                 ManifestFile("Package@swift-5.9.swift", variant)),
+                                published.stubs_dir, published.stubs)
+    findings = audit([published], AuditOptions()).branches[0].findings
+    assert [(f.code, f.file, f.subject) for f in findings] == [
+        ("placeholder-left", "Package@swift-5.9.swift", "executorch")]
+
+
+def test_custom_prefix_and_version_pattern():
+    spec = BranchSpec("2.0.0-rc1", branch="spm/2.0.0-rc1")
+    options = AuditOptions(branch_prefix="spm/", version_pattern=r"[0-9.]+-rc[0-9]+")
+    report = audit([branch_of(spec)], options)
+    assert report.branches[0].version == "2.0.0-rc1"
+    assert report.consistent
+    assert not audit([branch_of(spec)], AuditOptions()).consistent  # bad-version by default
+
+
+def test_version_key_orders_numerically():
+    versions = ["0.10.0", "0.9.0.20250102", "0.9.0", "0.9.1", "0.9.0.20250101"]
+    assert sorted(versions, key=lambda v: version_key(v, v)) == [
+        "0.9.0", "0.9.0.20250101", "0.9.0.20250102", "0.9.1", "0.10.0"]
+
+
+def finding(code, subject, severity=Severity.ERROR):
+    return Finding(code, severity, subject, f"{code} {subject}", "Package.swift", 3)
+
+
+def report_of(*entries):
+    return AuditReport("repo", "swiftpm-*", tuple(
+        BranchAudit(f"swiftpm-{v}", v, tuple(f)) for v, f in entries))
+
+
+def test_groups_split_by_kind_and_problem_and_label_dates():
+    left = [finding("placeholder-left", "a"), finding("placeholder-left", "a_debug")]
+    report = report_of(
+        ("1.0.0", left),
+        ("1.0.0.20241230", left), ("1.0.0.20241231", left), ("1.0.0.20250101", left),
+        ("1.0.0.20250102", []),
+        ("1.0.1", []), ("1.0.2", []),
+    )
+    runs = groups(report)
+    assert [(g.label, g.problem) for g in runs] == [
+        ("release 1.0.0", "2 placeholders left"),
+        ("3 nightlies, 2024-12-30 … 2025-01-01", "2 placeholders left"),
+        ("nightly 2025-01-02", "sound"),
+        ("2 releases, 1.0.1 … 1.0.2", "sound"),
+    ]
+
+
+def test_markdown_lists_errors_before_warnings_and_caps_subjects():
+    findings = [finding("stray-file", ".DS_Store", Severity.WARNING)] + [
+        finding("bad-checksum", n) for n in "abcdef"]
+    text = to_markdown(report_of(("1.0.0", findings)))
+    assert ("**release 1.0.0: 6 checksums not 64 lowercase hex, 1 stray file in the stub "
+            "root** (`a`, `b`, `c`, `d` and 3 more)") in text
+    assert text.index("**error** `bad-checksum`") < text.index("**warning** `stray-file`")
+
+
+def test_json_dict_is_exactly_the_documented_shape():
+    data = to_dict(report_of(("1.0.0", [finding("placeholder-left", "x")]), ("1.0.1", [])))
+    assert data == {
+        "consistent": False,
+        "branches": [
+            {"branch": "swiftpm-1.0.0", "version": "1.0.0", "findings": [
+                {"code": "placeholder-left", "severity": "error", "subject": "x",
+                 "file": "Package.swift", "line": 3, "message": "placeholder-left x"}]},
+            {"branch": "swiftpm-1.0.1", "version": "1.0.1", "findings": []},
+        ],
+    }
+
+
+def test_products_of_other_sizes_still_match_their_stubs():
+    spec = BranchSpec("1.0.0", products=PRODUCT_KEYS[:3])
+    assert audit([branch_of(spec)], AuditOptions()).consistent

@@ -1,0 +1,200 @@
+"""Checks on what SwiftPM evaluated, against the built set (pure)."""
+
+import pytest
+
+from swiftpm_guard.core.checks import CheckOptions
+from swiftpm_guard.core.evaluation import (
+    Diagnostic,
+    EvaluatedProduct,
+    EvaluatedTarget,
+    Evaluation,
+)
+from swiftpm_guard.core.model import (
+    Artifact,
+    Finding,
+    Location,
+    Placeholder,
+    Rendered,
+    Report,
+    Severity,
+    SwiftStatus,
+    Template,
+    TemplateSummary,
+)
+from swiftpm_guard.core.swift_checks import (
+    apply_evaluations,
+    diagnostic_findings,
+    target_findings,
+    two_way,
+    url_problems,
+)
+
+SHA_A, SHA_B = "a" * 64, "b" * 64
+STATUS = SwiftStatus(used=True, reason="evaluated", seconds=1.0)
+
+
+def rendered(flavour: str = "placeholder", placeholders: tuple[str, ...] = ()) -> Rendered:
+    template = Template(path="Package.swift.template", text="", flavour=flavour)
+    return Rendered(
+        template=template,
+        text="",
+        version_used=True,
+        placeholders=tuple(Placeholder(n, Location(template.path, 7)) for n in placeholders),
+    )
+
+
+def artifact(name: str, sha: str | None) -> Artifact:
+    return Artifact(name=name, sha256=sha, origin=Location("checksums.txt", 3))
+
+
+def binary(name: str, checksum: str, url: str | None = None) -> EvaluatedTarget:
+    return EvaluatedTarget(
+        name=name,
+        kind="binary",
+        checksum=checksum,
+        url=url if url is not None else f"https://x.invalid/{name}-1.2.3.zip",
+    )
+
+
+@pytest.mark.parametrize(
+    ("url", "problem"),
+    [
+        ("https://x.invalid/a-1.2.3.zip", None),
+        ("https://x.invalid/1.2.3/a.zip", None),
+        ("http://x.invalid/a-1.2.3.zip", "scheme is 'http'"),
+        ("https://x.invalid/a-1.2.3.tar.gz", "does not end in .zip"),
+        ("https://x.invalid/a.zip", "does not contain the version 1.2.3"),
+        ("https://x.invalid/a-1.2.30.zip", "does not contain the version 1.2.3"),
+        ("https://x.invalid/a-1.2.3.1.zip", "does not contain the version 1.2.3"),
+        ("https://x.invalid/a_debug-1.2.3.zip", "does not name the target"),
+        ("https://x.invalid/a/b-1.2.3.zip", "does not name the target"),
+        # The sentry-cocoa 8.22.0 class: right file name, another release's folder.
+        ("https://github.com/o/r/releases/download/1.2.2/a-1.2.3.zip",
+         "release tag '1.2.2' is not the version 1.2.3"),
+        ("https://github.com/o/r/releases/download/latest/a-1.2.3.zip", "release tag 'latest'"),
+        ("https://github.com/o/r/releases/download/v1.2.3/a-1.2.3.zip", None),
+        ("https://github.com/o/r/releases/download/swiftpm-1.2.3/a-1.2.3.zip", None),
+        ("https://x.invalid/fw/1.2.2/a-1.2.3.zip", "path names version 1.2.2"),
+        ("https://x.invalid/ios17.0/a-1.2.3.zip", None),
+    ],
+)
+def test_url_problems(url, problem):
+    problems = url_problems(binary("a", SHA_A, url), "1.2.3")
+    if problem is None:
+        assert problems == []
+    else:
+        assert any(problem in p for p in problems), problems
+
+
+def test_placeholder_checksum_is_bad_unless_the_name_is_only_declared():
+    evaluation = Evaluation((), (binary("a", "__SHA256_a__"), binary("b", "__SHA256_b__")), ())
+    built = {"a": artifact("a", None)}  # declared in a PR's list: no checksum yet
+
+    findings = target_findings(rendered(), evaluation, built, "1.2.3")
+
+    assert [(f.code, f.subject) for f in findings] == [("bad-checksum", "b")]
+
+
+def test_checksum_wired_to_another_artifact_is_a_mismatch():
+    evaluation = Evaluation((), (binary("a", SHA_A), binary("a_debug", SHA_A)), ())
+    built = {"a": artifact("a", SHA_A), "a_debug": artifact("a_debug", SHA_B)}
+
+    [finding] = target_findings(rendered(), evaluation, built, "1.2.3")
+
+    assert (finding.code, finding.subject) == ("checksum-mismatch", "a_debug")
+    assert "the checksum of 'a'" in finding.message
+
+
+def test_two_way_from_evaluated_binary_targets_strips_the_debug_suffix():
+    evaluation = Evaluation(
+        (), (binary("a", SHA_A), binary("a_debug", SHA_A), binary("gone", SHA_A)), ()
+    )
+    built = {n: artifact(n, SHA_A) for n in ("a", "a_debug", "extra", "extra_debug")}
+
+    unfilled, unclaimed, findings = two_way(
+        [(rendered(placeholders=("gone",)), evaluation)], built, "_debug"
+    )
+
+    assert unfilled == ["gone"]
+    assert unclaimed == ["extra", "extra_debug"]
+    by_code = {(f.code, f.subject): f for f in findings}
+    assert by_code[("unfilled-placeholder", "gone")].line == 7  # where the text asked for it
+    assert by_code[("unclaimed-artifact", "extra")].file == "checksums.txt"
+
+
+def static_report(findings: tuple[Finding, ...]) -> Report:
+    return Report(
+        version="1.2.3",
+        templates=(TemplateSummary("Package.swift.template", (), 1, 1),),
+        placeholders=("a",),
+        built=("a",),
+        unfilled=("z",),
+        unclaimed=(),
+        products=1,
+        binary_targets=1,
+        counts_source="static",
+        findings=findings,
+    )
+
+
+def test_a_full_evaluation_replaces_static_counts_and_two_way():
+    stale = Finding("unfilled-placeholder", Severity.ERROR, "z", "text saw z")
+    kept = Finding("missing-version", Severity.WARNING, "__VERSION__", "no version")
+    evaluation = Evaluation(
+        (EvaluatedProduct("a", ("a_w",)), EvaluatedProduct("a_debug", ("a_debug_w",))),
+        (binary("a", SHA_A), binary("a_debug", SHA_B), EvaluatedTarget("a_w", "regular")),
+        (),
+    )
+    built = {"a": artifact("a", SHA_A), "a_debug": artifact("a_debug", SHA_B)}
+
+    report = apply_evaluations(
+        static_report((stale, kept)),
+        [(rendered(), evaluation)],
+        built,
+        CheckOptions(version="1.2.3"),
+        STATUS,
+    )
+
+    assert (report.products, report.binary_targets, report.counts_source) == (2, 2, "swiftpm")
+    assert report.templates[0].products == 2
+    assert report.unfilled == () and report.findings == (kept,)
+    assert report.swiftpm == STATUS and report.consistent
+
+
+def test_a_rejected_manifest_keeps_static_counts_and_adds_swift_errors():
+    evaluation = Evaluation(
+        (), (), (Diagnostic("unterminated string literal", "Package.swift", 105, 9),)
+    )
+    report = apply_evaluations(
+        static_report(()), [(rendered(), evaluation)], {}, CheckOptions(version="1.2.3"), STATUS
+    )
+
+    assert report.counts_source == "static" and report.unfilled == ("z",)
+    [finding] = report.findings
+    assert (finding.code, finding.line) == ("swift-error", 105)
+    assert "105:9: unterminated string literal" in finding.message
+
+
+def test_warn_downgrades_swift_findings():
+    evaluation = Evaluation((), (binary("a", "nope"),), ())
+    report = apply_evaluations(
+        static_report(()),
+        [(rendered(), evaluation)],
+        {"a": artifact("a", SHA_A)},
+        CheckOptions(version="1.2.3", warn=frozenset({"bad-checksum"})),
+        STATUS,
+    )
+    assert [(f.code, f.severity) for f in report.findings] == [("bad-checksum", Severity.WARNING)]
+
+
+def test_url_refusals_become_url_findings_and_jinja_lines_become_notes():
+    diagnostics = [
+        Diagnostic("invalid URL scheme for binary target 'a'; valid schemes are: 'https'", "a"),
+        Diagnostic("expected ',' separator", "Package.swift", 12, 3),
+    ]
+
+    url, syntax = diagnostic_findings(rendered("jinja"), diagnostics)
+
+    assert (url.code, url.subject) == ("url", "a")
+    assert syntax.code == "swift-error" and syntax.line is None
+    assert "(line 12 of the rendered manifest)" in syntax.message
