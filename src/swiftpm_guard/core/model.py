@@ -198,7 +198,7 @@ CODES: dict[str, str] = {
     "zip-library-missing": "a library path the xcframework's Info.plist lists is not in the zip",
     "zip-symlinks": "a macOS framework in a zip stores copies where its symlinks belong",
     "zip-mixed": "a zip holds both an .xcframework and an .artifactbundle",
-    "zip-signature": "which zips of an artifact folder carry no code signature (notice)",
+    "zip-signature": "some zips of a folder are code-signed and others not (notice)",
     "resolve-failed": "resolve: the real SwiftPM rejects a binary target (its exact error)",
     "resolve-error": "resolve: swift package resolve failed naming no target, or fetched an "
     "unexpected URL",

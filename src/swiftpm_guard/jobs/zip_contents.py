@@ -7,19 +7,13 @@ the same things. A zip that cannot be read is left to `zip-layout`, which alread
 
 from __future__ import annotations
 
-import dataclasses
 from collections.abc import Sequence
 from pathlib import Path
-from typing import TYPE_CHECKING
 
-from swiftpm_guard.core.checks import apply_warn
 from swiftpm_guard.core.model import Artifact, Finding, Severity
 from swiftpm_guard.core.zip_rules import content_findings
 from swiftpm_guard.sources.artifacts import scan_artifact_dir
 from swiftpm_guard.sources.zip_contents import UnreadableZip, read_zip_contents
-
-if TYPE_CHECKING:
-    from swiftpm_guard.jobs.check import Outcome
 
 
 def scan_zip_folder(folder: Path, *, display: str | None = None
@@ -32,22 +26,21 @@ def scan_zip_folder(folder: Path, *, display: str | None = None
             judged = _judge(folder / artifact.file_name, artifact)
             signatures += [f for f in judged if f.code == "zip-signature"]
             findings += [f for f in judged if f.code != "zip-signature"]
-    if signatures:
-        findings.append(signature_summary(signatures, display or str(folder)))
-    return artifacts, findings
+    mixed = signature_summary(signatures, display or str(folder))
+    return artifacts, [*findings, *([mixed] if mixed else [])]
 
 
-def signature_summary(notices: Sequence[Finding], folder: str) -> Finding:
-    """One notice for the folder: which zips carry no code signature (informational; a
-    signature a copy without symlinks broke is `zip-symlinks`' business)."""
+def signature_summary(notices: Sequence[Finding], folder: str) -> Finding | None:
+    """One notice for the folder when some zips are code-signed and others are not (a build
+    that lost signing on some frameworks); all or none signed is the release's own choice and
+    says nothing. A signature broken by flattened symlinks is `zip-symlinks`' business."""
     unsigned = sorted(f.file.rsplit("/", 1)[-1] for f in notices
                       if f.file and "not code-signed" in f.message)
-    if unsigned:
-        shown = ", ".join(unsigned[:5]) + (", …" if len(unsigned) > 5 else "")
-        message = (f"{len(unsigned)} of {len(notices)} zips carry no code signature "
-                   f"(_CodeSignature/): {shown}")
-    else:
-        message = f"all {len(notices)} zips carry a code signature (_CodeSignature/)"
+    if not unsigned or len(unsigned) == len(notices):
+        return None
+    shown = ", ".join(unsigned[:5]) + (", …" if len(unsigned) > 5 else "")
+    message = (f"{len(unsigned)} of {len(notices)} zips carry no code signature "
+               f"(_CodeSignature/) while the others do: {shown}")
     return Finding(code="zip-signature", severity=Severity.NOTICE, subject=folder,
                    message=message, file=folder)
 
@@ -71,11 +64,3 @@ def _judge(path: Path, artifact: Artifact) -> list[Finding]:
     except UnreadableZip:
         return []
     return content_findings(contents, artifact.origin.file, artifact.name)
-
-
-def with_zip_contents(outcome: Outcome, artifacts: Sequence[Artifact], *,
-                      root: Path | None = None, warn: frozenset[str] = frozenset()) -> Outcome:
-    """The outcome with the zip content findings of every built zip added."""
-    found = apply_warn(zip_content_findings(artifacts, root), warn)
-    report = dataclasses.replace(outcome.report, findings=(*outcome.report.findings, *found))
-    return dataclasses.replace(outcome, report=report)
