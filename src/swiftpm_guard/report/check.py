@@ -9,6 +9,7 @@ import json
 
 from swiftpm_guard.core.checks import base_name
 from swiftpm_guard.core.model import Finding, Report, Severity
+from swiftpm_guard.workflow_commands import neutralise
 
 _YES, _NO = "✓", "✗"
 
@@ -49,7 +50,9 @@ def console_line(finding: Finding) -> str:
     where = finding.file or "swiftpm-guard"
     if finding.line:
         where += f":{finding.line}"
-    return f"{where}: {finding.severity}: {finding.code}: {finding.message}"
+    # File names, stub and zip member names are someone else's: the whole line is made
+    # unable to form a workflow command (the CLI's stderr is a runner's log too).
+    return neutralise(f"{where}: {finding.severity}: {finding.code}: {finding.message}")
 
 
 def verdict(report: Report) -> str:
