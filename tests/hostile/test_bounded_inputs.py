@@ -300,7 +300,6 @@ def test_inside_the_workspace_refuses_loops_long_names_and_escapes(tmp_path: Pat
         assert says in str(raised.value) and str(raised.value).startswith(relative[:20])
 
 
-@pytest.mark.xfail(strict=True, reason="needs wiring in action._in_workspace (issue 12 refactor)")
 @pytest.mark.parametrize("inputs", [{"artifacts": "loop-a"}, {"frameworks": "@loop-a"},
                                     {"checksums": "loop-a"}], ids=["artifacts", "list", "checksums"])
 def test_the_action_reports_a_symlink_loop_input_as_bad_input(

@@ -57,7 +57,6 @@ def test_nothing_else_parses_and_nothing_raises_but_usage_errors(text: str) -> N
             parse_id(text, what="x")
 
 
-@pytest.mark.xfail(strict=True, reason="needs wiring in action_settings (issue 12 refactor)")
 @pytest.mark.parametrize("text", ["\u00b2", "\u0661\u0662"])
 def test_the_action_refuses_a_run_id_that_is_not_ascii(tmp_path: Path, text: str) -> None:
     from swiftpm_guard.action.settings import ActionSettings

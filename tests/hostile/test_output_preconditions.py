@@ -3,7 +3,7 @@ that happened is reported whatever fails later (`sinks.actions_io.report_push`).
 
 A push cannot be taken back: the action pushed first and only then found `.swiftpm-guard` was
 a symlink or a file, exiting 2 with no outputs. These are the functions the action calls before
-the push and right after it (wiring: see the e2e tests marked xfail in
+the push and right after it (`action/publish.py`; end to end in
 tests/e2e/entrypoint/test_publish_preconditions.py).
 """
 

@@ -30,7 +30,6 @@ from support.release import BINARY_ONLY_KEYS, PRODUCT_KEYS, all_names, write_zip
 
 TOKEN = "ghs_e2ePreconditionToken012345"
 NIGHTLY = "1.2.3.20250101"
-WIRING = "needs wiring in action_publish (issue 12 refactor)"
 
 
 @pytest.fixture
@@ -94,7 +93,6 @@ def _summary_is_a_folder(workspace: Path, step) -> None:
     step.summary_file.mkdir()
 
 
-@pytest.mark.xfail(strict=True, reason=WIRING)
 @pytest.mark.parametrize(
     ("spoil", "named"),
     [
@@ -135,7 +133,6 @@ def http_repo(tmp_path: Path, fake_github: FakeGitHub) -> Iterator[Served]:
         yield made
 
 
-@pytest.mark.xfail(strict=True, reason=WIRING)
 def test_a_push_is_reported_whatever_fails_after_it(
     tmp_path: Path, http_repo: Served, fake_github: FakeGitHub
 ) -> None:
