@@ -5,6 +5,11 @@
 
 from __future__ import annotations
 
+import errno
+
+from swiftpm_guard.redact import redact_userinfo
+from swiftpm_guard.workflow_commands import neutralise
+
 
 class GuardError(Exception):
     """Base of every error the tool reports as one line instead of a traceback."""
@@ -12,8 +17,9 @@ class GuardError(Exception):
     exit_code = 2
 
     def __str__(self) -> str:
-        # Messages quote outside text (YAML errors, file content): keep them on one line.
-        return " ".join(super().__str__().split())
+        # Messages quote outside text (YAML errors, file content): keep them on one line,
+        # never a URL's password and never a workflow command, whichever path built them.
+        return neutralise(redact_userinfo(" ".join(super().__str__().split())))
 
 
 class UsageError(GuardError):
@@ -36,3 +42,29 @@ class InfrastructureError(GuardError):
     """Something outside the inputs failed: git, the network, an API (exit 3)."""
 
     exit_code = 3
+
+
+#: What a failing system call on a hostile path means, in words for a one-line error.
+_OS_PROBLEMS = {
+    errno.ENOENT: "not found",
+    errno.ENOTDIR: "not found (a part of the path is not a folder)",
+    errno.ELOOP: "is a symbolic link loop",
+    errno.ENAMETOOLONG: "has a file name too long for the file system",
+    errno.EACCES: "cannot be read: permission denied",
+    errno.EISDIR: "is a directory, expected a file",
+}
+
+
+def os_problem(error: BaseException) -> str:
+    """A short phrase for why a path could not be used ("is a symbolic link loop").
+
+    For OSError by errno, RuntimeError (3.11's `Path.resolve` on a loop) and ValueError (an
+    embedded NUL byte), the three ways a path given by someone else fails in Python.
+    """
+    if isinstance(error, OSError) and error.errno in _OS_PROBLEMS:
+        return _OS_PROBLEMS[error.errno]
+    if isinstance(error, OSError):
+        return f"cannot be used: {error.strerror or error}"
+    if isinstance(error, RuntimeError):
+        return _OS_PROBLEMS[errno.ELOOP]
+    return "is not a usable path"

@@ -173,3 +173,64 @@ def serve_git(root: Path) -> Iterator[str]:
     """Yield the base URL (`http://127.0.0.1:PORT/`) serving every repository under `root`."""
     with git_http_server(root) as server:
         yield server.url("")
+
+
+class RedirectServer(ThreadingHTTPServer):
+    """Answers every request with a redirect to the same path under `target` (another origin).
+
+    Records every request's `Authorization` header, so a test can tell whether a client that
+    was redirected away had already sent it here (it may: this is the origin it trusts).
+    """
+
+    daemon_threads = True
+
+    def __init__(self, target: str, status: int = 302) -> None:
+        super().__init__(("127.0.0.1", 0), _RedirectHandler)
+        self.target = target.rstrip("/")
+        self.status = status
+        self.requests: list[str] = []
+
+    def url(self, repo: str) -> str:
+        host, port = self.server_address[:2]
+        return f"http://{host}:{port}/{repo}"
+
+
+class _RedirectHandler(BaseHTTPRequestHandler):
+    protocol_version = "HTTP/1.1"
+    timeout = SOCKET_TIMEOUT
+    server: RedirectServer
+
+    def log_message(self, format: str, *args: object) -> None:
+        pass
+
+    def do_GET(self) -> None:
+        self._redirect()
+
+    def do_POST(self) -> None:
+        length = int(self.headers.get("Content-Length") or 0)
+        if length:
+            self.rfile.read(length)
+        self._redirect()
+
+    def _redirect(self) -> None:
+        self.server.requests.append(f"{self.command} {self.path}")
+        self.send_response(self.server.status)
+        self.send_header("Location", self.server.target + self.path)
+        self.send_header("Content-Length", "0")
+        self.end_headers()
+
+
+@contextmanager
+def redirect_server(target: str, status: int = 302) -> Iterator[RedirectServer]:
+    """A loopback server redirecting every request to `target` + its path, until the block ends."""
+    server = RedirectServer(target, status)
+    thread = threading.Thread(
+        target=server.serve_forever, kwargs={"poll_interval": 0.05}, daemon=True
+    )
+    thread.start()
+    try:
+        yield server
+    finally:
+        server.shutdown()
+        server.server_close()
+        thread.join(timeout=10)

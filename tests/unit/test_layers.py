@@ -15,8 +15,16 @@ PURE = sorted(
 #: Modules that do I/O, talk to processes or the network, or read the environment.
 FORBIDDEN = {"os", "subprocess", "socket", "shutil", "pathlib", "urllib", "http", "requests",
              "github", "docker", "tempfile", "multiprocessing", "io", "glob"}
-#: What a pure module may import of this package: the core, and the shared errors and limits.
-ALLOWED = ("swiftpm_guard.core", "swiftpm_guard.errors", "swiftpm_guard.limits")
+#: What a pure module may import of this package: the core, and the shared errors and limits
+#: (with the two pure text guards errors itself applies to every message: redact, and
+#: workflow_commands).
+ALLOWED = (
+    "swiftpm_guard.core",
+    "swiftpm_guard.errors",
+    "swiftpm_guard.limits",
+    "swiftpm_guard.redact",
+    "swiftpm_guard.workflow_commands",
+)
 
 
 def imported(path: Path) -> set[str]:

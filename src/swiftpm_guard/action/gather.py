@@ -21,7 +21,7 @@ from swiftpm_guard.sources.artifacts import (
     parse_name_list,
     read_checksums,
 )
-from swiftpm_guard.sources.files import read_text
+from swiftpm_guard.sources.files import inside, read_text
 from swiftpm_guard.sources.git_ref import (
     GitRef,
     RefReader,
@@ -49,11 +49,7 @@ class Loaded:
 
 
 def _in_workspace(settings: ActionSettings, relative: str) -> Path:
-    root = settings.workspace.resolve()
-    path = (root / relative).resolve()
-    if not path.is_relative_to(root):
-        raise InputError("resolves outside the workspace (a symlink?)", file=relative)
-    return path
+    return inside(settings.workspace, relative)
 
 
 def _reader(settings: ActionSettings, github: GitHubSession, ref: str) -> RefReader:

@@ -12,6 +12,7 @@ from collections.abc import Mapping
 
 from swiftpm_guard.core.checks import DEFAULT_VERSION_PATTERN
 from swiftpm_guard.core.git_names import DEFAULT_AUTHOR, Identity
+from swiftpm_guard.core.numbers import parse_id
 from swiftpm_guard.core.text_lines import split_lines
 from swiftpm_guard.core.versions import check_version_shape, validate_version
 from swiftpm_guard.errors import UsageError
@@ -132,9 +133,7 @@ def version(value: str) -> str | None:
 
 
 def run_id(value: str) -> int | None:
-    if value and not value.isdigit():
-        raise UsageError(f"input run-id must be a number, got {value!r}")
-    return int(value) if value else None
+    return parse_id(value, what="input run-id") if value else None
 
 
 def artifact_name(value: str) -> str | None:

@@ -46,7 +46,7 @@ from swiftpm_guard.report import markdown as md
 from swiftpm_guard.report.check import console_line, to_dict, to_markdown, verdict
 from swiftpm_guard.report.check_run import build_output, conclusion_for
 from swiftpm_guard.sinks import actions_io
-from swiftpm_guard.sinks.files import write_atomically
+from swiftpm_guard.sinks.files import prepare_output_dir, write_atomically
 
 
 def _log(line: str) -> None:
@@ -172,11 +172,20 @@ def run_publish(settings: ActionSettings, github: GitHubSession) -> int:
         loaded = Loaded()
         gather_sources(settings, github, Path(scratch), loaded)
         request = request_for(settings, remote, loaded)
+        # Every place the run writes to is checked before anything can be pushed: once the
+        # branch is out, a report that cannot be written must not hide that it is.
+        prepare_output_dir(settings.workspace, OUT_DIR, append_to=[
+            (settings.summary_file, "job summary"), (settings.output_file, "step outputs file")])
         try:
             result = publish(request, log=lambda line: _log(f"swiftpm-guard: {line}"))
         except InfrastructureError as error:
             _failed(settings, error)
             raise
+    if result.pushed and result.commit:
+        for line in actions_io.report_push(settings.output_file, settings.summary_file,
+                                           branch=result.branch, commit=result.commit,
+                                           remote=remote.url):
+            _say(line)
     report = result.report
     report_rel, manifest_rel = _write(settings, result)
     log_findings([console_line(f) for f in report.findings])

@@ -5,10 +5,11 @@
 from __future__ import annotations
 
 import argparse
+import json
 import sys
 from collections.abc import Sequence
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from swiftpm_guard.cli.check_options import (
     add_report_arguments,
@@ -16,11 +17,16 @@ from swiftpm_guard.cli.check_options import (
     add_version_arguments,
     check_request,
 )
-from swiftpm_guard.cli.url_options import add_url_arguments, with_url_findings
+from swiftpm_guard.cli.resolve_options import add_resolve_arguments, resolve_settings
+from swiftpm_guard.cli.url_options import add_url_arguments, url_settings, with_url_findings
 from swiftpm_guard.errors import UsageError
 from swiftpm_guard.jobs.check import Outcome, evaluate
 from swiftpm_guard.report.check import console_line, to_json, to_markdown, verdict
 from swiftpm_guard.sinks.files import write_atomically
+
+if TYPE_CHECKING:
+    from swiftpm_guard.jobs.check_request import CheckRequest
+    from swiftpm_guard.jobs.resolve import ResolveOutcome
 
 COMMANDS = ("check", "render")
 EXIT_OK, EXIT_FINDINGS = 0, 1
@@ -31,9 +37,11 @@ def add_parsers(commands: argparse._SubParsersAction[Any]) -> None:
     check = commands.add_parser("check", help="check the template against the built set")
     _add_common(check)
     add_url_arguments(check)
+    add_resolve_arguments(check)
     render = commands.add_parser("render", help="check, then write the manifest if consistent")
     _add_common(render)
     add_url_arguments(render)
+    add_resolve_arguments(render)
     render.add_argument("--output", required=True, metavar="PATH",
                         help="the manifest (a folder when several templates are given)")
     render.add_argument("--draft", metavar="PATH",
@@ -68,14 +76,34 @@ def _targets(option: str, where: str, templates: Sequence[Path]) -> list[Path]:
     return [path / manifest_name(t) for t in templates]
 
 
-def _report_files(args: argparse.Namespace, outcome: Outcome) -> list[tuple[Path, bytes]]:
+def _report_files(args: argparse.Namespace, outcome: Outcome,
+                  resolved: ResolveOutcome | None = None) -> list[tuple[Path, bytes]]:
     files: list[tuple[Path, bytes]] = []
     if args.json:
-        files.append((Path(args.json), to_json(outcome.report).encode()))
+        text = to_json(outcome.report)
+        if resolved is not None:  # what SwiftPM said, target by target
+            document = {**json.loads(text), "resolve": resolved.as_dict()}
+            text = json.dumps(document, indent=2, ensure_ascii=False) + "\n"
+        files.append((Path(args.json), text.encode()))
     if args.markdown:
         markdown = to_markdown(outcome.report, args.debug_suffix)
         files.append((Path(args.markdown), markdown.encode()))
     return files
+
+
+def _with_resolve(args: argparse.Namespace, outcome: Outcome, request: CheckRequest
+                  ) -> tuple[Outcome, ResolveOutcome | None]:
+    resolve = resolve_settings(args)
+    if resolve is None:
+        return outcome, None
+    from swiftpm_guard.jobs.resolve import with_resolution
+
+    return with_resolution(outcome, request.version, resolve, url_settings(args),
+                           warn=request.warn, log=_log)
+
+
+def _log(line: str) -> None:
+    print(f"swiftpm-guard: {line}", file=sys.stderr)
 
 
 def run(args: argparse.Namespace) -> int:
@@ -86,9 +114,10 @@ def run(args: argparse.Namespace) -> int:
               if is_render and args.draft else [])
     outcome = evaluate(settings, require_checksums=is_render)
     outcome = with_url_findings(args, outcome, settings)
+    outcome, resolved = _with_resolve(args, outcome, settings)
     report = outcome.report
     texts = [r.text.encode("utf-8") for r in outcome.rendered]
-    files = _report_files(args, outcome) + list(zip(drafts, texts, strict=False))
+    files = _report_files(args, outcome, resolved) + list(zip(drafts, texts, strict=False))
     if report.consistent:
         files += list(zip(outputs, texts, strict=False))
     write_atomically(files)

@@ -20,6 +20,7 @@ from swiftpm_guard.cli.check_options import (
     check_request,
 )
 from swiftpm_guard.cli.remote_options import add_remote_arguments, token_from_env
+from swiftpm_guard.cli.resolve_options import add_resolve_arguments, resolve_settings
 from swiftpm_guard.cli.url_options import add_url_arguments, url_settings
 from swiftpm_guard.core.git_names import DEFAULT_AUTHOR, DEFAULT_TEMPLATE_REF
 from swiftpm_guard.core.package_diff import describe
@@ -43,6 +44,7 @@ def add_parser(commands: argparse._SubParsersAction[Any]) -> None:
     add_remote_arguments(pub)
     _add_push_arguments(pub)
     add_url_arguments(pub)
+    add_resolve_arguments(pub)
     add_report_arguments(pub)
 
 
@@ -79,6 +81,7 @@ def request_from(args: argparse.Namespace) -> PublishRequest:
         package_url=args.package_url,
         git_timeout=args.git_timeout,
         verify_urls=url_settings(args) if args.verify_urls else None,
+        resolve=resolve_settings(args),
     )
 
 

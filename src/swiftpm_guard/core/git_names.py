@@ -17,6 +17,7 @@ from pathlib import PurePosixPath
 from urllib.parse import urlsplit
 
 from swiftpm_guard.errors import UsageError
+from swiftpm_guard.redact import shown_location
 
 DEFAULT_BRANCH_PREFIX = "swiftpm-"
 DEFAULT_TEMPLATE_REF = "swiftpm"
@@ -32,6 +33,8 @@ _IDENTITY = re.compile(r"(?P<name>[^<>]+?)\s*<(?P<email>[^<>\s]+@[^<>\s]+)>")
 #: A token goes into an HTTP header: printable ASCII without spaces, or it could inject one.
 _TOKEN_CHARS = re.compile(r"[\x21-\x7e]{1,4096}")
 _CONTROL = re.compile(r"[\x00-\x1f\x7f]")
+#: git's scp-like ssh syntax with a user (`user[:password]@host:path`): `@`, then `:`, no `/`.
+_SCP_LIKE = re.compile(r"[^/]*@[^/]*:")
 
 
 def check_ref_name(ref: str, *, option: str) -> str:
@@ -138,18 +141,25 @@ class Remote:
 
     @classmethod
     def parse(cls, value: str, *, cwd: str | None = None) -> Remote:
+        # Every message below quotes `shown`, never `value`: it may hold a password.
+        shown = shown_location(value)
         if not value or len(value) > 2048 or _CONTROL.search(value) or value != value.strip():
-            raise UsageError(f"--repo {value!r} is empty, too long or holds control characters")
+            raise UsageError(f"--repo {shown!r} is empty, too long or holds control characters")
         if value.startswith("-"):
-            raise UsageError(f"--repo {value!r} must not start with '-'")
+            raise UsageError(f"--repo {shown!r} must not start with '-'")
         scheme = value.split("://", 1)[0].lower() if "://" in value else ""
         if scheme in ("http", "https"):
             return cls._http(value)
         if scheme == "file":
             return cls._file(value)
+        if _SCP_LIKE.match(value):
+            raise UsageError(
+                f"--repo {shown!r} looks like an ssh remote (user@host:path); only a path, "
+                "file:// or http(s):// URL is accepted"
+            )
         if scheme or "::" in value:
             raise UsageError(
-                f"--repo {value!r}: only a path, file:// or http(s):// URL is accepted"
+                f"--repo {shown!r}: only a path, file:// or http(s):// URL is accepted"
             )
         # An absolute path never has a colon before its first slash, so git cannot take it
         # for `host:path` (ssh). The caller says what a relative one is relative to (core
@@ -160,18 +170,19 @@ class Remote:
 
     @classmethod
     def _http(cls, value: str) -> Remote:
+        shown = shown_location(value)
         try:
             parts = urlsplit(value)
             port = parts.port
         except ValueError as error:
-            raise UsageError(f"--repo {value!r} is not a valid URL: {error}") from None
+            raise UsageError(f"--repo {shown!r} is not a valid URL: {error}") from None
         if "@" in parts.netloc:
             raise UsageError(
                 "--repo must not carry credentials in the URL; give the token "
                 "through --token-env (it travels as an HTTP header)"
             )
         if not parts.hostname or parts.query or parts.fragment or " " in value:
-            raise UsageError(f"--repo {value!r} needs a host and no query or fragment")
+            raise UsageError(f"--repo {shown!r} needs a host and no query or fragment")
         netloc = parts.hostname if port is None else f"{parts.hostname}:{port}"
         if ":" in parts.hostname:  # IPv6 literal
             netloc = f"[{parts.hostname}]" + ("" if port is None else f":{port}")
@@ -181,11 +192,15 @@ class Remote:
 
     @classmethod
     def _file(cls, value: str) -> Remote:
-        parts = urlsplit(value)
+        shown = shown_location(value)
+        try:
+            parts = urlsplit(value)
+        except ValueError as error:  # a stray `[` or `]`: "Invalid IPv6 URL"
+            raise UsageError(f"--repo {shown!r} is not a valid URL: {error}") from None
         if parts.netloc not in ("", "localhost") or not parts.path.startswith("/"):
-            raise UsageError(f"--repo {value!r}: a file:// URL needs an absolute local path")
+            raise UsageError(f"--repo {shown!r}: a file:// URL needs an absolute local path")
         if parts.query or parts.fragment:
-            raise UsageError(f"--repo {value!r} must not have a query or fragment")
+            raise UsageError(f"--repo {shown!r} must not have a query or fragment")
         return cls(value, "file")
 
     @property

@@ -206,6 +206,8 @@ CODES: dict[str, str] = {
     "orphan-stub": "a stub folder belongs to no product",
     "unknown-role": "the template does not show whether a name is a product (warning)",
     "stray-file": "a file, not a folder, in the stub root (warning)",
+    "stub-symlink": "the stub root or a stub folder is a symbolic link out of the template's "
+    "folder (not followed)",
     "bad-checksum": "a checksum is not 64 lowercase hex digits",
     "conflicting-artifact": "one name, two different checksums",
     "version-mismatch": "a zip's file name carries another version",

@@ -179,9 +179,13 @@ def _render_jinja(template: Template, version: str, built: Mapping[str, Artifact
     }
     try:
         text = _bounded_render(compiled, context, template.path)
-    except (TemplateError, ArithmeticError, LookupError, TypeError, ValueError,
-            RecursionError, AttributeError) as error:
-        raise InputError(f"Jinja2 template failed: {type(error).__name__}: {error}",
+    except (InputError, MemoryError):
+        raise
+    except Exception as error:
+        # Whatever a template's code raises is the template's fault, not ours: filters and
+        # globals raise what they like (`truncate(0)` an AssertionError, `cycler()` a
+        # RuntimeError). Name it and the template line; never let it escape as a crash.
+        raise InputError(f"Jinja2 template failed: {_describe(error)}",
                          file=template.path, line=_error_line(error)) from None
     shape = ManifestShape(template.text)
     lines = LineIndex(template.text)
@@ -209,6 +213,12 @@ def _bounded_render(compiled: JinjaTemplate, context: dict[str, Any], path: str)
                              file=path)
         chunks.append(chunk)
     return "".join(chunks)
+
+
+def _describe(error: BaseException) -> str:
+    text = str(error).strip()
+    name = type(error).__name__
+    return f"{name}: {text}" if text else name
 
 
 def _error_line(error: BaseException) -> int | None:

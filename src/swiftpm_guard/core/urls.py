@@ -16,6 +16,7 @@ from urllib.parse import unquote, urlsplit
 from swiftpm_guard.core.model import NAME_RE, Artifact, Location, Rendered
 from swiftpm_guard.core.published_manifest import PublishedManifest, base_url_in
 from swiftpm_guard.errors import UsageError
+from swiftpm_guard.redact import shown_location
 
 DEFAULT_URL_TEMPLATE = "{base_url}{name}-{version}.zip"
 _FIELDS = frozenset({"base_url", "name", "version"})
@@ -101,7 +102,8 @@ def validate_url_template(template: str) -> str:
 def validate_base_url(base: str, what: str) -> str:
     """http(s), a host, no credentials, no query: it is concatenated with names, not parsed."""
     if not _BASE_RE.fullmatch(base):
-        raise UsageError(f"{what} {base!r} is not an http(s) URL without credentials, query "
+        shown = shown_location(base)
+        raise UsageError(f"{what} {shown!r} is not an http(s) URL without credentials, query "
                          "or spaces")
     return base
 

@@ -11,6 +11,13 @@ Two things differ in a Docker action from a developer's shell:
   goes into git's environment instead (`GIT_CONFIG_COUNT` / `GIT_CONFIG_KEY_<n>` /
   `GIT_CONFIG_VALUE_<n>`, git ≥ 2.31), where it lasts exactly as long as the process. Commit
   identity (`user.name`, `user.email`) travels the same way, from inputs.
+
+A token travels the same way too, as an `http.<origin>.extraHeader`. git scopes that header by
+the URL it was *given*, but sends it on every request of the process — also to the host a
+redirect leads to (git's default `http.followRedirects=initial` follows the first request, then
+talks to the new base URL). So any configuration that carries a header also forbids redirects
+(`contain_credentials`): the token reaches the exact origin it was meant for, or nothing does,
+and the remote we name is the one written to.
 """
 
 from __future__ import annotations
@@ -29,6 +36,35 @@ from swiftpm_guard.errors import InfrastructureError, UsageError
 SYSTEM_PATH = "/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin"
 
 
+#: Where git puts the token: any key of this form carries a header to send.
+_HEADER_KEY_SUFFIX = ".extraheader"
+
+
+def carries_credentials(entries: Iterable[tuple[str, str]]) -> bool:
+    """Whether git configuration `entries` send an HTTP header (a token) to a remote."""
+    return any(key.lower().endswith(_HEADER_KEY_SUFFIX) for key, _value in entries)
+
+
+def contain_credentials(entries: Iterable[tuple[str, str]]) -> list[tuple[str, str]]:
+    """`entries`, plus `http.followRedirects=false` last when any of them sends a header.
+
+    Last, because in git's command-line scope the last value of a key wins: nothing earlier
+    (an inherited GIT_CONFIG_* entry, a caller's list) can turn redirects back on.
+    """
+    pairs = list(entries)
+    headers = [key for key, _value in pairs if key.lower().endswith(_HEADER_KEY_SUFFIX)]
+    if headers:
+        pairs.append(("http.followRedirects", "false"))
+        # A URL-scoped setting beats the plain one in git, whatever its scope: repeat ours at
+        # the very URL each header is for, so `http.<that url>.followRedirects=true` set
+        # anywhere else cannot win either.
+        for key in headers:
+            scope = key[: -len(_HEADER_KEY_SUFFIX)]
+            if scope.lower() != "http":
+                pairs.append((f"{scope}.followRedirects", "false"))
+    return pairs
+
+
 def git_environment(
     base: Mapping[str, str],
     *,
@@ -45,7 +81,9 @@ def git_environment(
     if not count_text.isdigit():
         raise UsageError(f"GIT_CONFIG_COUNT={count_text!r} in the environment is not a count")
     count = int(count_text)
-    entries = [("safe.directory", path) for path in safe_directories] + list(config)
+    entries = contain_credentials(
+        [("safe.directory", path) for path in safe_directories] + list(config)
+    )
     for key, value in entries:
         if not key or any(c in key + value for c in "\n\r\0"):
             raise UsageError(f"git config {key!r}: names and values must be one line")

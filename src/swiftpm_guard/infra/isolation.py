@@ -8,6 +8,7 @@ one-line InputError naming the file.
 
 from __future__ import annotations
 
+import contextlib
 import multiprocessing
 import os
 import resource
@@ -39,6 +40,11 @@ def _child(channel: Connection, function: Callable[..., Any], args: tuple[Any, .
         channel.send(("error", (str(error), file, line)))
     except MemoryError:
         channel.send(("memory", None))
+    except BaseException as error:
+        # An escaping exception would make multiprocessing print `Process ForkProcess-1:` and
+        # a traceback on our stderr, and the parent would only see the pipe close ("died").
+        with contextlib.suppress(Exception):
+            channel.send(("crash", f"{type(error).__name__}: {error}".strip().rstrip(":")))
     finally:
         channel.close()
 
@@ -69,6 +75,8 @@ def call_isolated(function: Callable[..., T], *args: Any, file: str,
     if status == "memory":
         raise InputError(f"rendering needed more than {memory_bytes >> 20} MiB; stopped it",
                          file=file)
+    if status == "crash":
+        raise InputError(f"rendering failed: {payload}", file=file)
     if status == "error":
         message, _file, line = payload
         raise _Relayed(message, line)

@@ -39,6 +39,7 @@ from swiftpm_guard.core.evaluation import (
 )
 from swiftpm_guard.core.model import Rendered
 from swiftpm_guard.errors import InfrastructureError, InputError, UsageError
+from swiftpm_guard.infra.fs import read_bytes
 
 #: Generous: the real manifest took ~45 s of CPU, and CI shares two cores.
 DEFAULT_TIMEOUT = 900.0
@@ -110,12 +111,15 @@ def package_files(rendered: Rendered) -> PackageFiles:
             path = here / name
             if path.is_symlink() or not path.is_file():
                 continue  # nothing outside the stub tree gets copied in
-            try:
-                data = path.read_bytes()
-            except OSError as error:
-                raise InputError(
-                    f"cannot read stub file: {error.strerror}", file=str(path)
-                ) from None
+            # Opened without following a link and without blocking: the file may have been
+            # swapped for a link or a FIFO since the walk saw it. Capped at what is left.
+            data = read_bytes(
+                path,
+                display=str(path),
+                max_bytes=max(0, STUBS_MAX_BYTES - total),
+                what="stub file",
+                follow_symlinks=False,
+            )
             total += len(data)
             entries.append((_relative(place, root, path), data))
         if total > STUBS_MAX_BYTES or len(entries) > STUBS_MAX_ENTRIES:

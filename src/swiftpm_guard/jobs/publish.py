@@ -54,6 +54,7 @@ from swiftpm_guard.jobs.publish_request import (
     local_remote_exists,
 )
 from swiftpm_guard.jobs.release_tree import load_exported, wanted
+from swiftpm_guard.jobs.resolve import with_resolution
 from swiftpm_guard.sinks.git_push import GitError, PushStatus, ScratchRepo
 
 Log = Callable[[str], None]
@@ -163,6 +164,10 @@ def _check(
     if request.verify_urls is not None:
         outcome = verify_urls.with_hosted(outcome, request.settings.version,
                                           request.verify_urls, warn=request.settings.warn)
+    if request.resolve is not None:
+        outcome, _said = with_resolution(outcome, request.settings.version, request.resolve,
+                                         request.verify_urls, warn=request.settings.warn,
+                                         log=say)
     name = short_branch(request.branch)
     result = PublishResult(
         report=outcome.report,

@@ -28,6 +28,7 @@ from swiftpm_guard.core.urls import UrlSettings
 from swiftpm_guard.core.versions import validate_version
 from swiftpm_guard.errors import InputError, UsageError
 from swiftpm_guard.jobs.check_request import CheckRequest
+from swiftpm_guard.jobs.resolve import ResolveSettings
 from swiftpm_guard.sinks.git_push import NETWORK_TIMEOUT
 
 #: Events that never publish, whatever the mode says: code under review is not a release.
@@ -70,6 +71,8 @@ class PublishRequest:
     git_timeout: float = NETWORK_TIMEOUT
     #: Download every zip the manifest points at and compare checksums before pushing.
     verify_urls: UrlSettings | None = None
+    #: Resolve a throwaway consumer with the real SwiftPM before pushing (jobs.resolve).
+    resolve: ResolveSettings | None = None
 
     remote: Remote = field(init=False, repr=False)
     branch: str = field(init=False)  # full ref, refs/heads/<prefix><version>

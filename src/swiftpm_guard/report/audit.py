@@ -18,6 +18,7 @@ from swiftpm_guard.core.audit_rules import NIGHTLY_RE, AuditReport, BranchAudit
 from swiftpm_guard.core.model import Finding, Severity
 from swiftpm_guard.report import markdown as md
 from swiftpm_guard.report.check import SCHEMA_VERSION, TOOL, finding_line
+from swiftpm_guard.workflow_commands import neutralise
 
 #: How a count of findings of one code reads: (one, many).
 _PHRASES: dict[str, tuple[str, str]] = {
@@ -28,6 +29,7 @@ _PHRASES: dict[str, tuple[str, str]] = {
     "empty-stub": ("empty stub folder", "empty stub folders"),
     "orphan-stub": ("orphan stub folder", "orphan stub folders"),
     "stray-file": ("stray file in the stub root", "stray files in the stub root"),
+    "stub-symlink": ("stub folder linking out of the tree", "stub folders linking out of the tree"),
     "duplicate-checksum": ("checksum also published under another name",
                            "checksums also published under other names"),
     "reused-checksum": ("checksum also published for another version",
@@ -81,7 +83,7 @@ def console_line(branch: str, finding: Finding) -> str:
     where = f"{branch}:{finding.file}" if finding.file else branch
     if finding.line:
         where += f":{finding.line}"
-    return f"{where}: {finding.severity}: {finding.code}: {finding.message}"
+    return neutralise(f"{where}: {finding.severity}: {finding.code}: {finding.message}")
 
 
 def verdict(report: AuditReport) -> str:

@@ -13,6 +13,7 @@ from swiftpm_guard import __version__
 from swiftpm_guard.core.checks import base_name
 from swiftpm_guard.core.model import Artifact, Finding, Report, Severity
 from swiftpm_guard.report.markdown import cell, code, message, text
+from swiftpm_guard.workflow_commands import neutralise
 
 #: The JSON reports' shape version: the major moves only when a key changes meaning or goes.
 SCHEMA_VERSION = "1.1"
@@ -70,7 +71,9 @@ def console_line(finding: Finding) -> str:
     where = finding.file or "swiftpm-guard"
     if finding.line:
         where += f":{finding.line}"
-    return f"{where}: {finding.severity}: {finding.code}: {finding.message}"
+    # File names, stub and zip member names are someone else's: the whole line is made
+    # unable to form a workflow command (the CLI's stderr is a runner's log too).
+    return neutralise(f"{where}: {finding.severity}: {finding.code}: {finding.message}")
 
 
 def _counts(report: Report) -> str:

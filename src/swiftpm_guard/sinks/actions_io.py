@@ -13,6 +13,7 @@ from pathlib import Path
 
 from swiftpm_guard.core.check_run import Annotation
 from swiftpm_guard.errors import InputError
+from swiftpm_guard.workflow_commands import neutralise, neutralise_all
 
 #: The runner shows this many annotations per level per step; the rest must be aggregated.
 ANNOTATIONS_PER_LEVEL = 10
@@ -31,9 +32,10 @@ def escape_property(text: str) -> str:
 
 def command(name: str, message: str, properties: Mapping[str, str | int] | None = None) -> str:
     """`::name key=value,…::message`, escaped as the runner unescapes it."""
-    props = ",".join(
-        f"{key}={escape_property(str(value))}" for key, value in (properties or {}).items()
-    )
+    # The runner trims the property list and drops `key=` with nothing after it: send values
+    # trimmed and leave out empty ones, so what runs is exactly what was meant.
+    values = {key: str(value).strip() for key, value in (properties or {}).items()}
+    props = ",".join(f"{key}={escape_property(value)}" for key, value in values.items() if value)
     return f"::{name}{' ' + props if props else ''}::{escape_data(message)}"
 
 
@@ -124,9 +126,50 @@ def append_summary(path: Path, markdown: str) -> bool:
 
 
 def plain(lines: Iterable[str]) -> list[str]:
-    """Log lines the runner cannot mistake for workflow commands, whatever a name holds."""
-    out = []
-    for line in lines:
-        flat = line.replace("\r", " ").replace("\n", " ")
-        out.append(" " + flat if flat.lstrip().startswith("::") else flat)
-    return out
+    """Log lines the runner cannot mistake for workflow commands, whatever a name holds.
+
+    For lines that are not our own commands: `::` anywhere (a leading space does not help, the
+    runner trims it), the legacy `##[` anywhere, and line breaks are all neutralised
+    (workflow_commands.neutralise).
+    """
+    return neutralise_all(lines)
+
+
+def log_line(text: str) -> str:
+    """One line for the runner's log that holds outside text: never a workflow command."""
+    return neutralise(text)
+
+
+def report_push(
+    output_file: Path | None,
+    summary_file: Path | None,
+    *,
+    branch: str,
+    commit: str,
+    remote: str,
+) -> list[str]:
+    """Record a push that happened, at once, whatever fails later; lines for the log back.
+
+    A push cannot be taken back, so it is reported before anything else can fail: the step
+    outputs `pushed=true` and `branch` (written again later with the rest; the runner keeps
+    the last value), a line in the job summary, and a `::notice` naming branch and commit.
+    A sink that fails does not stop the others; its failure is one more log line.
+    """
+    lines = [
+        command(
+            "notice",
+            f"pushed {branch} at {commit} to {remote}",
+            {"title": "swiftpm-guard"},
+        )
+    ]
+    if output_file is not None:
+        try:
+            write_outputs(output_file, {"pushed": "true", "branch": branch})
+        except InputError as error:
+            lines.append(command("warning", f"{error}", {"title": "swiftpm-guard"}))
+    if summary_file is not None:
+        try:
+            append_summary(summary_file, f"Pushed `{branch}` at `{commit}` to `{remote}`.\n\n")
+        except InputError as error:
+            lines.append(command("warning", f"{error}", {"title": "swiftpm-guard"}))
+    return lines

@@ -3,7 +3,9 @@
 from __future__ import annotations
 
 import contextlib
+import errno
 import os
+import stat
 import tempfile
 from collections.abc import Sequence
 from pathlib import Path
@@ -14,18 +16,23 @@ from swiftpm_guard.errors import InputError
 def write_atomically(items: Sequence[tuple[Path, bytes]]) -> None:
     """Write every file to a temporary sibling first, then move them all into place."""
     staged: list[tuple[str, Path]] = []
+    current: Path | None = None
     try:
         for path, data in items:
+            current = path
             staged.append((_stage(path, data), path))
         for temporary, path in staged:
+            current = path
             os.replace(temporary, path)
-    except (OSError, InputError) as error:
+    except (OSError, ValueError, InputError) as error:
         for temporary, _path in staged:
             with contextlib.suppress(FileNotFoundError):
                 os.unlink(temporary)
-        if isinstance(error, InputError):
+        if isinstance(error, InputError):  # already names the folder or the file
             raise
-        raise InputError(f"cannot write: {error.strerror}", file=error.filename) from None
+        # Name the file asked for, not the temporary sibling the error is about.
+        reason = getattr(error, "strerror", None) or "not a usable path"
+        raise InputError(f"cannot write: {reason}", file=str(current)) from None
 
 
 def _folder(path: Path) -> Path:
@@ -63,3 +70,85 @@ def _stage(path: Path, data: bytes) -> str:
         os.unlink(temporary)
         raise
     return temporary
+
+
+# -- before anything irreversible ----------------------------------------------------------------
+
+#: What a run writes into its output folder (the action: `.swiftpm-guard/`).
+OUTPUT_FILES = ("report.json", "Package.swift")
+
+
+def prepare_output_dir(
+    workspace: Path,
+    name: str,
+    *,
+    files: Sequence[str] = OUTPUT_FILES,
+    append_to: Sequence[tuple[Path | None, str]] = (),
+) -> Path:
+    """The output folder `workspace/name`, created, with every later write known to work.
+
+    Called before a push: a push cannot be taken back, so whatever would fail afterwards
+    must fail first. Checked, without writing anything the run keeps:
+    - `name` is a plain folder (created if absent), not a symlink or a file: a pull request
+      can commit `.swiftpm-guard` as a link to somewhere else; a file can be created in it;
+    - none of `files` inside it is a folder (a replace would fail) or a symlink (refused, as
+      the folder is);
+    - each `(path, what)` of `append_to` (the step summary, the outputs file) is a regular file
+      that opens for appending at once: a FIFO or a device would block or swallow the report.
+    InputError (exit 2), one line naming the path, otherwise.
+    """
+    folder = workspace / name
+    try:
+        folder.mkdir(exist_ok=True)
+        status = os.lstat(folder)
+    except OSError as error:
+        raise InputError(f"cannot create the output folder: {error.strerror}", file=name) \
+            from None
+    if not stat.S_ISDIR(status.st_mode):
+        # Also a symlink to a folder: lstat does not follow it.
+        raise InputError("exists in the workspace and is not a plain folder", file=name)
+    for item in files:
+        _writable_target(folder / item, f"{name}/{item}")
+    _can_create_in(folder, name)
+    for path, what in append_to:
+        if path is not None:
+            _appendable(path, what)
+    return folder
+
+
+def _writable_target(path: Path, shown: str) -> None:
+    try:
+        status = os.lstat(path)
+    except FileNotFoundError:
+        return
+    except OSError as error:
+        raise InputError(f"cannot use: {error.strerror}", file=shown) from None
+    if stat.S_ISDIR(status.st_mode) or stat.S_ISLNK(status.st_mode):
+        kind = "folder" if stat.S_ISDIR(status.st_mode) else "symbolic link"
+        raise InputError(f"is a {kind}; the report cannot be written there", file=shown)
+
+
+def _can_create_in(folder: Path, shown: str) -> None:
+    try:
+        handle, probe = tempfile.mkstemp(prefix=".probe.", dir=folder)
+    except OSError as error:
+        raise InputError(f"cannot write in the output folder: {error.strerror}", file=shown) \
+            from None
+    os.close(handle)
+    os.unlink(probe)
+
+
+def _appendable(path: Path, what: str) -> None:
+    flags = os.O_WRONLY | os.O_APPEND | os.O_NONBLOCK | os.O_NOCTTY | getattr(os, "O_CLOEXEC", 0)
+    try:
+        descriptor = os.open(path, flags)
+    except OSError as error:
+        # ENXIO: a FIFO nobody reads (O_NONBLOCK opens fail instead of waiting).
+        reason = "a FIFO nobody reads" if error.errno == errno.ENXIO else error.strerror
+        raise InputError(f"cannot append to the {what}: {reason}", file=str(path)) from None
+    try:
+        mode = os.fstat(descriptor).st_mode
+    finally:
+        os.close(descriptor)
+    if not stat.S_ISREG(mode):
+        raise InputError(f"the {what} is not a regular file", file=str(path))

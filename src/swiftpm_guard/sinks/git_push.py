@@ -18,6 +18,7 @@ from __future__ import annotations
 
 import enum
 import os
+import re
 import subprocess
 from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass
@@ -25,8 +26,9 @@ from pathlib import Path
 
 from swiftpm_guard.core.git_names import Identity, Remote, authorization_header
 from swiftpm_guard.core.text_lines import split_lines
-from swiftpm_guard.errors import InfrastructureError, InputError
-from swiftpm_guard.infra.git import GitTimeout, find_git, run_git
+from swiftpm_guard.errors import InfrastructureError, InputError, os_problem
+from swiftpm_guard.infra.git import GitTimeout, contain_credentials, find_git, run_git
+from swiftpm_guard.workflow_commands import neutralise
 
 #: Local plumbing is instant; a network call on a slow runner can take a while, not forever.
 LOCAL_TIMEOUT = 60.0
@@ -69,7 +71,11 @@ def scrubbed_env(
     config: Sequence[tuple[str, str]],
     extra: Mapping[str, str] | None = None,
 ) -> dict[str, str]:
-    """`base` without any GIT_* or askpass variable, plus our own config and settings."""
+    """`base` without any GIT_* or askpass variable, plus our own config and settings.
+
+    A header in `config` comes with `http.followRedirects=false` (gitenv.contain_credentials).
+    """
+    config = contain_credentials(config)
     env = {
         k: v
         for k, v in base.items()
@@ -183,6 +189,11 @@ class ScratchRepo:
 
     def _hint(self, result: subprocess.CompletedProcess[bytes]) -> str:
         text = result.stderr.decode("utf-8", "replace")
+        if self.remote.kind == "http" and re.search(r"returned error: 30[1278]\b", text):
+            return (
+                " (the remote answered with a redirect: swiftpm-guard never follows one, so the "
+                "token reaches only the origin named; give --repo the URL it redirects to)"
+            )
         if self.remote.kind == "http" and any(
             s in text for s in ("could not read Username", "Authentication failed", " 403")
         ):
@@ -249,8 +260,11 @@ class ScratchRepo:
         outcome = _porcelain_outcome(result.stdout.decode("utf-8", "replace"), ref)
         if outcome is None:
             raise GitError(f"git push failed: {self.message(result)}")
+        # The summary is partly the remote's own words (a hook's reason): shown in logs, so
+        # no token and no workflow command in it.
+        outcome = PushOutcome(outcome.status, neutralise(self._redact(outcome.detail)))
         if outcome.status is PushStatus.REJECTED:
-            return PushOutcome(outcome.status, self._redact(outcome.detail))
+            return outcome
         if result.returncode != 0:
             raise GitError(f"git push failed: {self.message(result)}")
         return outcome
@@ -325,9 +339,17 @@ class ScratchRepo:
         root = dest.resolve()
         for entry in chosen:
             target = _safe_join(root, entry.path)
-            target.parent.mkdir(parents=True, exist_ok=True)
-            if entry.path in files:
-                target.write_bytes(contents[entry.sha])
+            try:
+                target.parent.mkdir(parents=True, exist_ok=True)
+                if entry.path in files:
+                    target.write_bytes(contents[entry.sha])
+            except (OSError, ValueError) as error:
+                # A name git stores but this file system cannot (ENAMETOOLONG, say) is the
+                # ref's content, not our infrastructure failing: bad input, one line.
+                raise InputError(
+                    f"the template ref holds a path that {os_problem(error)}: "
+                    f"{_clip(entry.path)!r}"
+                ) from None
         return chosen
 
     # -- writing a commit ------------------------------------------------------------------------
@@ -356,13 +378,25 @@ def _is_sha(text: str) -> bool:
     return len(text) in (40, 64) and set(text) <= _SHA
 
 
+def _clip(path: str) -> str:
+    return path if len(path) <= 120 else path[:117] + "..."
+
+
 def _safe_join(root: Path, path: str) -> Path:
     parts = path.split("/")
     if any(p in ("", ".", "..") for p in parts) or "\\" in path or "\0" in path:
-        raise InputError(f"the template ref holds an unsafe path {path!r}")
+        raise InputError(f"the template ref holds an unsafe path {_clip(path)!r}")
     target = root.joinpath(*parts)
-    if not target.resolve().is_relative_to(root):
-        raise InputError(f"the template ref holds a path that escapes its folder: {path!r}")
+    try:
+        inside = target.resolve().is_relative_to(root)
+    except (OSError, RuntimeError, ValueError) as error:
+        raise InputError(
+            f"the template ref holds a path that {os_problem(error)}: {_clip(path)!r}"
+        ) from None
+    if not inside:
+        raise InputError(
+            f"the template ref holds a path that escapes its folder: {_clip(path)!r}"
+        )
     return target
 
 

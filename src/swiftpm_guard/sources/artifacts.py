@@ -8,13 +8,21 @@ import re
 from collections.abc import Iterable
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass
+from io import BufferedReader
 from pathlib import Path
 
 from swiftpm_guard.core.model import NAME_RE, Artifact, Finding, Location, Severity
 from swiftpm_guard.core.text_lines import split_lines
 from swiftpm_guard.errors import InputError
 from swiftpm_guard.limits import CHECKSUMS_MAX_BYTES, LIST_MAX_BYTES
-from swiftpm_guard.sources.files import read_text
+from swiftpm_guard.sources.files import (
+    display_name,
+    is_directory,
+    open_regular,
+    path_exists,
+    read_text,
+    resolved,
+)
 from swiftpm_guard.sources.zip_reader import ZipProblem, ZipReader
 
 #: `<name>-<version>.zip`: names never hold a hyphen, so the first one splits.
@@ -25,13 +33,17 @@ _CHUNK = 1024 * 1024
 
 
 def sha256_file(path: Path) -> str:
-    """SHA-256 of a file, streaming in fixed-size chunks (constant memory)."""
+    """SHA-256 of a regular file, streaming in fixed-size chunks (constant memory)."""
+    with open_regular(path, display=str(path), what="file") as stream:
+        return _sha256_stream(stream)
+
+
+def _sha256_stream(stream: BufferedReader) -> str:
     digest = hashlib.sha256()
     buffer = bytearray(_CHUNK)
     view = memoryview(buffer)
-    with path.open("rb") as stream:
-        while size := stream.readinto(buffer):
-            digest.update(view[:size])
+    while size := stream.readinto(buffer):
+        digest.update(view[:size])
     return digest.hexdigest()
 
 
@@ -45,30 +57,45 @@ def scan_artifact_dir(folder: Path, *, display: str | None = None,
                       workers: int | None = None) -> tuple[list[Artifact], list[Finding]]:
     """Hash and inspect every `*.zip` in `folder` (not recursive), several at a time."""
     shown = display or str(folder)
-    if not folder.is_dir():
+    if not is_directory(folder, display=shown, what="artifact folder"):
         raise InputError("artifact folder not found", file=shown)
-    root = folder.resolve()
+    root = resolved(folder, display=shown, what="artifact folder")
     zips = sorted(_zip_entries(folder, root, shown))
     if not zips:
         raise InputError("artifact folder holds no *.zip files", file=shown)
     pool_size = workers or min(len(zips), os.cpu_count() or 1)
     with ThreadPoolExecutor(max_workers=pool_size) as pool:
-        results = list(pool.map(lambda p: _inspect_zip(p, f"{shown}/{p.name}"), zips))
+        results = list(
+            pool.map(lambda p: _inspect_zip(p, f"{shown}/{display_name(p.name)}"), zips)
+        )
     artifacts = [r.artifact for r in results if r.artifact is not None]
     findings = [f for r in results for f in r.findings]
     return artifacts, findings
 
 
 def _zip_entries(folder: Path, root: Path, shown: str) -> list[Path]:
-    with os.scandir(folder) as listing:
-        entries = [e for e in listing if e.name.endswith(".zip")]
+    try:
+        with os.scandir(folder) as listing:
+            entries = [e for e in listing if e.name.endswith(".zip")]
+    except OSError as error:
+        raise InputError(f"cannot list the artifact folder: {error.strerror}", file=shown) \
+            from None
     paths: list[Path] = []
     for entry in entries:
         path = Path(entry.path)
-        if entry.is_symlink() and not path.resolve().is_relative_to(root):
-            raise InputError(f"symlink '{entry.name}' points outside the artifact folder",
+        where = f"{shown}/{display_name(entry.name)}"
+        if entry.is_symlink() and not resolved(path, display=where, what="zip").is_relative_to(
+            root
+        ):
+            raise InputError(f"symlink '{display_name(entry.name)}' points outside the artifact "
+                             "folder",
                              file=shown)
-        if path.is_file():
+        # Folders named *.zip and dangling links are not archives (what they were meant to
+        # be counts as not built); anything else that is not a regular file (a FIFO, a
+        # device) is refused when it is opened, never waited on.
+        if path_exists(path, display=where, what="zip") and not is_directory(
+            path, display=where, what="zip"
+        ):
             paths.append(path)
     return paths
 
@@ -76,16 +103,19 @@ def _zip_entries(folder: Path, root: Path, shown: str) -> list[Path]:
 def _inspect_zip(path: Path, shown: str) -> _ZipResult:
     match = ZIP_NAME_RE.fullmatch(path.name)
     if match is None:
-        return _ZipResult(None, (_layout(path.name, shown,
+        return _ZipResult(None, (_layout(display_name(path.name), shown,
                                          "file name is not <name>-<version>.zip"),))
     name = match.group("name")
-    try:
-        checksum = sha256_file(path)
-    except OSError as error:
-        raise InputError(f"cannot read zip: {error.strerror}", file=shown) from None
-    artifact = Artifact(name=name, sha256=checksum, origin=Location(shown), file_name=path.name,
-                        version=match.group("version"))
-    return _ZipResult(artifact, tuple(_layout_findings(path, name, shown)))
+    # One descriptor for hashing and the layout check: the bytes hashed are the bytes read,
+    # even if the name is swapped for something else meanwhile.
+    with open_regular(path, display=shown, what="zip") as stream:
+        checksum = _sha256_stream(stream)
+        stream.seek(0)
+        findings = _layout_findings(stream, name, shown)
+    artifact = Artifact(name=name, sha256=checksum, origin=Location(shown),
+                        file_name=display_name(path.name),
+                        version=display_name(match.group("version")))
+    return _ZipResult(artifact, tuple(findings))
 
 
 def _layout(subject: str, shown: str, message: str) -> Finding:
@@ -93,24 +123,21 @@ def _layout(subject: str, shown: str, message: str) -> Finding:
                    message=message, file=shown)
 
 
-def _layout_findings(path: Path, name: str, shown: str) -> list[Finding]:
+def _layout_findings(stream: BufferedReader, name: str, shown: str) -> list[Finding]:
     """Stream the central directory, each entry checked against its local header (no
-    decompression: a zip bomb costs nothing here), and apply SwiftPM's layout rules."""
+    decompression: a zip bomb costs nothing here), and apply SwiftPM's layout rules.
+
+    On the descriptor that was hashed (`ZipReader` reads with pread, by offset), so the
+    bytes checked are the bytes hashed."""
     layout = _Layout(name)
     try:
-        fd = os.open(path, os.O_RDONLY)
-    except OSError as error:
-        return [_layout(name, shown, f"not a readable zip archive ({error.strerror})")]
-    try:
-        for entry in ZipReader(fd).entries():
+        for entry in ZipReader(stream.fileno()).entries():
             layout.add(entry.name)
     except ZipProblem as error:
         return [_layout(name, shown, f"not a readable zip archive, SwiftPM cannot extract it: "
                                      f"{error}")]
     except OSError as error:
         return [_layout(name, shown, f"not a readable zip archive ({error.strerror})")]
-    finally:
-        os.close(fd)
     return [_layout(name, shown, message) for message in layout.problems()]
 
 

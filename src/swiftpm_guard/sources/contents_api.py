@@ -56,6 +56,15 @@ class ContentsRef:
             raise InputError(f"{what} is too large for the contents API", file=path)
         return found.decoded_content
 
+    def kind(self, path: str) -> str | None:
+        found = self._get(path.rstrip("/"))
+        if found is None:
+            return None
+        if isinstance(found, list):
+            return "dir"
+        # The API answers a link to a file with that file; only other links say "symlink".
+        return _KINDS.get(found.type, "file")
+
     def tree(self, folder: str) -> list[TreeEntry] | None:
         entries: list[TreeEntry] = []
         pending = [folder.rstrip("/")]

@@ -22,8 +22,16 @@ from swiftpm_guard.core.audit_rules import ManifestFile, PublishedBranch
 from swiftpm_guard.core.model import Location, Stub
 from swiftpm_guard.core.text_lines import split_lines
 from swiftpm_guard.errors import InfrastructureError, InputError, UsageError
-from swiftpm_guard.infra.git import GitTimeout, find_git, git_environment, run_git
+from swiftpm_guard.infra.git import (
+    GitTimeout,
+    carries_credentials,
+    find_git,
+    git_environment,
+    run_git,
+)
 from swiftpm_guard.limits import TEMPLATE_MAX_BYTES
+from swiftpm_guard.redact import shown_location
+from swiftpm_guard.sources.files import is_directory, resolved
 from swiftpm_guard.sources.template import SOURCE_SUFFIXES, STUB_DIRS
 
 DEFAULT_PATTERN = "swiftpm-*"
@@ -50,24 +58,27 @@ def validate_pattern(pattern: str) -> str:
 
 def classify_repo(repo: str) -> tuple[str, str]:
     """("remote", url) or ("local", absolute path); refuses options and inline credentials."""
+    shown = shown_location(repo)  # quoted in messages instead of `repo`: it may hold a secret
     if not repo or repo.startswith("-") or any(c in repo for c in "\0\n\r"):
-        raise UsageError(f"--repo {repo!r} is not a repository path or URL")
+        raise UsageError(f"--repo {shown!r} is not a repository path or URL")
     url = _URL_RE.fullmatch(repo)
     if url:
         scheme = url.group("scheme")
         if scheme not in _REMOTE_SCHEMES:
-            raise UsageError(f"--repo {repo!r}: scheme '{scheme}' is not one of "
+            raise UsageError(f"--repo {shown!r}: scheme '{scheme}' is not one of "
                              f"{', '.join(sorted(_REMOTE_SCHEMES))}")
         authority = url.group("rest").split("/", 1)[0]
-        if scheme in ("http", "https") and ":" in authority.rpartition("@")[0]:
+        if scheme == "file" and authority not in ("", "localhost"):
+            raise UsageError(f"--repo {shown!r}: a file:// URL needs an absolute local path")
+        if ":" in authority.rpartition("@")[0]:  # any scheme: ssh://user:password@ too
             raise UsageError("--repo must not carry a password in the URL; use a credential "
                              "helper or an http.extraHeader in git's configuration")
         return "remote", repo
-    if _SCP_RE.fullmatch(repo) and not Path(repo).exists():
+    if _SCP_RE.fullmatch(repo) and not os.path.exists(repo):  # never raises, unlike Path
         return "remote", repo
-    path = Path(repo).resolve()
-    if not path.is_dir():
-        raise InputError("repository not found", file=repo)
+    path = resolved(Path(repo), display=shown, what="repository")
+    if not is_directory(path, display=shown, what="repository"):
+        raise InputError("repository not found", file=shown)
     return "local", str(path)
 
 
@@ -82,9 +93,15 @@ def _env(config: Iterable[tuple[str, str]] = ()) -> dict[str, str]:
     env.update(GIT_TERMINAL_PROMPT="0", LC_ALL="C", GIT_OPTIONAL_LOCKS="0")
     env.pop("GIT_DIR", None)
     env.pop("GIT_WORK_TREE", None)
-    if any(key.lower().endswith(".extraheader") for key, _value in pairs):
+    if carries_credentials(pairs):
         for name in _TRACE_VARS:
             env.pop(name, None)
+        # With a token on board, only our configuration counts: no inherited GIT_CONFIG_*
+        # entries, no system or global file (they could re-enable redirects for the URL or
+        # add a header of their own).
+        for name in [n for n in env if n.startswith("GIT_CONFIG")]:
+            env.pop(name)
+        env.update(GIT_CONFIG_NOSYSTEM="1", GIT_CONFIG_GLOBAL=os.devnull)
     return git_environment(env, config=pairs)
 
 
@@ -102,8 +119,21 @@ def _git(args: Sequence[str], *, git_dir: str | None = None, stdin: bytes | None
     if result.returncode != 0:
         message = split_lines(result.stderr.decode("utf-8", "replace").strip())
         last = message[-1] if message else f"exit code {result.returncode}"
-        raise InfrastructureError(f"git {args[0]} failed: {last}")
+        raise InfrastructureError(f"git {args[0]} failed: {_without_userinfo(last, args)}")
     return result.stdout
+
+
+def _without_userinfo(message: str, args: Sequence[str]) -> str:
+    """git's message with the userinfo of any URL among `args` hidden, however git quotes it
+    (`strange hostname 'user:secret@host'` has no scheme left for a generic redaction)."""
+    for arg in args:
+        head, separator, rest = arg.partition("://")
+        text = rest if separator else head
+        userinfo = text[: text.rfind("@")] if "@" in text.split("/", 1)[0] else ""
+        for secret in sorted({userinfo, *userinfo.split(":")}, key=len, reverse=True):
+            if len(secret) >= 3:
+                message = message.replace(secret, "***")
+    return message
 
 
 @contextlib.contextmanager

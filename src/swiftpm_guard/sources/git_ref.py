@@ -18,14 +18,16 @@ from dataclasses import dataclass
 from pathlib import Path, PurePosixPath
 from typing import Protocol
 
-from swiftpm_guard.core.model import Finding, Template
+from swiftpm_guard.core.model import Finding, Severity, Template
 from swiftpm_guard.core.text_lines import split_lines
-from swiftpm_guard.errors import InfrastructureError, InputError, UsageError
+from swiftpm_guard.errors import InfrastructureError, InputError, UsageError, os_problem
 from swiftpm_guard.infra.git import find_git, git_environment, run_git
 from swiftpm_guard.limits import TEMPLATE_MAX_BYTES, WORKFLOW_MAX_BYTES
+from swiftpm_guard.redact import redact_userinfo
 from swiftpm_guard.sources.artifacts import DeclaredName
 from swiftpm_guard.sources.template import STUB_DIRS, load_template
 from swiftpm_guard.sources.workflow import WorkflowSpec, read_workflow_frameworks
+from swiftpm_guard.workflow_commands import neutralise
 
 #: A stub tree larger than this is not a stub tree.
 TREE_MAX_ENTRIES = 10_000
@@ -79,6 +81,10 @@ class RefReader(Protocol):
 
     def tree(self, folder: str) -> list[TreeEntry] | None: ...
 
+    def kind(self, path: str) -> str | None:
+        """"file", "dir", "symlink" or "submodule" for `path` itself; None when absent."""
+        ...
+
 
 # -- git --------------------------------------------------------------------------------------
 
@@ -117,7 +123,11 @@ class GitRef:
             )
             if fetched.returncode != 0:
                 lines = split_lines(fetched.stderr.decode("utf-8", "replace").strip())
-                reason = lines[-1] if lines else f"exit {fetched.returncode}"
+                # git's last line may quote the origin URL (with a checkout's credentials) or
+                # the remote's own text (`remote: …`): no userinfo, no workflow command.
+                reason = neutralise(redact_userinfo(lines[-1])) if lines else (
+                    f"exit {fetched.returncode}"
+                )
                 log(
                     f"swiftpm-guard: git fetch of '{ref}' failed ({reason}); "
                     "reading it through the API"
@@ -145,6 +155,14 @@ class GitRef:
         if blob.returncode != 0:
             raise InputError(f"cannot read {what} from {self.where}", file=path)
         return blob.stdout
+
+    def kind(self, path: str) -> str | None:
+        listed = _git(self.workspace, "ls-tree", "-z", self.commit, "--", path.rstrip("/"))
+        entry = listed.stdout.split(b"\0")[0]
+        if listed.returncode != 0 or not entry:
+            return None
+        mode, kind, _rest = entry.decode("utf-8", "replace").split(" ", 2)
+        return _kind(mode, kind)
 
     def tree(self, folder: str) -> list[TreeEntry] | None:
         listed = _git(
@@ -178,7 +196,13 @@ def _git(workspace: Path, *args: str) -> subprocess.CompletedProcess[bytes]:
     root = str(workspace.resolve())
     # The runner's workspace belongs to another user (uid 1001) than the container's root:
     # vouch for it in git's command-line scope, through the environment (see gitenv).
-    env = git_environment({**os.environ, "LC_ALL": "C"}, safe_directories=[root])
+    # The clone's own config may hold a token (actions/checkout persists one as an
+    # extraHeader by default): a redirect from origin must not carry it to another host.
+    env = git_environment(
+        {**os.environ, "LC_ALL": "C"},
+        safe_directories=[root],
+        config=[("http.followRedirects", "false")],
+    )
     # The job's PATH may not lead to git in the container (the runner passes it through).
     try:
         git = find_git(env.get("PATH"))
@@ -220,12 +244,29 @@ def materialize(entries: list[TreeEntry], root: Path) -> None:
     """Folders and (empty) regular files; symlinks and submodules only leave their folder."""
     for entry in entries:
         target = _inside(root, entry.path)
-        if entry.kind == "dir":
-            target.mkdir(parents=True, exist_ok=True)
-            continue
-        target.parent.mkdir(parents=True, exist_ok=True)
-        if entry.kind == "file":
-            target.touch()
+        try:
+            if entry.kind == "dir":
+                target.mkdir(parents=True, exist_ok=True)
+                continue
+            target.parent.mkdir(parents=True, exist_ok=True)
+            if entry.kind == "file":
+                target.touch()
+        except (OSError, ValueError) as error:
+            # A name git stores but this file system cannot hold (ENAMETOOLONG): bad input.
+            raise InputError(f"path in the repository tree {os_problem(error)}",
+                             file=_clip(entry.path)) from None
+
+
+def _clip(path: str) -> str:
+    return path if len(path) <= 120 else path[:117] + "..."
+
+
+def _write(local: Path, data: bytes, shown: str) -> None:
+    try:
+        local.parent.mkdir(parents=True, exist_ok=True)
+        local.write_bytes(data)
+    except (OSError, ValueError) as error:
+        raise InputError(f"path {os_problem(error)}", file=_clip(shown)) from None
 
 
 def load_template_from_ref(
@@ -234,15 +275,33 @@ def load_template_from_ref(
     """The template at `template` in the ref, with its stub folders, shown by its ref path."""
     data = reader.read(template, max_bytes=TEMPLATE_MAX_BYTES, what="template")
     local = _inside(scratch, template)
-    local.parent.mkdir(parents=True, exist_ok=True)
-    local.write_bytes(data)
+    _write(local, data, template)
     parent = posixpath.dirname(template)
+    links: list[Finding] = []
     for name in STUB_DIRS:
-        entries = reader.tree(posixpath.join(parent, name) if parent else name)
+        root = posixpath.join(parent, name) if parent else name
+        entries = reader.tree(root)
+        if entries is None and reader.kind(root) == "symlink":
+            # The stub root itself stored as a link: never followed, named.
+            links = [_link_finding(root, reader.where, "the stub root")]
+            break
         if entries is not None:
             materialize(entries, scratch)
+            links = [_link_finding(e.path, reader.where, "stub folder") for e in entries
+                     if e.kind == "symlink" and posixpath.dirname(e.path) == root]
             break
-    return load_template(local, display=template)
+    loaded, findings = load_template(local, display=template)
+    return loaded, [*findings, *links]
+
+
+def _link_finding(path: str, where: str, what: str) -> Finding:
+    """A stub folder (or root) stored as a symbolic link: never followed, named to be fixed."""
+    name = posixpath.basename(path)
+    return Finding(
+        code="stub-symlink", severity=Severity.ERROR, subject=name, file=path,
+        message=f"{what} '{name}' is a symbolic link in {where}; not followed (SwiftPM "
+                "would compile whatever it points at)",
+    )
 
 
 def read_workflow_from_ref(
@@ -250,6 +309,5 @@ def read_workflow_from_ref(
 ) -> list[DeclaredName]:
     data = reader.read(spec.path, max_bytes=WORKFLOW_MAX_BYTES, what="workflow")
     local = _inside(scratch, spec.path)
-    local.parent.mkdir(parents=True, exist_ok=True)
-    local.write_bytes(data)
+    _write(local, data, spec.path)
     return read_workflow_frameworks(spec, root=scratch, display=spec.path)

@@ -8,7 +8,7 @@ from pathlib import Path
 from swiftpm_guard.core.model import Finding, Location, Severity, Stub, Template
 from swiftpm_guard.errors import InputError
 from swiftpm_guard.limits import TEMPLATE_MAX_BYTES
-from swiftpm_guard.sources.files import read_text
+from swiftpm_guard.sources.files import display_name, is_directory, read_text, resolved
 
 #: Where stub folders live beside the template; `.swift/` is what older releases used.
 STUB_DIRS = (".Package.swift", ".swift")
@@ -24,41 +24,70 @@ def load_template(path: Path, *, display: str | None = None,
     if not text.strip():
         raise InputError("template is empty", file=shown)
     flavour = "jinja" if path.name.endswith(".j2") else "placeholder"
-    root, root_shown = _stub_root(path, shown, stubs_dir)
+    root, root_shown, findings = _stub_root(path, shown, stubs_dir)
     stubs: tuple[Stub, ...] = ()
-    findings: list[Finding] = []
     if root is not None and root_shown is not None:
-        stubs, findings = _scan_stubs(root, root_shown)
+        tree = resolved(root if stubs_dir is not None else path.parent,
+                        display=root_shown, what="stub folder")
+        stubs, findings = _scan_stubs(root, root_shown, tree)
     template = Template(path=shown, text=text, flavour=flavour, stubs=stubs, stubs_dir=root_shown,
                         stubs_path=str(root) if root is not None else None)
     return template, findings
 
 
-def _stub_root(path: Path, shown: str, explicit: Path | None) -> tuple[Path | None, str | None]:
+def _stub_root(
+    path: Path, shown: str, explicit: Path | None
+) -> tuple[Path | None, str | None, list[Finding]]:
     if explicit is not None:
-        if not explicit.is_dir():
+        if not is_directory(explicit, display=str(explicit), what="stub folder"):
             raise InputError("stub folder not found", file=str(explicit))
-        return explicit, str(explicit)
+        return explicit, str(explicit), []
+    tree = resolved(path.parent, display=shown, what="template folder")
     for name in STUB_DIRS:
         candidate = path.parent / name
-        if candidate.is_dir():
-            return candidate, os.path.join(os.path.dirname(shown), name)
-    return None, None
+        if is_directory(candidate, display=str(candidate), what="stub folder"):
+            where = os.path.join(os.path.dirname(shown), name)
+            if _leaves(candidate, tree, where):
+                # A pull request can commit `.Package.swift` as a link to `/etc`: its entries
+                # would become stub names, findings and annotations. Not followed: reported.
+                return None, None, [_symlink_finding(name, where, "the stub root")]
+            return candidate, where, []
+    return None, None, []
 
 
-def _scan_stubs(root: Path, shown: str) -> tuple[tuple[Stub, ...], list[Finding]]:
+def _leaves(path: Path, tree: Path, where: str) -> bool:
+    """Whether `path` is a symbolic link whose target lies outside `tree`."""
+    return path.is_symlink() and not resolved(path, display=where, what="stub folder") \
+        .is_relative_to(tree)
+
+
+def _symlink_finding(name: str, where: str, what: str) -> Finding:
+    return Finding(
+        code="stub-symlink", severity=Severity.ERROR, subject=name, file=where,
+        message=f"{what} '{name}' is a symbolic link out of the template's folder; not "
+                "followed (SwiftPM would compile whatever it points at)",
+    )
+
+
+def _scan_stubs(root: Path, shown: str, tree: Path) -> tuple[tuple[Stub, ...], list[Finding]]:
     stubs: list[Stub] = []
     findings: list[Finding] = []
-    with os.scandir(root) as listing:
-        entries = sorted(listing, key=lambda e: e.name)
+    try:
+        with os.scandir(root) as listing:
+            entries = sorted(listing, key=lambda e: e.name)
+    except OSError as error:
+        raise InputError(f"cannot list the stub folder: {error.strerror}", file=shown) from None
     for entry in entries:
-        where = f"{shown}/{entry.name}"
+        name = display_name(entry.name)
+        where = f"{shown}/{name}"
         if entry.is_dir(follow_symlinks=False):
-            stubs.append(Stub(entry.name, Location(where), _has_sources(Path(entry.path))))
+            stubs.append(Stub(name, Location(where), _has_sources(Path(entry.path))))
+        elif _leaves(Path(entry.path), tree, where):
+            findings.append(_symlink_finding(name, where, "stub folder"))
         else:
             findings.append(Finding(
-                code="stray-file", severity=Severity.WARNING, subject=entry.name, file=where,
-                message=f"'{entry.name}' in the stub root is not a stub folder; it ships with "
+                code="stray-file", severity=Severity.WARNING, subject=name, file=where,
+                message=f"'{name}' in the stub root is not a stub folder; it ships with "
                         "every published branch",
             ))
     return tuple(stubs), findings

@@ -203,6 +203,9 @@ def _compose(text: str, file: str, lines: _FileLines) -> yaml.Node:
                          file=file, line=line) from None
     except yaml.YAMLError as error:
         raise InputError(f"invalid YAML: {error}", file=file) from None
+    except RecursionError:
+        # PyYAML's composer recurses once per nesting level: `[[[[…` exhausts the stack.
+        raise InputError("invalid YAML: nested too deeply to read", file=file) from None
     if not isinstance(node, yaml.MappingNode):
         raise InputError("workflow is not a YAML mapping", file=file)
     return node

@@ -1,0 +1,125 @@
+"""Opening input files: never blocking, regular files only, one-line errors naming the input.
+
+The one opener for sources, sinks and infra alike (infra is below all of them).
+
+A path given on the command line, in an action input or found in a folder may be anything the
+file system holds: a FIFO (an `open()` waits for a writer forever), a device, a directory, a
+symlink loop, a name longer than the system allows, or a regular file that is swapped for a
+FIFO between a listing and the open. So a file is opened with `O_NONBLOCK` (a FIFO opens at once
+instead of waiting), `fstat`ed on the descriptor (what was opened, not what the name pointed at a
+moment ago), and refused unless it is a regular file; then the flag is cleared for reading.
+Any OSError, RuntimeError (3.11's `Path.resolve` on a loop) or ValueError (an embedded NUL)
+becomes an InputError naming the input: the conversion happens here, at the source, so no
+caller has to remember it.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import fcntl
+import os
+import stat
+from collections.abc import Iterator
+from io import BufferedReader
+from pathlib import Path
+
+from swiftpm_guard.errors import InputError, os_problem
+
+_OPEN_FLAGS = os.O_RDONLY | os.O_NONBLOCK | os.O_NOCTTY | getattr(os, "O_CLOEXEC", 0)
+#: One phrasing for every path error, shared with the sinks (errors.os_problem).
+problem = os_problem
+
+
+def display_name(name: str) -> str:
+    """A file name as text for reports: undecodable bytes (kept by surrogateescape) become
+    U+FFFD, so JSON, Markdown and the log can always be written in UTF-8."""
+    return name.encode("utf-8", "surrogateescape").decode("utf-8", "replace")
+
+
+def file_kind(mode: int) -> str:
+    """What a non-regular file is, in words, for "… is a FIFO, expected a regular file"."""
+    for test, name in (
+        (stat.S_ISDIR, "a directory"),
+        (stat.S_ISFIFO, "a FIFO"),
+        (stat.S_ISCHR, "a character device"),
+        (stat.S_ISBLK, "a block device"),
+        (stat.S_ISSOCK, "a socket"),
+    ):
+        if test(mode):
+            return name
+    return "not a regular file"
+
+
+@contextlib.contextmanager
+def open_regular(
+    path: Path | str, *, display: str, what: str, follow_symlinks: bool = True
+) -> Iterator[BufferedReader]:
+    """A binary stream on `path` if it is a regular file; InputError at once otherwise.
+
+    `follow_symlinks=False` refuses a link at the last component too (O_NOFOLLOW): for files
+    found by walking a tree, where a link could be swapped in after the walk looked.
+    """
+    flags = _OPEN_FLAGS | (0 if follow_symlinks else os.O_NOFOLLOW)
+    try:
+        descriptor = os.open(path, flags)
+    except (OSError, ValueError) as error:
+        raise InputError(f"{what} {problem(error)}", file=display) from None
+    try:
+        mode = os.fstat(descriptor).st_mode
+        if not stat.S_ISREG(mode):
+            raise InputError(f"{what} is {file_kind(mode)}, expected a regular file",
+                             file=display)
+        flags = fcntl.fcntl(descriptor, fcntl.F_GETFL)
+        fcntl.fcntl(descriptor, fcntl.F_SETFL, flags & ~os.O_NONBLOCK)
+        stream = os.fdopen(descriptor, "rb")
+    except BaseException:
+        os.close(descriptor)
+        raise
+    with stream:
+        try:
+            yield stream
+        except OSError as error:  # a read failing half-way (EIO, a vanished network mount)
+            raise InputError(f"{what} {problem(error)}", file=display) from None
+
+
+def read_bytes(
+    path: Path | str, *, display: str, max_bytes: int, what: str, follow_symlinks: bool = True
+) -> bytes:
+    """The whole file, at most `max_bytes` (larger is an InputError)."""
+    with open_regular(path, display=display, what=what, follow_symlinks=follow_symlinks) as stream:
+        data = stream.read(max_bytes + 1)
+    if len(data) > max_bytes:
+        raise InputError(f"{what} is larger than {max_bytes} bytes; refusing to read it",
+                         file=display)
+    return data
+
+
+def is_directory(path: Path | str, *, display: str, what: str) -> bool:
+    """Whether `path` is (or links to) a folder; False when absent; InputError when unusable."""
+    try:
+        return stat.S_ISDIR(os.stat(path).st_mode)
+    except (FileNotFoundError, NotADirectoryError):
+        return False
+    except (OSError, ValueError) as error:
+        raise InputError(f"{what} {problem(error)}", file=display) from None
+
+
+def path_exists(path: Path | str, *, display: str, what: str) -> bool:
+    """Whether `path` (followed through links) exists; False when absent or dangling."""
+    try:
+        os.stat(path)
+    except (FileNotFoundError, NotADirectoryError):
+        return False
+    except (OSError, ValueError) as error:
+        raise InputError(f"{what} {problem(error)}", file=display) from None
+    return True
+
+
+def resolved(path: Path, *, display: str, what: str) -> Path:
+    """`path` with every symlink followed; InputError for a loop or an unusable name."""
+    try:
+        return path.resolve(strict=False)
+    except (OSError, RuntimeError, ValueError) as error:
+        raise InputError(f"{what} {problem(error)}", file=display) from None
+
+
