@@ -62,6 +62,7 @@ def run_audit(settings: ActionSettings, github: GitHubSession) -> int:
             "manifest": "",
             "branch": "",
             "pushed": "false",
+            "not-pushed-reason": "",
         }
         actions_io.write_outputs(settings.output_file, values)
     print(f"{verdict(report)} (conclusion: {conclusion})", flush=True)
