@@ -145,7 +145,8 @@ def test_cli_json_and_grouped_markdown(published, tmp_path, capsys):
     assert data["consistent"] is False
     assert len(data["branches"]) == len(specs)
     for entry in data["branches"]:
-        assert list(entry) == ["branch", "version", "findings"]
+        assert list(entry) == ["branch", "version", "findings", "tip"]
+        assert list(entry["tip"]) == ["commit", "author", "date", "subject"]
         for finding in entry["findings"]:
             assert list(finding) == ["code", "severity", "subject", "file", "line", "message"]
     flagged = {(e["branch"], f["code"]) for e in data["branches"] for f in e["findings"]

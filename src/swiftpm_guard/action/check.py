@@ -10,6 +10,7 @@ import tempfile
 from collections.abc import Sequence
 from pathlib import Path
 
+from swiftpm_guard.action import pr_annotations
 from swiftpm_guard.action.delivery import post
 from swiftpm_guard.action.gather import Loaded, gather
 from swiftpm_guard.action.outputs import (
@@ -101,11 +102,17 @@ def run_check(
     report = outcome.report
     report_rel, manifest_rel = _write_files(settings, outcome)
     log_findings([console_line(f) for f in report.findings])
-    markdown = "\n".join([*notes, to_markdown(report, settings.debug_suffix), *loaded.sections])
+    locate = locator(settings, loaded.templates[0].path, loaded.ref_paths)
+    sections = list(loaded.sections)
+    if pr_annotations.applies(settings):
+        locate, moved = pr_annotations.workflow_locator(settings, github, loaded, locate)
+        for finding in report.findings:
+            locate(finding)  # fills `moved`, once per finding
+        sections.append(pr_annotations.template_side_markdown(moved, settings.template_ref))
+    markdown = "\n".join([*notes, to_markdown(report, settings.debug_suffix), *sections])
     conclusion = conclusion_for(
         report, pull_request=settings.event.is_pull_request, pr_conclusion=settings.pr_conclusion
     )
-    locate = locator(settings, loaded.templates[0].path, loaded.ref_paths)
     output = build_output(report, markdown, conclusion=conclusion, locate=locate)
     post(settings, github, output, markdown, loaded.notes)
     if settings.output_file is not None:

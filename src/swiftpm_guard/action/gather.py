@@ -57,6 +57,11 @@ def _in_workspace(settings: ActionSettings, relative: str) -> Path:
     return path
 
 
+def reader_for(settings: ActionSettings, github: GitHubSession, ref: str) -> RefReader:
+    """A ref of this repository: the workspace clone's (fetched if absent), else the API."""
+    return _reader(settings, github, ref)
+
+
 def _reader(settings: ActionSettings, github: GitHubSession, ref: str) -> RefReader:
     from swiftpm_guard.sources.contents_api import ContentsRef
 

@@ -94,5 +94,7 @@ def repository_remote(settings: ActionSettings, log: Callable[[str], None]) -> R
         raise UsageError(
             f"refusing to send input {name} over plain http to {remote.origin}; use https"
         )
-    log(f"swiftpm-guard: repository {remote.url} ({where}; git uses input {name})")
+    log(f"swiftpm-guard: repository {remote.url} ({where})")
+    if token is not None:
+        log(f"swiftpm-guard: git sends input {name} (as a header, to {remote.origin} only)")
     return RepositoryRemote(remote.url, where, token, f"input {name}")

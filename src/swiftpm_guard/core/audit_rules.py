@@ -42,6 +42,20 @@ class ManifestFile:
 
 
 @dataclass(frozen=True, slots=True)
+class TipCommit:
+    """A branch's tip commit as git records it (read from the commit object)."""
+
+    commit: str
+    author: str  # "Name <email>"
+    date: str  # the author date, ISO 8601 with its offset
+    subject: str  # the message's first line
+
+    def as_dict(self) -> dict[str, str]:
+        return {"commit": self.commit, "author": self.author, "date": self.date,
+                "subject": self.subject}
+
+
+@dataclass(frozen=True, slots=True)
 class PublishedBranch:
     """What one published branch holds, as far as the audit cares."""
 
@@ -52,6 +66,7 @@ class PublishedBranch:
     stubs: tuple[Stub, ...] = ()
     #: Names of entries in the stub root that are not folders (`.DS_Store`).
     stray: tuple[str, ...] = ()
+    tip: TipCommit | None = None
 
 
 @dataclass(frozen=True, slots=True)
@@ -67,6 +82,7 @@ class BranchAudit:
     version: str | None  # the version the branch name carries
     findings: tuple[Finding, ...]
     manifest: PublishedManifest | None = None  # Package.swift as read, for URL checks
+    tip: TipCommit | None = None  # the branch's tip commit, when it was read
 
     @property
     def has_errors(self) -> bool:
@@ -189,7 +205,28 @@ def _audit_branch(branch: PublishedBranch,
         f"'{name}' in the stub root is not a stub folder; it ships with this branch",
         f"{branch.stubs_dir}/{name}", severity=Severity.WARNING,
     ) for name in branch.stray]
-    return BranchAudit(branch.name, version, tuple(findings), primary), uses
+    findings += _tip_findings(branch, version, primary.version if primary else None)
+    return BranchAudit(branch.name, version, tuple(findings), primary, branch.tip), uses
+
+
+def _tip_findings(branch: PublishedBranch, version: str | None,
+                  manifest_version: str | None) -> list[Finding]:
+    """`edited-after-publish`: the tip is not a publish commit, whose subject is the version
+    it published (the branch's, or the manifest's when those differ: `branch-version` says so).
+
+    A reviewed hand fix on top of the bot's commit is legitimate but invisible otherwise; an
+    `--allow-overwrite` would throw it away, `publish --update` builds on it.
+    """
+    tip = branch.tip
+    if tip is None or version is None or tip.subject in (version, manifest_version):
+        return []
+    return [_finding(
+        "edited-after-publish", branch.name,
+        f"the tip {tip.commit[:12]} (\"{tip.subject[:80]}\", {tip.author}, {tip.date}) is not "
+        f"the publish commit of {version}: the branch was edited after publishing. Review the "
+        "edit; to republish on top of it use publish --update, never --allow-overwrite",
+        severity=Severity.WARNING,
+    )]
 
 
 def _placeholder_findings(path: str, text: str) -> list[Finding]:
