@@ -44,6 +44,6 @@ def matrix_markdown(lines: Sequence[LineResult], debug_suffix: str) -> str:
         result = "consistent" if errors == 0 else f"{errors} error(s): " + "; ".join(
             words or sorted({f.code for f in line.findings if f.severity is Severity.ERROR})
         )
-        cell = result.replace("|", "\\|")
-        rows.append(f"| `{line.ref}` | {line.names} | {cell} |")
+        ref, cell = (text.replace("|", "\\|") for text in (line.ref, result))
+        rows.append(f"| `{ref}` | {line.names} | {cell} |")
     return "\n".join(rows) + "\n"
