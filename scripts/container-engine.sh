@@ -28,7 +28,9 @@
 # Environment: SWIFTPM_GUARD_ENGINE=auto|docker|podman (default auto: docker, then podman),
 # SWIFTPM_GUARD_ENGINE_DIR (data root, default /var/lib/swiftpm-guard/engine),
 # SWIFTPM_GUARD_ENGINE_RUN (socket, PIDs, logs; default /run/swiftpm-guard-engine),
-# SWIFTPM_GUARD_CACHE (rootfs tarballs, default /var/cache/swiftpm-guard).
+# SWIFTPM_GUARD_CACHE (rootfs tarballs, default /var/cache/swiftpm-guard),
+# SWIFTPM_GUARD_DEBIAN_MIRROR / SWIFTPM_GUARD_DEBIAN_SECURITY (the archives to debootstrap from;
+# default: the first .../debian and .../debian-security URIs in apt's own sources).
 set -euo pipefail
 
 HERE=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
@@ -227,11 +229,9 @@ from_image() {
   echo "${name:-debian:bookworm-slim}"
 }
 
-# The suite apt uses for `bookworm/main` (or bookworm-security/main): the mirror to debootstrap.
-apt_mirror() {
-  apt-cache policy 2>/dev/null \
-    | awk -v suite="$1/main" '$3 == suite && $5 == "Packages" { print $2; exit }'
-}
+# The Debian archives apt already uses here: debian_archive (shared with swift-toolchain.sh).
+# shellcheck source=apt-sources.sh
+source "$HERE/apt-sources.sh"
 
 # What the official slim images leave out of every package, in our own words: documentation
 # (copyright files stay), man and info pages, translations.
@@ -288,9 +288,10 @@ slim_rootfs() {
 build_rootfs() {
   local tarball=$1 mirror security work
   install_packages debootstrap
-  mirror=$(apt_mirror bookworm)
-  mirror=${mirror:-http://deb.debian.org/debian}
-  security=$(apt_mirror bookworm-security)
+  mirror=${SWIFTPM_GUARD_DEBIAN_MIRROR:-$(debian_archive debian || true)}
+  [ -n "$mirror" ] || die "no Debian archive in apt's sources; set SWIFTPM_GUARD_DEBIAN_MIRROR"
+  # The security archive is optional: without one the rootfs simply has no security source.
+  security=${SWIFTPM_GUARD_DEBIAN_SECURITY:-$(debian_archive debian-security || true)}
   mkdir -p "$CACHE"
   work=$(mktemp -d "$CACHE/rootfs.XXXXXX")
   log "debootstrap --variant=minbase bookworm from $mirror (about a minute)"

@@ -6,6 +6,12 @@ import pytest
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 
 from support.release import Release, write_release
+from support.tiers import TierSummary
+
+
+def pytest_configure(config: pytest.Config) -> None:
+    # The run's last lines say which tiers ran and which were skipped (support/tiers.py).
+    config.pluginmanager.register(TierSummary(), "swiftpm-guard-tiers")
 
 
 @pytest.fixture

@@ -16,6 +16,8 @@ import pytest
 
 from support.git_http import GitHttpServer, git_http_server
 from support.git_remote import Spy, make_spy, make_template_remote
+from support.tls import LoopbackCA, make_test_ca
+from support.zip_server import ZipServer, serve_zips
 
 TOOLCHAIN_WRAPPER = Path("/var/cache/swiftpm-guard/swift-trixie/bin/swift")
 
@@ -45,9 +47,37 @@ def swift() -> str:
 
 
 @pytest.fixture(scope="session")
+def swift_net(swift: str) -> str:
+    """A `swift` that may use the network, for `swift package resolve`: the toolchain wrapper's
+    networked twin `bin/swift-net` beside it, else `swift` itself (a real toolchain)."""
+    twin = Path(swift).with_name("swift-net")
+    if os.access(twin, os.X_OK):
+        return str(twin)
+    with open(swift, "rb") as stream:
+        if b"swiftpm-guard trixie chroot" in stream.read(4096):
+            pytest.fail(f"{swift} is the network-less toolchain wrapper and {twin} is missing: "
+                        "run scripts/swift-toolchain.sh again")
+    return swift
+
+
+@pytest.fixture(scope="session")
 def swift_cache(tmp_path_factory) -> Path:
     """One cache for the session: each distinct manifest costs SwiftPM time only once."""
     return tmp_path_factory.mktemp("swiftpm-cache")
+
+
+# -- hosted zips over loopback HTTPS -------------------------------------------------------
+
+@pytest.fixture(scope="session")
+def test_ca(tmp_path_factory: pytest.TempPathFactory) -> LoopbackCA:
+    return make_test_ca(tmp_path_factory.mktemp("ca"))
+
+
+@pytest.fixture
+def https(test_ca: LoopbackCA, monkeypatch: pytest.MonkeyPatch) -> Iterator[ZipServer]:
+    monkeypatch.setenv("SSL_CERT_FILE", str(test_ca.ca_pem))  # for verify_hosted's urllib
+    with serve_zips(test_ca.server_context()) as server:
+        yield server
 
 
 # -- publishing against real git remotes ------------------------------------------------------

@@ -6,11 +6,18 @@ from __future__ import annotations
 import pytest
 
 from support.git_remote import refs
+from support.release import Release, write_release
 from support.zip_server import Route, serve_zips
 from swiftpm_guard.cli.main import main
 
 BRANCH = "refs/heads/swiftpm-1.2.3"
 FAST = ["--url-timeout", "2", "--url-retries", "0"]
+
+
+@pytest.fixture
+def release(tmp_path) -> Release:
+    """Zips SwiftPM accepts (a real XCFramework Info.plist): --verify-urls looks inside."""
+    return write_release(tmp_path / "release", real_zips=True)
 
 
 @pytest.fixture

@@ -6,7 +6,7 @@ import json
 import pytest
 
 from support.published import BranchSpec, build_repo
-from support.release import write_release, write_zip
+from support.release import write_real_zip, write_release, write_zip
 from support.zip_server import Route, serve_zips
 from swiftpm_guard.cli.main import main
 from swiftpm_guard.core.model import Location
@@ -28,7 +28,7 @@ def zips(tmp_path):
     made = {}
     for name in ("alpha", "beta"):
         path = tmp_path / f"{name}-1.0.0.zip"
-        digest = write_zip(path, name, payload_size=300_000)
+        digest = write_real_zip(path, name, payload_size=300_000)
         made[name] = (path.read_bytes(), digest)
     return made
 
@@ -125,7 +125,7 @@ def serve_release(server, release, prefix="frameworks/"):
 
 
 def test_check_verify_urls_end_to_end(server, tmp_path, capsys):
-    release = write_release(tmp_path / "release")
+    release = write_release(tmp_path / "release", real_zips=True)
     serve_release(server, release)
     args = ["check", "--template", str(release.template), "--version", release.version,
             "--checksums", str(release.checksums), "--verify-urls",
@@ -133,7 +133,8 @@ def test_check_verify_urls_end_to_end(server, tmp_path, capsys):
     assert main(args) == 0
     assert len(server.hits) == 20  # every binary target, debug twins and threadpool included
     # One upload went wrong, one never happened.
-    server.routes["/frameworks/kernels_llm-1.2.3.zip"].body = b"PK\x03\x04 another build"
+    write_real_zip(tmp_path / "rebuilt.zip", "kernels_llm", signed=True)  # another build
+    server.routes["/frameworks/kernels_llm-1.2.3.zip"].body = (tmp_path / "rebuilt.zip").read_bytes()
     server.routes["/frameworks/kernels_llm-1.2.3.zip"].length = None
     del server.routes["/frameworks/threadpool_debug-1.2.3.zip"]
     report = tmp_path / "r.json"
@@ -148,8 +149,22 @@ def test_check_verify_urls_end_to_end(server, tmp_path, capsys):
     assert main([*args, "--warn", "url-checksum", "--warn", "url-missing"]) == 0
 
 
+def test_a_zip_swiftpm_finds_no_artifact_in_is_url_no_artifact(server, tmp_path):
+    """The fixture zips of before (an Info.plist without AvailableLibraries) fail every
+    consumer: SwiftPM says "does not contain a binary artifact" (test_resolve_oracle.py)."""
+    path = tmp_path / "old-1.0.0.zip"
+    digest = write_zip(path, "old")
+    server.routes["/old.zip"] = Route(path.read_bytes())
+    (finding,) = verify_hosted([target(server, "old.zip", digest, name="old")], FAST)
+    assert finding.code == "url-no-artifact"
+    assert "old.xcframework/Info.plist is not XCFramework metadata" in finding.message
+    # Looking inside can be turned off (only the hash is compared then).
+    blind = UrlSettings(timeout=0.5, retries=0, archive_contents=False)
+    assert verify_hosted([target(server, "old.zip", digest, name="old")], blind) == []
+
+
 def test_render_writes_nothing_when_a_url_fails(server, tmp_path):
-    release = write_release(tmp_path / "release")
+    release = write_release(tmp_path / "release", real_zips=True)
     serve_release(server, release)
     del server.routes["/frameworks/executorch-1.2.3.zip"]
     out = tmp_path / "Package.swift"
@@ -168,7 +183,7 @@ def test_audit_verify_urls_fetches_what_each_branch_promises(server, tmp_path):
         for name in ("executorch", "executorch_debug", "threadpool", "threadpool_debug"):
             path = zips_dir / f"{name}-{version}.zip"
             # Each version's build differs (same bytes would be a reused-checksum finding).
-            checksums[name] = write_zip(path, name, payload_size=64 + len(specs))
+            checksums[name] = write_real_zip(path, name, payload_size=64 + len(specs))
             server.routes[f"/dl/{path.name}"] = Route(path.read_bytes())
         specs.append(BranchSpec(version, products=["executorch"], checksums=checksums))
     repo = build_repo(tmp_path / "r.git", specs)
@@ -188,7 +203,7 @@ def test_audit_verify_urls_fetches_what_each_branch_promises(server, tmp_path):
 
 def test_default_base_is_the_manifests_own_url(server, tmp_path):
     """Without --base-url the template's own `let url = "…"` is the base (here: loopback)."""
-    release = write_release(tmp_path / "release")
+    release = write_release(tmp_path / "release", real_zips=True)
     text = release.template.read_text()
     release.template.write_text(text.replace("https://example.invalid/frameworks/",
                                              server.url("cdn/")))
@@ -202,8 +217,10 @@ def test_hash_of_served_bytes_is_sha256(server):
     body = b"PK\x03\x04" + bytes(range(256)) * 5000
     server.routes["/x.zip"] = Route(body)
     good = hashlib.sha256(body).hexdigest()
-    assert verify_hosted([target(server, "x.zip", good)], FAST) == []
-    [bad] = verify_hosted([target(server, "x.zip", "0" * 64)], FAST)
+    # Not a readable zip after its signature, so only the hash is compared here.
+    hash_only = UrlSettings(timeout=0.5, retries=1, archive_contents=False)
+    assert verify_hosted([target(server, "x.zip", good)], hash_only) == []
+    [bad] = verify_hosted([target(server, "x.zip", "0" * 64)], hash_only)
     assert bad.code == "url-checksum" and f"{len(body)} bytes" in bad.message
 
 
@@ -214,7 +231,7 @@ def test_argparse_helper_wires_verify_absent_in_one_line(server, tmp_path):
     from swiftpm_guard.cli.url_options import absent_findings, add_url_arguments
     from swiftpm_guard.sources.template import load_template
 
-    release = write_release(tmp_path / "release")
+    release = write_release(tmp_path / "release", real_zips=True)
     template, _ = load_template(release.template)
     parser = argparse.ArgumentParser()
     add_url_arguments(parser, flag="--verify-absent")

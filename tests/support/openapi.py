@@ -1,7 +1,7 @@
 """GitHub's published OpenAPI subset, made usable for validating requests and responses.
 
-The subset lives outside the repository (`<repo>/../shared/github-api/openapi-subset.json` in CI).
-Its schemas are OpenAPI 3.0 objects: `nullable` is not JSON Schema, so we rewrite it into
+The subset is kept in the repository, `tests/support/github-openapi/openapi-subset.json` (where
+it comes from and how it is cut: the README beside it). Its schemas are OpenAPI 3.0 objects: `nullable` is not JSON Schema, so we rewrite it into
 `type: [..., "null"]` before handing the schema to `jsonschema`.
 """
 
@@ -20,23 +20,20 @@ from urllib.parse import unquote
 
 import jsonschema
 
-SUBSET = Path("shared") / "github-api" / "openapi-subset.json"
+#: The in-repo copy, and only it: tests never look beside or above the clone for files.
+SUBSET = Path(__file__).resolve().parent / "github-openapi" / "openapi-subset.json"
 #: Path parameters that may hold slashes (`contents/dir/file`, `git/ref/heads/a/b`).
 _GREEDY = {"path", "ref"}
 
 
-def find_schema(start: Path | None = None) -> Path:
-    """`<repo>/../shared/...` first (how CI lays it out), then any ancestor's `shared/`."""
-    here = (start or Path(__file__)).resolve()
-    repo = next((p for p in here.parents if (p / "pyproject.toml").is_file()), here.parent)
-    for folder in [repo.parent, *repo.parent.parents]:
-        candidate = folder / SUBSET
-        if candidate.is_file():
-            return candidate
-    raise FileNotFoundError(
-        f"GitHub's OpenAPI subset not found: expected {repo.parent / SUBSET} "
-        "(CI clones the repository with ../shared beside it)"
-    )
+def schema_path() -> Path:
+    """The subset's path in this checkout; a clone without it is broken, so say so plainly."""
+    if not SUBSET.is_file():
+        raise FileNotFoundError(
+            f"GitHub's OpenAPI subset is missing from the checkout: {SUBSET} "
+            "(it is committed; restore it with git, or regenerate it as its README says)"
+        )
+    return SUBSET
 
 
 def json_schema(node: Any) -> Any:
@@ -202,7 +199,7 @@ class Spec:
 
 @cache
 def load_spec(path: Path | None = None) -> Spec:
-    return Spec(json.loads((path or find_schema()).read_text(encoding="utf-8")))
+    return Spec(json.loads((path or schema_path()).read_text(encoding="utf-8")))
 
 
 def synthesize(schema: Any) -> Any:

@@ -8,6 +8,8 @@ binary-only targets; a helper that synthesises a `<key>_debug` twin of every key
 from __future__ import annotations
 
 import hashlib
+import plistlib
+import stat
 import zipfile
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field
@@ -175,6 +177,125 @@ def write_zip(path: Path, name: str, payload_size: int = 64) -> str:
     return hashlib.sha256(path.read_bytes()).hexdigest() if payload_size < 2**26 else ""
 
 
+_STAMP = (2025, 1, 1, 0, 0, 0)
+
+
+@dataclass(frozen=True)
+class Slice:
+    """One AvailableLibraries entry: a static library (`lib<name>.a` + Headers), or with
+    `framework` a macOS-style versioned `<name>.framework` bundle."""
+
+    identifier: str
+    platform: str
+    architectures: tuple[str, ...] = ("arm64",)
+    variant: str | None = None
+    framework: bool = False
+
+
+#: iOS device and simulator as static libraries, macOS as a versioned framework bundle.
+REAL_SLICES = (
+    Slice("ios-arm64", "ios"),
+    Slice("ios-arm64_x86_64-simulator", "ios", ("arm64", "x86_64"), "simulator"),
+    Slice("macos-arm64_x86_64", "macos", ("arm64", "x86_64"), framework=True),
+)
+
+
+def xcframework_plist(name: str, slices: Sequence[Slice] = REAL_SLICES) -> bytes:
+    """The Info.plist `xcodebuild -create-xcframework` writes, for `slices`."""
+    libraries = []
+    for piece in slices:
+        entry: dict[str, object] = {
+            "LibraryIdentifier": piece.identifier,
+            "LibraryPath": f"{name}.framework" if piece.framework else f"lib{name}.a",
+            "SupportedArchitectures": list(piece.architectures),
+            "SupportedPlatform": piece.platform,
+        }
+        if not piece.framework:
+            entry["HeadersPath"] = "Headers"
+        if piece.variant:
+            entry["SupportedPlatformVariant"] = piece.variant
+        libraries.append(entry)
+    return plistlib.dumps({"AvailableLibraries": libraries, "CFBundlePackageType": "XFWK",
+                           "XCFrameworkFormatVersion": "1.0"}, sort_keys=True)
+
+
+def _add(archive: zipfile.ZipFile, name: str, data: bytes = b"", *, link: bool = False) -> None:
+    info = zipfile.ZipInfo(name, _STAMP)
+    info.create_system = 3  # Unix, so unzip honours the mode bits (and the symlink type)
+    if name.endswith("/"):
+        info.external_attr = ((stat.S_IFDIR | 0o755) << 16) | 0x10
+    elif link:
+        info.external_attr = (stat.S_IFLNK | 0o755) << 16
+    else:
+        info.external_attr = (stat.S_IFREG | 0o644) << 16
+    archive.writestr(info, data)
+
+
+def write_real_zip(path: Path, name: str, *, slices: Sequence[Slice] = REAL_SLICES,
+                   plist: bytes | None = None, flatten_links: bool = False,
+                   signed: bool = False, root: str | None = None,
+                   extra: Sequence[str] = (), payload_size: int = 64) -> str:
+    """A deterministic zip shaped like `zip -ry` of a real `<name>.xcframework`; its SHA-256.
+
+    Opt-in beside `write_zip` (whose bytes the committed examples pin). `plist` replaces the
+    Info.plist (None: the real one for `slices`); `flatten_links` stores the macOS bundle's
+    symlinks as copies (`zip -r` without `-y`); `signed` adds `_CodeSignature/`; `root`
+    replaces the `<name>.xcframework` folder name ("" puts its contents at the zip's root);
+    `extra` adds empty folders (e.g. `Tool.artifactbundle/`); `payload_size` is the size of
+    each slice's binary.
+    """
+    top = f"{name}.xcframework/" if root is None else (f"{root}/" if root else "")
+    seed = (hashlib.sha256(name.encode()).digest() * (payload_size // 32 + 1))[:payload_size]
+    with zipfile.ZipFile(path, "w", compression=zipfile.ZIP_STORED) as archive:
+        if top:
+            _add(archive, top)
+        _add(archive, f"{top}Info.plist", plist if plist is not None else
+             xcframework_plist(name, slices))
+        for piece in slices:
+            base = f"{top}{piece.identifier}/"
+            _add(archive, base)
+            if piece.framework:
+                _framework(archive, f"{base}{name}.framework/", name, seed, flatten_links)
+            else:
+                _add(archive, f"{base}Headers/")
+                _add(archive, f"{base}Headers/{name}.h", f"// {name}\n".encode())
+                _add(archive, f"{base}lib{name}.a", seed)
+        if signed:
+            _add(archive, f"{top}_CodeSignature/")
+            _add(archive, f"{top}_CodeSignature/CodeResources", b"<plist/>\n")
+        for folder in extra:
+            _add(archive, folder.rstrip("/") + "/")
+    return hashlib.sha256(path.read_bytes()).hexdigest()
+
+
+def _framework(archive: zipfile.ZipFile, bundle: str, name: str, seed: bytes,
+               flatten: bool) -> None:
+    """A versioned macOS bundle: Versions/A holds the files, the rest are symlinks."""
+    files = {f"{name}": seed, f"Headers/{name}.h": f"// {name}\n".encode(),
+             "Resources/Info.plist": plistlib.dumps({"CFBundleExecutable": name})}
+    _add(archive, bundle)
+    _add(archive, f"{bundle}Versions/")
+    for version in ("A", "Current") if flatten else ("A",):
+        _add(archive, f"{bundle}Versions/{version}/")
+        for relative, data in files.items():
+            if "/" in relative:
+                _add(archive, f"{bundle}Versions/{version}/{relative.split('/')[0]}/")
+            _add(archive, f"{bundle}Versions/{version}/{relative}", data)
+    if not flatten:
+        _add(archive, f"{bundle}Versions/Current", b"A", link=True)
+    for top in (name, "Headers", "Resources"):
+        if flatten:
+            if top == name:
+                _add(archive, f"{bundle}{top}", files[name])
+            else:
+                _add(archive, f"{bundle}{top}/")
+                for relative, data in files.items():
+                    if relative.startswith(f"{top}/"):
+                        _add(archive, f"{bundle}{relative}", data)
+        else:
+            _add(archive, f"{bundle}{top}", f"Versions/Current/{top}".encode(), link=True)
+
+
 WORKFLOW = """\
 name: apple
 on:
@@ -207,15 +328,19 @@ def workflow_text(frameworks: Iterable[str]) -> str:
 def write_release(root: Path, version: str = "1.2.3",
                   products: Sequence[str] = PRODUCT_KEYS,
                   binary_only: Sequence[str] = BINARY_ONLY_KEYS,
-                  built: Sequence[str] | None = None) -> Release:
-    """A whole release: template branch, zips for `built` keys, checksums.txt, workflow."""
+                  built: Sequence[str] | None = None, real_zips: bool = False) -> Release:
+    """A whole release: template branch, zips for `built` keys, checksums.txt, workflow.
+
+    `real_zips`: zips with a real XCFramework Info.plist and slices (`write_real_zip`),
+    which SwiftPM accepts; the default keeps `write_zip`'s bytes, which examples pin."""
     template = write_template_branch(root / "swiftpm", products, binary_only)
     keys = list(built) if built is not None else [*products, *binary_only]
     artifacts = root / "artifacts"
     artifacts.mkdir(parents=True, exist_ok=True)
     checksum_of = {}
     for name in all_names(keys):
-        checksum_of[name] = write_zip(artifacts / f"{name}-{version}.zip", name)
+        path = artifacts / f"{name}-{version}.zip"
+        checksum_of[name] = write_real_zip(path, name) if real_zips else write_zip(path, name)
     checksums = root / "checksums.txt"
     checksums.write_text("".join(f"{n} {c}\n" for n, c in checksum_of.items()))
     workflow = root / "workflow" / "apple.yml"

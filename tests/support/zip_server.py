@@ -3,12 +3,14 @@
 Binds 127.0.0.1 port 0 in a daemon thread. Each path has a `Route`: bytes (with a status and
 content type), a status only, a stall (bounded: it ends when the server stops), a redirect,
 a body streamed from a generator (a 1 GB zip never sits in memory), or a number of 503s
-before the bytes. `hits` counts requests per path so retries can be asserted.
+before the bytes. `hits` counts requests per path so retries can be asserted. With `tls`
+(a server SSLContext, e.g. from support/tls.py) it serves HTTPS at `https://127.0.0.1:PORT/`.
 """
 
 from __future__ import annotations
 
 import contextlib
+import ssl
 import threading
 from collections import Counter
 from collections.abc import Callable, Iterable, Iterator
@@ -28,15 +30,39 @@ class Route:
     fail_first: int = 0  # answer 503 this many times first
 
 
+class _TLSServer(ThreadingHTTPServer):
+    """Handshakes in the handler's thread, so one client that never finishes blocks nobody."""
+
+    context: ssl.SSLContext
+
+    def get_request(self):  # type: ignore[no-untyped-def]
+        sock, address = super().get_request()
+        return self.context.wrap_socket(sock, server_side=True,
+                                        do_handshake_on_connect=False), address
+
+    def finish_request(self, request, client_address):  # type: ignore[no-untyped-def]
+        request.settimeout(30)
+        try:
+            request.do_handshake()
+        except (ssl.SSLError, OSError):
+            return  # a client that does not trust the CA gives up here
+        super().finish_request(request, client_address)
+
+
 class ZipServer:
-    def __init__(self) -> None:
+    def __init__(self, tls: ssl.SSLContext | None = None) -> None:
         self.routes: dict[str, Route] = {}
         self.hits: Counter[str] = Counter()
         self.stopping = threading.Event()
         self._lock = threading.Lock()
-        self._server = ThreadingHTTPServer(("127.0.0.1", 0), self._handler())
+        if tls is None:
+            self._server = ThreadingHTTPServer(("127.0.0.1", 0), self._handler())
+        else:
+            self._server = _TLSServer(("127.0.0.1", 0), self._handler())
+            self._server.context = tls
         self._server.daemon_threads = True
-        self.base = f"http://127.0.0.1:{self._server.server_address[1]}/"
+        scheme = "https" if tls is not None else "http"
+        self.base = f"{scheme}://127.0.0.1:{self._server.server_address[1]}/"
 
     def _handler(self) -> type[BaseHTTPRequestHandler]:
         server = self
@@ -91,8 +117,8 @@ class ZipServer:
 
 
 @contextlib.contextmanager
-def serve_zips() -> Iterator[ZipServer]:
-    server = ZipServer()
+def serve_zips(tls: ssl.SSLContext | None = None) -> Iterator[ZipServer]:
+    server = ZipServer(tls)
     thread = threading.Thread(target=server._server.serve_forever,
                               kwargs={"poll_interval": 0.05}, daemon=True)
     thread.start()

@@ -251,8 +251,9 @@ def _summary(item: Rendered) -> TemplateSummary:
 
 
 def apply_warn(findings: Iterable[Finding], warn: frozenset[str]) -> list[Finding]:
-    """`--warn CODE`: findings of those codes become warnings."""
-    return [dataclasses.replace(f, severity=Severity.WARNING) if f.code in warn else f
+    """`--warn CODE`: error findings of those codes become warnings (notices stay notices)."""
+    return [dataclasses.replace(f, severity=Severity.WARNING)
+            if f.code in warn and f.severity is Severity.ERROR else f
             for f in findings]
 
 

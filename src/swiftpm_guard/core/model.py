@@ -18,6 +18,7 @@ SHA256_RE = re.compile(r"[0-9a-f]{64}")
 class Severity(enum.StrEnum):
     ERROR = "error"
     WARNING = "warning"
+    NOTICE = "notice"  # informational: what was proven, or what is worth knowing
 
 
 class Role(enum.StrEnum):
@@ -186,7 +187,19 @@ CODES: dict[str, str] = {
     "url-error": "--verify-urls: other HTTP status, TLS or network error, or timeout (retried)",
     "url-checksum": "--verify-urls: the served bytes do not hash to the manifest's checksum",
     "url-not-zip": "--verify-urls: the URL serves something that is not a zip (an HTML page)",
+    "url-no-artifact": "--verify-urls: the zip holds no XCFramework (or artifact bundle) "
+    "metadata SwiftPM can read: 'does not contain a binary artifact'",
     "url-exists": "--verify-absent: a zip URL of this version already exists",
+    "zip-plist": "a zip's <name>.xcframework/Info.plist is missing or not XCFramework metadata",
+    "zip-library-missing": "a library path the xcframework's Info.plist lists is not in the zip",
+    "zip-symlinks": "a macOS framework in a zip stores copies where its symlinks belong",
+    "zip-mixed": "a zip holds both an .xcframework and an .artifactbundle",
+    "zip-signature": "whether a zip's xcframework is code-signed (notice)",
+    "resolve-failed": "resolve: the real SwiftPM rejects a binary target (its exact error)",
+    "resolve-error": "resolve: swift package resolve failed naming no target, or fetched an "
+    "unexpected URL",
+    "resolved": "resolve: SwiftPM downloaded a binary target, verified it and accepted it "
+    "(notice)",
     "branch-exists": "publish: the swiftpm-<version> branch is already on the remote (or appeared "
     "while publishing); published versions are never rewritten without --allow-overwrite",
 }

@@ -26,6 +26,7 @@ from swiftpm_guard.core.model import (
     SwiftStatus,
     TemplateSummary,
 )
+from swiftpm_guard.core.urls import other_release
 
 #: Findings the evaluation recomputes; the static ones are dropped once SwiftPM has spoken.
 _TWO_WAY = frozenset({"unfilled-placeholder", "unclaimed-artifact"})
@@ -75,6 +76,9 @@ def url_problems(target: EvaluatedTarget, version: str) -> list[str]:
         problems.append("it does not end in .zip")
     if not re.search(rf"(?<![0-9.]){re.escape(version)}(?![0-9]|\.[0-9])", target.url):
         problems.append(f"it does not contain the version {version}")
+    elsewhere = other_release(target.url, version)
+    if elsewhere is not None:
+        problems.append(elsewhere)
     file_name = parts.path.rsplit("/", 1)[-1]
     if not re.search(rf"(?<![A-Za-z0-9_]){re.escape(target.name)}(?![A-Za-z0-9_])", file_name):
         problems.append(f"its file name '{file_name}' does not name the target")

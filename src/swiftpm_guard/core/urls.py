@@ -11,6 +11,7 @@ import re
 import string
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
+from urllib.parse import unquote, urlsplit
 
 from swiftpm_guard.core.model import NAME_RE, Artifact, Location, Rendered
 from swiftpm_guard.core.published_manifest import PublishedManifest, base_url_in
@@ -20,6 +21,10 @@ DEFAULT_URL_TEMPLATE = "{base_url}{name}-{version}.zip"
 _FIELDS = frozenset({"base_url", "name", "version"})
 _BASE_RE = re.compile(r"https?://[^\s@/?#]+(?:/[^\s?#]*)?")
 _VERSION_RE = re.compile(r"[0-9A-Za-z][0-9A-Za-z._+-]{0,63}")
+#: GitHub (and GHES) release assets: the tag is the path segment after /releases/download/.
+_RELEASE_TAG_RE = re.compile(r"/releases/download/([^/]+)/")
+#: A release-like number in a URL path: X.Y.Z or X.Y.Z.W (X.Y alone is too often a platform).
+_VERSION_TOKEN_RE = re.compile(r"(?<![0-9.])[0-9]+(?:\.[0-9]+){2,3}(?![0-9]|\.[0-9])")
 
 
 @dataclass(frozen=True, slots=True)
@@ -45,6 +50,8 @@ class UrlSettings:
     #: `--verify-absent` only: a 403 counts as "absent". An S3 bucket that is public-read but
     #: grants no list right answers 403, not 404, for a key that does not exist.
     absent_on_403: bool = False
+    #: Look inside each downloaded zip as SwiftPM does (spooled to a temporary file on disk).
+    archive_contents: bool = True
 
     def __post_init__(self) -> None:
         validate_url_template(self.template)
@@ -58,6 +65,25 @@ class UrlSettings:
             raise UsageError(f"--url-retries {self.retries} is not between 0 and 5")
         if not 1 <= self.jobs <= 32:
             raise UsageError(f"--url-jobs {self.jobs} is not between 1 and 32")
+
+
+def other_release(url: str, version: str) -> str | None:
+    """Why `url` points at another release's zip than `version`'s (None: it does not).
+
+    The sentry-cocoa 8.22.0 class: the file name carries the right version but the release
+    tag (`/releases/download/<tag>/`) or another folder of the path names an older one, so
+    every consumer of the new version downloads the old zip (and fails its checksum).
+    """
+    path = unquote(urlsplit(url).path)
+    tag = _RELEASE_TAG_RE.search(path)
+    if tag is not None and version not in _VERSION_TOKEN_RE.findall(tag.group(1)) \
+            and tag.group(1) not in (version, f"v{version}"):
+        return f"its release tag '{tag.group(1)}' is not the version {version}"
+    folders = path.rsplit("/", 1)[0]
+    others = sorted({t for t in _VERSION_TOKEN_RE.findall(folders) if t != version})
+    if others:
+        return f"its path names version {others[0]}, not {version}"
+    return None
 
 
 def validate_url_template(template: str) -> str:

@@ -54,7 +54,7 @@ def console_line(finding: Finding) -> str:
 
 def verdict(report: Report) -> str:
     errors = sum(f.severity is Severity.ERROR for f in report.findings)
-    warnings = len(report.findings) - errors
+    warnings = sum(f.severity is Severity.WARNING for f in report.findings)
     counts = ""
     if report.binary_targets is not None:
         products = "?" if report.products is None else str(report.products)

@@ -21,7 +21,7 @@ from swiftpm_guard.core.check_run import (
 from swiftpm_guard.core.model import Finding, Report, Severity
 from swiftpm_guard.report.check import console_line, verdict
 
-_LEVEL = {Severity.ERROR: "failure", Severity.WARNING: "warning"}
+_LEVEL = {Severity.ERROR: "failure", Severity.WARNING: "warning", Severity.NOTICE: "notice"}
 
 
 def conclusion_for(report: Report, *, pull_request: bool, pr_conclusion: str) -> str:

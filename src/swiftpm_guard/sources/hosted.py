@@ -6,12 +6,20 @@ and hashing overlap. Each request has a timeout per connect and per read, a dead
 whole download, and a bounded number of retries for failures that may pass (timeouts, resets,
 5xx, 429). 404/410 are final. The first bytes must be a zip's signature: a CDN's HTML error
 page served with status 200 is caught without hashing it.
+
+Then the archive is judged as SwiftPM judges it after its checksum check (the real SwiftPM
+agrees target by target: tests/integration/test_resolve_oracle.py): the bytes are spooled to
+an unlinked temporary file (disk, not memory) while hashed, and its central directory and
+metadata entries are read back: a zip zipfile cannot read is `url-not-zip` (SwiftPM: "invalid
+archive"), one holding no folder with XCFramework or artifact-bundle metadata is
+`url-no-artifact` (SwiftPM: "does not contain a binary artifact").
 """
 
 from __future__ import annotations
 
 import hashlib
 import http.client
+import tempfile
 import time
 import urllib.error
 import urllib.request
@@ -23,6 +31,8 @@ from typing import IO
 from swiftpm_guard import __version__
 from swiftpm_guard.core.model import Finding, Severity
 from swiftpm_guard.core.urls import HostedZip, UrlSettings
+from swiftpm_guard.core.zip_rules import ZipContents, decode_xcframework, derive_artifacts
+from swiftpm_guard.sources.zip_contents import UnreadableZip, read_zip_contents
 
 _CHUNK = 1024 * 1024
 #: Local file header, empty archive, spanned archive: the ways a zip file can begin.
@@ -48,6 +58,7 @@ class Fetched:
     sha256: str | None = None
     detail: str = ""
     size: int = 0
+    no_artifact: str | None = None  # a zip SwiftPM finds no binary artifact in: why
 
 
 class _NoOtherSchemes(urllib.request.HTTPRedirectHandler):
@@ -116,6 +127,37 @@ def _download(url: str, settings: UrlSettings) -> Fetched:
 
 def _hash_stream(response: http.client.HTTPResponse, started: float, settings: UrlSettings,
                  content_type: str) -> Fetched:
+    if not settings.archive_contents:
+        return _hash_into(response, started, settings, content_type, None)
+    with tempfile.TemporaryFile(prefix="swiftpm-guard-zip.") as spool:
+        fetched = _hash_into(response, started, settings, content_type, spool)
+        if fetched.state != "zip":
+            return fetched
+        spool.seek(0)
+        try:
+            contents = read_zip_contents(spool)
+        except UnreadableZip as error:
+            return Fetched("not-zip", detail=f"not a readable zip archive ({error})",
+                           size=fetched.size)
+        return Fetched("zip", fetched.sha256, size=fetched.size,
+                       no_artifact=_why_no_artifact(contents))
+
+
+def _why_no_artifact(contents: ZipContents) -> str | None:
+    if derive_artifacts(contents):
+        return None
+    plists = sorted(n for n in contents.metadata if n.lower().endswith(".xcframework/info.plist"))
+    if plists:
+        why = decode_xcframework(contents.metadata[plists[0]])
+        return f"{plists[0]} is not XCFramework metadata ({why})"
+    roots = sorted({e.name.split("/", 1)[0] for e in contents.entries})
+    shown = ", ".join(roots[:5]) + (", …" if len(roots) > 5 else "")
+    return (f"no folder in it holds an XCFramework Info.plist or an artifact bundle's "
+            f"info.json (top level: {shown or 'nothing'})")
+
+
+def _hash_into(response: http.client.HTTPResponse, started: float, settings: UrlSettings,
+               content_type: str, spool: IO[bytes] | None) -> Fetched:
     digest = hashlib.sha256()
     buffer = bytearray(_CHUNK)
     view = memoryview(buffer)
@@ -131,6 +173,8 @@ def _hash_stream(response: http.client.HTTPResponse, started: float, settings: U
                 return _not_zip(bytes(view[:min(count, 64)]) if size == 0 else head,
                                 content_type)
         digest.update(view[:count])
+        if spool is not None:
+            spool.write(view[:count])
         size += count
         if time.monotonic() - started > settings.deadline:
             raise _Transient(f"download took longer than {settings.deadline:g} s")
@@ -216,6 +260,10 @@ def _judge(target: HostedZip, result: Fetched) -> Finding | None:
         return _finding("url-checksum", target,
                         f"{target.url} serves {result.size} bytes with SHA-256 "
                         f"{result.sha256}, not {target.sha256}; SwiftPM rejects it")
+    if result.no_artifact is not None:
+        return _finding("url-no-artifact", target,
+                        f"{target.url} serves a zip SwiftPM finds no binary artifact in: "
+                        f"{result.no_artifact}")
     return None
 
 

@@ -18,7 +18,7 @@ from support.actions_env import (
     runner_env,
 )
 from support.fake_github import FakeGitHub
-from support.release import BINARY_ONLY_KEYS, PRODUCT_KEYS, all_names, write_zip
+from support.release import BINARY_ONLY_KEYS, PRODUCT_KEYS, all_names, write_real_zip
 from support.zip_server import Route, serve_zips
 
 TOKEN = "ghs_e2eUrlToken0123456789"
@@ -38,7 +38,7 @@ def _release(tmp_path: Path, fake: FakeGitHub, zips, mode: str):
     out = workspace / "out"
     out.mkdir()
     for name in all_names([*PRODUCT_KEYS, *BINARY_ONLY_KEYS]):
-        write_zip(out / f"{name}-1.2.3.zip", name)
+        write_real_zip(out / f"{name}-1.2.3.zip", name)
         zips.routes[f"/frameworks/{name}-1.2.3.zip"] = Route((out / f"{name}-1.2.3.zip").read_bytes())
     step = runner_env(
         tmp_path,
@@ -60,15 +60,16 @@ def _release(tmp_path: Path, fake: FakeGitHub, zips, mode: str):
     return origin, workspace, step
 
 
-def _break(zips) -> None:
-    """One upload went wrong, one never happened."""
-    zips.routes["/frameworks/kernels_llm-1.2.3.zip"] = Route(b"PK\x03\x04 another build")
+def _break(zips, folder) -> None:
+    """One upload went wrong (another build of the zip), one never happened."""
+    write_real_zip(folder / "rebuilt.zip", "kernels_llm", signed=True)
+    zips.routes["/frameworks/kernels_llm-1.2.3.zip"] = Route((folder / "rebuilt.zip").read_bytes())
     del zips.routes["/frameworks/threadpool_debug-1.2.3.zip"]
 
 
 def test_check_mode_fetches_every_zip(tmp_path, fake_github, zips):
     origin, workspace, step = _release(tmp_path, fake_github, zips, "check")
-    _break(zips)
+    _break(zips, tmp_path)
     result = run_entrypoint(step, workspace)
     assert result.returncode == 1, result.stdout + result.stderr
     assert len(zips.hits) == 20
@@ -92,7 +93,7 @@ def test_check_mode_fetches_every_zip(tmp_path, fake_github, zips):
 
 def test_publish_mode_pushes_only_when_every_zip_is_served_right(tmp_path, fake_github, zips):
     origin, workspace, step = _release(tmp_path, fake_github, zips, "publish")
-    _break(zips)
+    _break(zips, tmp_path)
     result = run_entrypoint(step, workspace)
     assert result.returncode == 1, result.stdout + result.stderr
     assert git(origin.bare, "branch", "--list", "swiftpm-*") == ""

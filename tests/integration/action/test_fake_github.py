@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import http.client
 import json
+from pathlib import Path
 
 import jsonschema
 import pytest
@@ -12,7 +13,7 @@ from github import GithubException
 
 from support.actions_env import REPOSITORY, make_origin
 from support.fake_github import running
-from support.openapi import find_schema, json_schema, load_spec
+from support.openapi import json_schema, load_spec, schema_path
 from swiftpm_guard.infra.github import RetryPolicy, connect
 
 TOKEN = "ghs_fakeSelfTest"
@@ -31,9 +32,10 @@ def _client(fake):
     )
 
 
-def test_the_schema_is_found_beside_the_repository():
-    path = find_schema()
-    assert path.name == "openapi-subset.json" and path.parent.name == "github-api"
+def test_the_schema_is_the_copy_inside_the_repository():
+    path = schema_path()
+    repo = Path(__file__).resolve().parents[3]
+    assert path.relative_to(repo).as_posix() == "tests/support/github-openapi/openapi-subset.json"
     assert len(load_spec().operations) == 11
 
 

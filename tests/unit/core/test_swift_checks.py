@@ -68,6 +68,14 @@ def binary(name: str, checksum: str, url: str | None = None) -> EvaluatedTarget:
         ("https://x.invalid/a-1.2.3.1.zip", "does not contain the version 1.2.3"),
         ("https://x.invalid/a_debug-1.2.3.zip", "does not name the target"),
         ("https://x.invalid/a/b-1.2.3.zip", "does not name the target"),
+        # The sentry-cocoa 8.22.0 class: right file name, another release's folder.
+        ("https://github.com/o/r/releases/download/1.2.2/a-1.2.3.zip",
+         "release tag '1.2.2' is not the version 1.2.3"),
+        ("https://github.com/o/r/releases/download/latest/a-1.2.3.zip", "release tag 'latest'"),
+        ("https://github.com/o/r/releases/download/v1.2.3/a-1.2.3.zip", None),
+        ("https://github.com/o/r/releases/download/swiftpm-1.2.3/a-1.2.3.zip", None),
+        ("https://x.invalid/fw/1.2.2/a-1.2.3.zip", "path names version 1.2.2"),
+        ("https://x.invalid/ios17.0/a-1.2.3.zip", None),
     ],
 )
 def test_url_problems(url, problem):

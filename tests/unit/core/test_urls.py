@@ -8,7 +8,13 @@ from support.published import BranchSpec
 from support.release import write_release
 from swiftpm_guard.cli.main import main
 from swiftpm_guard.core.published_manifest import read_published
-from swiftpm_guard.core.urls import UrlSettings, zip_url, zips_of_published, zips_of_rendered
+from swiftpm_guard.core.urls import (
+    UrlSettings,
+    other_release,
+    zip_url,
+    zips_of_published,
+    zips_of_rendered,
+)
 from swiftpm_guard.errors import UsageError
 from swiftpm_guard.jobs.check import evaluate
 from swiftpm_guard.jobs.check_request import CheckRequest
@@ -80,3 +86,17 @@ def test_cli_reports_bad_url_options_before_any_request(tmp_path, capsys):
     assert main(["check", "--template", str(release.template), "--version", "1.2.3",
                  "--checksums", str(release.checksums), "--verify-urls",
                  "--url-jobs", "many"]) == 2
+
+
+@pytest.mark.parametrize(("url", "why"), [
+    ("https://github.com/getsentry/sentry-cocoa/releases/download/8.21.0/Sentry-8.22.0.zip",
+     "its release tag '8.21.0' is not the version 8.22.0"),
+    ("https://github.com/getsentry/sentry-cocoa/releases/download/8.22.0/Sentry-8.22.0.zip",
+     None),
+    ("https://github.com/o/r/releases/download/v8.22.0/Sentry-8.22.0.zip", None),
+    ("https://github.com/o/r/releases/download/8.22.0%2Bbuild/Sentry-8.22.0.zip", None),
+    ("https://cdn.invalid/8.21.0/Sentry-8.22.0.zip", "its path names version 8.21.0, not 8.22.0"),
+    ("https://cdn.invalid/swift-5.9/Sentry-8.22.0.zip", None),
+])
+def test_a_url_naming_another_release_only_in_its_path_is_caught(url, why):
+    assert other_release(url, "8.22.0") == why

@@ -1,0 +1,169 @@
+"""Run the real `swift package resolve` as a consumer would (adapter: files, a subprocess, a cache).
+
+A throwaway consumer package depends on the rendered manifest by path (`dependency/`, with the
+stub folders beside it, exactly what `swift package dump-package` sees); resolving it makes
+SwiftPM download every binary target, verify its checksum and look inside the archive, as on a
+consumer's machine. HOME is a fresh folder so no SwiftPM cache or configuration of this machine
+answers for the network. Output (stdout and stderr in order) and exit code are kept raw; the
+reading is core/resolution.py.
+
+Results are cached by the manifest and stub tree's hash, every target's URL and checksum, and
+the `swift` executable's identity. A cache hit does not download again: a zip re-uploaded
+after a cached success is caught by `--verify-urls` (which always downloads) or by resolving
+with a fresh cache folder.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import os
+import subprocess
+import tempfile
+import time
+from collections.abc import Sequence
+from dataclasses import dataclass
+from pathlib import Path
+
+from swiftpm_guard.core.resolution import Resolution, ResolveTarget, interpret
+from swiftpm_guard.errors import InfrastructureError, UsageError
+from swiftpm_guard.infra.swiftpm import PackageFiles, _stop_group, default_cache_dir
+
+DEFAULT_TIMEOUT = 900.0
+#: SwiftPM prints a line or two per target; far more is not worth keeping.
+OUTPUT_MAX_CHARS = 4 * 1024 * 1024
+_CACHE_FORMAT = "swiftpm-guard-resolve-cache-1"
+CONSUMER_MANIFEST = """\
+// swift-tools-version:5.9
+// A consumer of the package under test, written by swiftpm-guard: resolving it downloads
+// every binary target of the dependency exactly as an app's resolve would.
+import PackageDescription
+
+let package = Package(
+  name: "swiftpm-guard-consumer",
+  dependencies: [.package(path: "dependency")],
+  targets: []
+)
+"""
+#: Read by the toolchain wrapper `bin/swift-net` of scripts/swift-toolchain.sh (a real swift
+#: ignores it): a PEM the run trusts besides the system's CAs.
+CA_ENV = "SWIFTPM_GUARD_CA_FILE"
+#: What the network-less evaluation wrapper says of itself (scripts/swift-toolchain.sh).
+_OFFLINE_WRAPPER = b"swiftpm-guard trixie chroot: network unshared"
+
+
+@dataclass(frozen=True, slots=True)
+class ResolveRun:
+    resolution: Resolution
+    seconds: float
+    cached: bool
+
+
+def default_resolve_cache_dir() -> Path:
+    return default_cache_dir().parent / "resolve"
+
+
+def _refuse_offline_wrapper(swift: str) -> None:
+    """The evaluation wrapper has no network: every download would fail, blamed on targets."""
+    try:
+        with open(swift, "rb") as stream:
+            head = stream.read(4096)
+    except OSError:
+        return  # not readable here: running it will say what is wrong
+    if _OFFLINE_WRAPPER in head:
+        twin = Path(swift).with_name("swift-net")
+        raise UsageError(f"{swift} runs SwiftPM without a network; resolve needs a swift that "
+                         f"can download, e.g. {twin} (scripts/swift-toolchain.sh --resolver)")
+
+
+class Resolver:
+    """One `swift` that can reach the zips' hosts, a cache folder, a time limit, a CA file."""
+
+    def __init__(self, swift: str, *, cache_dir: Path | None = None,
+                 timeout: float = DEFAULT_TIMEOUT, ca_file: Path | None = None) -> None:
+        _refuse_offline_wrapper(swift)
+        self.swift = swift
+        self.cache_dir = cache_dir if cache_dir is not None else default_resolve_cache_dir()
+        self.timeout = timeout
+        self.ca_file = ca_file
+
+    def resolve(self, manifest: str, package: PackageFiles,
+                targets: Sequence[ResolveTarget]) -> ResolveRun:
+        started = time.monotonic()
+        key = self._key(package, targets)
+        stored = self._load(key)
+        cached = stored is not None
+        if stored is None:
+            stored = self._run(package)
+            self._store(key, *stored)
+        code, output = stored
+        return ResolveRun(interpret(manifest, targets, code, output),
+                          time.monotonic() - started, cached)
+
+    def _key(self, package: PackageFiles, targets: Sequence[ResolveTarget]) -> str:
+        real = os.path.realpath(self.swift)
+        try:
+            info = os.stat(real)
+            identity = f"{real}\0{info.st_size}\0{info.st_mtime_ns}"
+        except OSError:
+            identity = real
+        hasher = hashlib.sha256(f"{_CACHE_FORMAT}\0{identity}\0".encode())
+        hasher.update(package.digest().encode())
+        for target in sorted(targets, key=lambda t: t.name):
+            hasher.update(f"\0{target.name}\0{target.url}\0{target.checksum}".encode())
+        return hasher.hexdigest()
+
+    def _load(self, key: str) -> tuple[int, str] | None:
+        try:
+            data = json.loads((self.cache_dir / f"{key}.json").read_text(encoding="utf-8"))
+            if data.get("format") != _CACHE_FORMAT:
+                return None
+            return int(data["exit_code"]), str(data["output"])
+        except (OSError, ValueError, KeyError, TypeError):
+            return None  # a missing or damaged entry is a miss
+
+    def _store(self, key: str, code: int, output: str) -> None:
+        data = {"format": _CACHE_FORMAT, "exit_code": code, "output": output}
+        try:
+            self.cache_dir.mkdir(parents=True, exist_ok=True)
+            handle, temporary = tempfile.mkstemp(prefix=f".{key}.", dir=self.cache_dir)
+            with os.fdopen(handle, "w", encoding="utf-8") as stream:
+                json.dump(data, stream)
+            os.replace(temporary, self.cache_dir / f"{key}.json")
+        except OSError:
+            return  # a cache we cannot write only costs time next run
+
+    def _run(self, package: PackageFiles) -> tuple[int, str]:
+        with tempfile.TemporaryDirectory(prefix="swiftpm-guard-resolve.") as scratch:
+            work = Path(scratch)
+            consumer = work / "consumer"
+            package.write(consumer / "dependency")
+            (consumer / "Package.swift").write_text(CONSUMER_MANIFEST, encoding="utf-8")
+            home = work / "home"
+            home.mkdir()
+            env = {**os.environ, "HOME": str(home)}
+            if self.ca_file is not None:
+                env[CA_ENV] = str(self.ca_file)
+            return self._execute([self.swift, "package", "resolve"], consumer, env)
+
+    def _execute(self, argv: list[str], cwd: Path, env: dict[str, str]) -> tuple[int, str]:
+        try:
+            process = subprocess.Popen(
+                argv, cwd=cwd, env=env, stdin=subprocess.DEVNULL, stdout=subprocess.PIPE,
+                stderr=subprocess.STDOUT,  # one stream: SwiftPM's lines in the order printed
+                start_new_session=True,  # so a timeout can stop swift's whole process group
+            )
+        except OSError as error:
+            raise InfrastructureError(f"cannot run {self.swift}: {error.strerror}") from None
+        try:
+            stdout, _ = process.communicate(timeout=self.timeout)
+        except subprocess.TimeoutExpired:
+            _stop_group(process)
+            raise InfrastructureError(
+                f"swift package resolve took longer than {self.timeout:.0f} s; stopped it"
+            ) from None
+        if process.returncode < 0:
+            raise InfrastructureError(
+                f"swift package resolve was killed by signal {-process.returncode}")
+        text = stdout.decode("utf-8", errors="replace")
+        return process.returncode, text[-OUTPUT_MAX_CHARS:]

@@ -1,0 +1,112 @@
+"""The `resolve` proof: does the real SwiftPM give a consumer every binary target we publish?
+
+One throwaway consumer per rendered manifest, resolved by the real `swift package resolve`
+(infra/swiftpm_resolve.py), read by core/resolution.py. Meant to run after a passing check (a
+manifest with every checksum filled in): with placeholders left SwiftPM only says what the
+check already said.
+
+Wiring (check and publish, `--resolve` / action input `resolve`): `with_resolution(outcome,
+version, settings, url_settings, warn=…)` after the check (and after `with_hosted`), exactly
+like jobs/verify_urls.py; publish pushes nothing on an error finding, as for any other. The
+ResolveOutcome it also returns goes into the JSON report (`as_dict()`).
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import time
+from collections.abc import Callable, Mapping, Sequence
+from dataclasses import dataclass
+from pathlib import Path
+
+from swiftpm_guard.core.checks import apply_warn
+from swiftpm_guard.core.model import Artifact, Finding, Rendered
+from swiftpm_guard.core.resolution import Resolution, ResolveTarget, findings
+from swiftpm_guard.core.urls import UrlSettings, zips_of_rendered
+from swiftpm_guard.infra.swiftpm import package_files
+from swiftpm_guard.infra.swiftpm_resolve import DEFAULT_TIMEOUT, Resolver
+from swiftpm_guard.jobs.check import Outcome
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
+class ResolveSettings:
+    """`swift`: an executable that can reach the zips' hosts (on macOS the real `swift`; on
+    Linux the toolchain's `bin/swift-net`, never the network-less `bin/swift`)."""
+
+    swift: str
+    cache_dir: Path | None = None  # None: ~/.cache/swiftpm-guard/resolve
+    timeout: float = DEFAULT_TIMEOUT
+    ca_file: Path | None = None  # a PEM the run trusts too (the wrapper's SWIFTPM_GUARD_CA_FILE)
+
+
+@dataclass(frozen=True, slots=True)
+class ResolveOutcome:
+    findings: tuple[Finding, ...]
+    resolutions: tuple[Resolution, ...]
+    seconds: float
+    cached: bool  # every manifest's result came from the cache
+
+    def as_dict(self) -> dict[str, object]:
+        return {
+            "seconds": self.seconds,
+            "cached": self.cached,
+            "manifests": [
+                {"manifest": r.manifest, "exit_code": r.exit_code, "ok": r.ok,
+                 "targets": [t.as_dict() for t in r.targets],
+                 "other_errors": list(r.other_errors)}
+                for r in self.resolutions
+            ],
+        }
+
+
+def resolve_targets(rendered: Rendered, built: Mapping[str, Artifact], version: str,
+                    url_settings: UrlSettings) -> list[ResolveTarget]:
+    """Every binary target of one manifest at the URL the manifest computes."""
+    return [ResolveTarget(z.name, z.url, z.sha256, z.location)
+            for z in zips_of_rendered([rendered], built, version, url_settings)]
+
+
+def resolve_rendered(rendered: Sequence[Rendered], built: Mapping[str, Artifact], version: str,
+                     settings: ResolveSettings,
+                     url_settings: UrlSettings | None = None) -> ResolveOutcome:
+    """Resolve a consumer of each rendered manifest; findings per binary target."""
+    started = time.monotonic()
+    resolver = Resolver(settings.swift, cache_dir=settings.cache_dir,
+                        timeout=settings.timeout, ca_file=settings.ca_file)
+    urls = url_settings if url_settings is not None else UrlSettings()
+    found: list[Finding] = []
+    resolutions: list[Resolution] = []
+    all_cached = True
+    for item in rendered:
+        targets = resolve_targets(item, built, version, urls)
+        run = resolver.resolve(item.template.path, package_files(item), targets)
+        all_cached = all_cached and run.cached
+        resolutions.append(run.resolution)
+        found += findings(run.resolution, targets)
+    return ResolveOutcome(tuple(found), tuple(resolutions), time.monotonic() - started,
+                          all_cached and bool(rendered))
+
+
+def with_resolution(outcome: Outcome, version: str, settings: ResolveSettings,
+                    url_settings: UrlSettings | None = None, *,
+                    warn: frozenset[str] = frozenset(),
+                    log: Callable[[str], None] | None = None,
+                    ) -> tuple[Outcome, ResolveOutcome | None]:
+    """The outcome with resolve findings added, and what SwiftPM said.
+
+    Only after a passing check: with error findings the manifest is known broken (a
+    placeholder left, a checksum missing) and SwiftPM could only repeat it; then nothing runs
+    and the second value is None.
+    """
+    if not outcome.report.consistent:
+        if log is not None:
+            log("resolve: skipped, the check already has error findings")
+        return outcome, None
+    result = resolve_rendered(outcome.rendered, outcome.built, version, settings, url_settings)
+    if log is not None:
+        count = sum(len(r.targets) for r in result.resolutions)
+        how = "cached" if result.cached else "swift package resolve"
+        log(f"resolve: {count} binary targets in {result.seconds:.1f} s ({how})")
+    found = apply_warn(result.findings, warn)
+    report = dataclasses.replace(outcome.report, findings=(*outcome.report.findings, *found))
+    return dataclasses.replace(outcome, report=report), result

@@ -1,0 +1,156 @@
+"""What a framework zip must hold (core/zip_rules.py), read by sources/zip_contents.py from
+zips built like the real ones (support/release.py `write_real_zip`)."""
+
+import plistlib
+
+import pytest
+
+from support.release import Slice, write_real_zip, write_release, write_zip
+from swiftpm_guard.core.checks import CheckOptions
+from swiftpm_guard.core.model import Artifact, Location, Severity
+from swiftpm_guard.core.zip_rules import (
+    ZipContents,
+    ZipEntry,
+    content_findings,
+    decode_xcframework,
+    derive_artifacts,
+)
+from swiftpm_guard.jobs.check import evaluate_loaded
+from swiftpm_guard.jobs.zip_contents import with_zip_contents, zip_content_findings
+from swiftpm_guard.sources.artifacts import scan_artifact_dir
+from swiftpm_guard.sources.template import load_template
+from swiftpm_guard.sources.zip_contents import UnreadableZip, read_zip_contents
+
+
+def judged(tmp_path, name="foo", **options):
+    path = tmp_path / f"{name}-1.2.3.zip"
+    write_real_zip(path, name, **options)
+    contents = read_zip_contents(path)
+    return contents, content_findings(contents, str(path), name)
+
+
+def errors(found):
+    return [(f.code, f.subject) for f in found if f.severity is Severity.ERROR]
+
+
+def test_a_real_shaped_zip_passes_and_says_it_is_not_signed(tmp_path):
+    contents, found = judged(tmp_path)
+    assert errors(found) == []
+    (notice,) = found
+    assert (notice.code, notice.severity) == ("zip-signature", Severity.NOTICE)
+    assert "not code-signed" in notice.message
+    assert [a.folder for a in derive_artifacts(contents)] == ["foo.xcframework"]
+
+
+def test_a_signature_is_reported_as_a_notice(tmp_path):
+    _, found = judged(tmp_path, signed=True)
+    (notice,) = found
+    assert notice.subject == "foo.xcframework/_CodeSignature/"
+    assert notice.message.startswith("code-signed")
+
+
+def test_flattened_macos_bundle_names_every_copied_link(tmp_path):
+    _, found = judged(tmp_path, flatten_links=True)
+    bundle = "foo.xcframework/macos-arm64_x86_64/foo.framework"
+    assert errors(found) == [("zip-symlinks", f"{bundle}/{p}")
+                             for p in ("Versions/Current", "Headers", "Resources", "foo")]
+    assert all(f.file.endswith("foo-1.2.3.zip") for f in found)
+
+
+def test_plist_that_swiftpm_cannot_decode_is_an_error(tmp_path):
+    _, found = judged(tmp_path, plist=b"<plist><dict/></plist>")
+    assert errors(found) == [("zip-plist", "foo.xcframework/Info.plist")]
+    _, garbage = judged(tmp_path, name="bar", plist=b"\x00not a plist")
+    assert errors(garbage) == [("zip-plist", "bar.xcframework/Info.plist")]
+    assert "not a property list" in garbage[0].message
+
+
+def test_a_library_path_the_plist_lists_must_exist(tmp_path):
+    listed = plistlib.dumps({"AvailableLibraries": [
+        {"LibraryIdentifier": "ios-arm64", "LibraryPath": "libfoo.a", "HeadersPath": "Headers",
+         "SupportedArchitectures": ["arm64"], "SupportedPlatform": "ios"},
+        {"LibraryIdentifier": "tvos-arm64", "LibraryPath": "libfoo.a",
+         "SupportedArchitectures": ["arm64"], "SupportedPlatform": "tvos"},
+    ]})
+    _, found = judged(tmp_path, plist=listed, slices=(Slice("ios-arm64", "ios"),))
+    assert errors(found) == [("zip-library-missing", "foo.xcframework/tvos-arm64/libfoo.a")]
+    assert "(tvos)" in found[0].message
+
+
+def test_xcframework_and_artifact_bundle_in_one_zip(tmp_path):
+    _, found = judged(tmp_path, extra=("tool.artifactbundle",))
+    assert errors(found) == [("zip-mixed", "tool.artifactbundle")]
+
+
+def test_swiftpms_search_takes_the_first_folder_with_metadata_whatever_its_name(tmp_path):
+    at_root, _ = judged(tmp_path, root="")
+    assert [a.folder for a in derive_artifacts(at_root)] == [""]
+    other, _ = judged(tmp_path, name="baz", root="Other.xcframework")
+    assert [a.folder for a in derive_artifacts(other)] == ["Other.xcframework"]
+    # The old test fixture's plist is not XCFramework metadata: SwiftPM finds nothing.
+    old = tmp_path / "old.zip"
+    write_zip(old, "old")
+    assert derive_artifacts(read_zip_contents(old)) == []
+
+
+def test_artifact_bundle_metadata_is_an_artifact():
+    contents = ZipContents((ZipEntry("t.artifactbundle/"), ZipEntry("t.artifactbundle/info.json")),
+                           {"t.artifactbundle/info.json":
+                            b'{"schemaVersion": "1.0", "artifacts": {}}'})
+    assert [(a.folder, a.kind) for a in derive_artifacts(contents)] == [
+        ("t.artifactbundle", "artifactbundle")]
+
+
+@pytest.mark.parametrize("plist, why", [
+    ({"AvailableLibraries": [{"LibraryIdentifier": "x", "LibraryPath": "y",
+                              "SupportedPlatform": "ios"}]}, "SupportedArchitectures"),
+    ({"AvailableLibraries": [{"LibraryIdentifier": 1, "LibraryPath": "y",
+                              "SupportedPlatform": "ios", "SupportedArchitectures": []}]},
+     "LibraryIdentifier"),
+    ({"AvailableLibraries": "x"}, "AvailableLibraries"),
+])
+def test_decoding_needs_what_swiftpms_decoder_needs(plist, why):
+    result = decode_xcframework(plistlib.dumps(plist))
+    assert isinstance(result, str) and why in result
+
+
+def test_an_unreadable_zip_is_unreadablezip(tmp_path):
+    path = tmp_path / "bad.zip"
+    path.write_bytes(b"PK\x03\x04 and nothing else")
+    with pytest.raises(UnreadableZip):
+        read_zip_contents(path)
+
+
+def test_job_judges_each_built_zip_and_skips_the_unreadable(tmp_path):
+    write_real_zip(tmp_path / "good-1.2.3.zip", "good")
+    write_real_zip(tmp_path / "flat-1.2.3.zip", "flat", flatten_links=True)
+    (tmp_path / "broken-1.2.3.zip").write_bytes(b"PK\x03\x04")
+    artifacts = [Artifact(n, "a" * 64, Location(f"dist/{n}-1.2.3.zip"), f"{n}-1.2.3.zip")
+                 for n in ("good", "flat", "broken")]
+    artifacts.append(Artifact("listed", "b" * 64, Location("checksums.txt", 3)))
+    (tmp_path / "dist").mkdir()
+    for name in ("good", "flat", "broken"):
+        (tmp_path / f"{name}-1.2.3.zip").rename(tmp_path / "dist" / f"{name}-1.2.3.zip")
+    found = zip_content_findings(artifacts, root=tmp_path)
+    assert {f.code for f in found if f.severity is Severity.ERROR} == {"zip-symlinks"}
+    assert {f.file for f in found} == {"dist/good-1.2.3.zip", "dist/flat-1.2.3.zip"}
+
+
+def test_with_zip_contents_adds_the_findings_of_every_scanned_zip(tmp_path):
+    release = write_release(tmp_path / "release", products=("executorch",), binary_only=(
+        "threadpool",), real_zips=True)
+    write_real_zip(release.artifacts / "threadpool-1.2.3.zip", "threadpool", flatten_links=True)
+    artifacts, problems = scan_artifact_dir(release.artifacts)
+    template, _ = load_template(release.template)
+    outcome = evaluate_loaded([template], artifacts, problems, CheckOptions(version="1.2.3"),
+                              swift="off")
+    assert outcome.report.consistent
+
+    judged = with_zip_contents(outcome, artifacts, warn=frozenset({"zip-symlinks"}))
+
+    added = judged.report.findings[len(outcome.report.findings):]
+    flagged = {(f.code, f.file.rsplit("/", 1)[-1], str(f.severity)) for f in added
+               if f.code == "zip-symlinks"}
+    assert flagged == {("zip-symlinks", "threadpool-1.2.3.zip", "warning")}
+    assert sum(f.code == "zip-signature" for f in added) == 4  # one notice per zip
+    assert judged.report.consistent  # --warn made the copies warnings
