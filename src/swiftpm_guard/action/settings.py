@@ -23,7 +23,7 @@ from swiftpm_guard.action.inputs import (
     token_from,
     words_of,
 )
-from swiftpm_guard.core.git_names import DEFAULT_AUTHOR
+from swiftpm_guard.core.git_names import DEFAULT_AUTHOR, check_token
 from swiftpm_guard.core.publish_refs import validate_excluded, validate_ref_glob
 from swiftpm_guard.core.urls import validate_base_url
 from swiftpm_guard.errors import UsageError
@@ -148,12 +148,18 @@ class ActionSettings:
             requested_mode=requested,
             event=event,
             token=token_from(env),
-            push_token=push_token_from(env),
+            push_token=_push_token(env),
             **_sources(value),
             **_release(value),
             **behaviour,
             **_runner(env),
         )
+
+
+def _push_token(env: Mapping[str, str]) -> str | None:
+    """Input push-token, refused at once when it cannot be an HTTP header (whatever remote)."""
+    token = push_token_from(env)
+    return check_token(token, source="input push-token") if token is not None else None
 
 
 def _pr_conclusion(requested: str, event: Event, template_ref: str) -> str:

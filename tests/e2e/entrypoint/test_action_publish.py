@@ -520,6 +520,10 @@ def test_publish_and_audit_when_the_jobs_path_leads_nowhere(tmp_path, path_repo,
         ({"template-ref": "nope"}, "template ref refs/heads/nope is not on the remote"),
         ({"version": "1.2.3;rm -rf /"}, "input version '1.2.3;rm -rf /' is not a safe version"),
         ({"author": "root"}, "input author 'root' must look like 'Name <email@host>'"),
+        ({"publish-refs": "main --mirror"}, "input publish-refs '--mirror' is not a branch glob"),
+        ({"exclude-paths": "../x"}, "input exclude-paths '../x' is not a path inside"),
+        ({"update": "yes"}, "input update must be true or false"),
+        ({"push-token": "bad\ntoken"}, "the token in input push-token must be printable ASCII"),
     ],
 )
 def test_bad_publish_inputs_are_exit_2_and_push_nothing(
