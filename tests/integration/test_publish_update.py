@@ -75,3 +75,25 @@ def test_dry_run_lists_what_is_left_out_and_exclude_chooses_it(tmp_path, capsys)
     assert TEMPLATE_WORKFLOW in files.splitlines()
     assert main(_publish(et.bare, tmp_path / "out", "1.2.0", "--exclude", "../x")) == 2
     assert "--exclude '../x' is not a path inside the repository" in capsys.readouterr().err
+
+
+def test_update_leases_on_the_tip_a_tip_that_moves_meanwhile_is_a_lost_race(tmp_path, capsys):
+    """Another maintainer pushes a fix while the update runs: the remote's receive-pack sees
+    the tip moved (a pre-receive hook moves it, just before the update) and refuses ours."""
+    et = make_executorch(tmp_path / "remote")
+    _zips(tmp_path / "out", "1.0.0")
+    moved = _git(et.bare, "commit-tree", f"{et.hand_fix}^{{tree}}", "-p", et.hand_fix, "-m",
+                 "Another fix")
+    hook = et.bare / "hooks" / "pre-receive"
+    hook.parent.mkdir(exist_ok=True)
+    hook.write_text("#!/bin/sh\nunset GIT_QUARANTINE_PATH\n"
+                    f"exec git update-ref refs/heads/swiftpm-1.0.0 {moved}\n")
+    hook.chmod(0o755)
+    report = tmp_path / "report.json"
+    code = main(_publish(et.bare, tmp_path / "out", "1.0.0", "--update", "--json", str(report)))
+    _out, err = capsys.readouterr()
+    assert code == 1, err
+    assert _git(et.bare, "rev-parse", "refs/heads/swiftpm-1.0.0") == moved  # theirs stands
+    publish = json.loads(report.read_text())["publish"]
+    assert publish["pushed"] is False and publish["skipped"] == "race lost"
+    assert "branch-exists" in err and "race lost" in err
