@@ -13,6 +13,7 @@ from collections import defaultdict
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
 
+from swiftpm_guard.core.audit_tips import TipCommit, tip_findings
 from swiftpm_guard.core.checks import DEFAULT_VERSION_PATTERN, apply_warn, stub_findings
 from swiftpm_guard.core.model import (
     SHA256_RE,
@@ -39,20 +40,6 @@ class ManifestFile:
     path: str
     text: str | None  # None when it could not be read; `problem` says why
     problem: str | None = None
-
-
-@dataclass(frozen=True, slots=True)
-class TipCommit:
-    """A branch's tip commit as git records it (read from the commit object)."""
-
-    commit: str
-    author: str  # "Name <email>"
-    date: str  # the author date, ISO 8601 with its offset
-    subject: str  # the message's first line
-
-    def as_dict(self) -> dict[str, str]:
-        return {"commit": self.commit, "author": self.author, "date": self.date,
-                "subject": self.subject}
 
 
 @dataclass(frozen=True, slots=True)
@@ -205,28 +192,10 @@ def _audit_branch(branch: PublishedBranch,
         f"'{name}' in the stub root is not a stub folder; it ships with this branch",
         f"{branch.stubs_dir}/{name}", severity=Severity.WARNING,
     ) for name in branch.stray]
-    findings += _tip_findings(branch, version, primary.version if primary else None)
+    findings += tip_findings(branch.tip, branch.name, version,
+                             primary.version if primary else None)
     return BranchAudit(branch.name, version, tuple(findings), primary, branch.tip), uses
 
-
-def _tip_findings(branch: PublishedBranch, version: str | None,
-                  manifest_version: str | None) -> list[Finding]:
-    """`edited-after-publish`: the tip is not a publish commit, whose subject is the version
-    it published (the branch's, or the manifest's when those differ: `branch-version` says so).
-
-    A reviewed hand fix on top of the bot's commit is legitimate but invisible otherwise; an
-    `--allow-overwrite` would throw it away, `publish --update` builds on it.
-    """
-    tip = branch.tip
-    if tip is None or version is None or tip.subject in (version, manifest_version):
-        return []
-    return [_finding(
-        "edited-after-publish", branch.name,
-        f"the tip {tip.commit[:12]} (\"{tip.subject[:80]}\", {tip.author}, {tip.date}) is not "
-        f"the publish commit of {version}: the branch was edited after publishing. Review the "
-        "edit; to republish on top of it use publish --update, never --allow-overwrite",
-        severity=Severity.WARNING,
-    )]
 
 
 def _placeholder_findings(path: str, text: str) -> list[Finding]:

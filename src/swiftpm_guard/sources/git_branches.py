@@ -18,7 +18,8 @@ from collections.abc import Iterable, Iterator, Sequence
 from dataclasses import dataclass
 from pathlib import Path, PurePosixPath
 
-from swiftpm_guard.core.audit_rules import ManifestFile, PublishedBranch, TipCommit
+from swiftpm_guard.core.audit_rules import ManifestFile, PublishedBranch
+from swiftpm_guard.core.audit_tips import TipCommit
 from swiftpm_guard.core.model import Location, Stub
 from swiftpm_guard.errors import InfrastructureError, InputError, UsageError
 from swiftpm_guard.infra.git import GitTimeout, find_git, git_environment, run_git

@@ -133,7 +133,7 @@ def test_products_of_other_sizes_still_match_their_stubs():
 
 
 def test_a_tip_that_is_not_the_publish_commit_is_a_warning_with_who_and_when():
-    from swiftpm_guard.core.audit_rules import TipCommit
+    from swiftpm_guard.core.audit_tips import TipCommit
 
     spec = BranchSpec("1.0.0")
     fixed = TipCommit("a" * 40, "Jane <jane@example.org>", "2025-02-03T04:05:06+00:00",
