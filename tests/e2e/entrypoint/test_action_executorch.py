@@ -166,6 +166,10 @@ def test_a_template_pr_fails_by_default_against_every_release_line(tmp_path, rep
     assert f"unclaimed-artifact: {REMOVED}" in titles
     assert "#### Release lines" in step.summary()
     assert step.outputs()["consistent"] == "false"
+    # release/* listed from the clone's origin by git; over http the clone holds no
+    # credentials, so through the git refs API instead.
+    listed = fake_github.calls("git/list-matching-refs")
+    assert bool(listed) == (repo.served.kind == "http")
 
 
 def test_a_template_pr_with_an_explicit_neutral_stays_green(tmp_path, path_repo, fake_github):
@@ -472,3 +476,23 @@ def test_checksums_under_runner_temp_are_refused_with_what_to_do(tmp_path, path_
     assert "Traceback" not in result.stderr
     assert step.output_file.read_text() == "" and fake_github.requests == []
     assert f"swiftpm-{NIGHTLY}" not in repo.heads()
+
+
+def test_push_token_goes_only_to_the_server_url(tmp_path, http_repo, fake_github):
+    """GITHUB_SERVER_URL is another host than the origin: push-token is not sent there."""
+    repo = http_repo
+    workspace = repo.served.clone("main", tmp_path / "workspace")
+    _zips(workspace / "out", NIGHTLY)
+    step = _step(fake_github, tmp_path, repo, workspace, "schedule", schedule_payload(),
+                 {"version": NIGHTLY, "artifacts": "out"}, sha=repo.et.main,
+                 ref="refs/heads/main")
+    step.env["GITHUB_SERVER_URL"] = "https://github.com"
+    seen = len(repo.served.server.authorizations)  # the test's own clone sent the header
+    result = run_entrypoint(step, workspace)
+    assert result.returncode == 3, result.stdout + result.stderr
+    assert "not sending push-token to http://127.0.0.1:" in result.stderr
+    assert set(repo.served.server.authorizations[seen:]) == {None}
+    assert "none was sent: is it in input push-token?" in result.stdout
+    assert f"swiftpm-{NIGHTLY}" not in repo.heads()
+    for line in (result.stdout + result.stderr).splitlines():
+        assert PUSH_TOKEN not in line or line == f"::add-mask::{PUSH_TOKEN}", line
