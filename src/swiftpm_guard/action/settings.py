@@ -216,8 +216,8 @@ def workspace_path(path: str, what: str) -> str:
             "(mounted at /github/workspace), /github/home, /github/workflow and "
             "/github/file_commands; $RUNNER_TEMP and other runner folders are not mounted. "
             "Write or download the files into the workspace (e.g. actions/download-artifact "
-            "with path: under ${{ github.workspace }}) and give that relative path, or give "
-            "inputs run-id and artifact-name to read the run's artifact directly"
+            "with a relative path:) and give that relative path here, or give inputs run-id "
+            "and artifact-name to read the run's artifact directly"
         )
     return relative_path(path, what)
 
