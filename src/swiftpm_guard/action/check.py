@@ -51,6 +51,7 @@ def _evaluate(settings: ActionSettings, github: GitHubSession) -> tuple[Outcome,
     options = CheckOptions(
         version=settings.version or _NO_VERSION, debug_suffix=settings.debug_suffix
     )
+
     def evaluate(loaded: Loaded) -> Outcome:
         return evaluate_loaded(
             loaded.templates, loaded.artifacts, loaded.findings, options, swift=settings.swift
