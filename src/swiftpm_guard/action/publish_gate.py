@@ -28,6 +28,8 @@ def refused(settings: ActionSettings, github: GitHubSession) -> str | None:
         if ref_matches(ref, settings.publish_refs):
             return None
     else:
+        if settings.event.name == "schedule":
+            return None  # scheduled workflows run on the default branch, by GitHub's rule
         if ref_matches(ref, DEFAULT_PUBLISH_GLOBS):
             return None
         if ref.startswith("refs/heads/") and ref.removeprefix("refs/heads/") == default_branch(

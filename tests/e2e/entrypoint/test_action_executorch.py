@@ -292,9 +292,9 @@ def test_the_nightly_pushes_with_push_token_and_leaves_github_out(tmp_path, repo
     report = json.loads((workspace / step.outputs()["report"]).read_text())
     assert report["publish"]["excluded"] == [TEMPLATE_WORKFLOW]
     assert step.outputs()["pushed"] == "true"
-    # The check run went through the API with github-token; the schedule payload names no
-    # default branch, so the API was asked (with github-token too).
-    assert fake_github.calls("checks/create") and fake_github.calls("repos/get")
+    # The check run went through the API with github-token. A schedule runs on the default
+    # branch by GitHub's rule, so publish-refs' default needs no API call to know it.
+    assert fake_github.calls("checks/create") and not fake_github.calls("repos/get")
     if repo.served.server is not None:
         assert any(r.startswith("POST /example/executorch.git/git-receive-pack") and
                    r.endswith(" 200") for r in repo.requests())
@@ -496,3 +496,21 @@ def test_push_token_goes_only_to_the_server_url(tmp_path, http_repo, fake_github
     assert f"swiftpm-{NIGHTLY}" not in repo.heads()
     for line in (result.stdout + result.stderr).splitlines():
         assert PUSH_TOKEN not in line or line == f"::add-mask::{PUSH_TOKEN}", line
+
+
+def test_the_default_branch_comes_from_the_api_when_the_payload_omits_it(
+    tmp_path, path_repo, fake_github
+):
+    repo = path_repo
+    workspace = repo.served.clone("main", tmp_path / "workspace")
+    _zips(workspace / "out", NIGHTLY)
+    payload = dispatch_payload({})
+    del payload["repository"]
+    step = _step(fake_github, tmp_path, repo, workspace, "workflow_dispatch", payload,
+                 {"version": NIGHTLY, "artifacts": "out", "dry-run": "true"},
+                 sha=repo.et.main, ref="refs/heads/main")
+    result = run_entrypoint(step, workspace)
+    assert result.returncode == 0, result.stdout + result.stderr
+    [asked] = fake_github.calls("repos/get")
+    assert asked.authorization == f"token {API_TOKEN}"
+    assert step.outputs()["not-pushed-reason"] == "dry run"  # past the gate: main may publish
