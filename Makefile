@@ -74,6 +74,8 @@ lint-ci: $(STAMP)
 	  echo "check-jsonschema action.yml"; \
 	  $(BIN)/check-jsonschema --builtin-schema vendor.github-actions action.yml; \
 	else echo "lint-ci: no action.yml yet, schema check skipped"; fi
+	@echo "check-jsonschema composite/action.yml"
+	@$(BIN)/check-jsonschema --builtin-schema vendor.github-actions composite/action.yml
 	@files=$$(ls .github/workflows/*.yml .github/workflows/*.yaml docs/examples/*.yml 2>/dev/null); \
 	[ -n "$$files" ] || echo "lint-ci: no workflow files yet, actionlint skipped"; \
 	for file in $$files; do \

@@ -1,4 +1,4 @@
-"""The three fuzz targets, shared by the atheris runners and the crash-replay test.
+"""The fuzz targets, shared by the atheris runners and the crash-replay test.
 
 Each target takes raw bytes and may only fail with our one-line InputError; anything else
 (an IndexError, a hang, a wrong substitution) is a bug.
@@ -6,13 +6,19 @@ Each target takes raw bytes and may only fail with our one-line InputError; anyt
 
 from __future__ import annotations
 
+import os
+
+from swiftpm_guard.core.liveness import live_code_findings
 from swiftpm_guard.core.manifest_shape import ManifestShape
-from swiftpm_guard.core.model import Template
+from swiftpm_guard.core.model import NAME_RE, Rendered, Template
 from swiftpm_guard.core.placeholders import scan, substitute
 from swiftpm_guard.core.render import render
+from swiftpm_guard.core.swift_lexer import lex
 from swiftpm_guard.errors import InputError
 from swiftpm_guard.sources.artifacts import parse_checksums, parse_name_list
+from swiftpm_guard.sources.bash_array import Rejected, read_array
 from swiftpm_guard.sources.workflow import frameworks_in_workflow
+from swiftpm_guard.sources.zip_reader import ZipProblem, ZipReader
 
 
 def _text(data: bytes) -> str:
@@ -39,13 +45,23 @@ def template(data: bytes) -> None:
     shape = ManifestShape(text)
     for token in tokens:
         shape.role_at(token.start)
-    render(Template(path="fuzz", text=text, flavour="placeholder"), "1.0.0", {})
+    rendered = render(Template(path="fuzz", text=text, flavour="placeholder"), "1.0.0", {})
+    # The lexer's spans cover the text exactly, in order; liveness never raises.
+    lexed = lex(text)
+    position = 0
+    for span in lexed.spans:
+        assert span.start == position < span.end, (span, position)
+        position = span.end
+    assert position == len(text)
+    live_code_findings(rendered, {p.name: f"__SHA256_{p.name}__" for p in rendered.placeholders})
+    assert isinstance(rendered, Rendered)
 
 
 def workflow(data: bytes) -> None:
     text = _text(data)
     try:
-        names = frameworks_in_workflow(text, "build", "FRAMEWORKS", file="fuzz")
+        # In this process: a forked child's coverage would be invisible to the fuzzer.
+        names = frameworks_in_workflow(text, "build", "FRAMEWORKS", file="fuzz", bounded=False)
     except InputError as error:
         assert "\n" not in str(error), repr(error)
         return
@@ -55,4 +71,40 @@ def workflow(data: bytes) -> None:
         assert line is not None and 1 <= line <= lines, (declared, lines)
 
 
-TARGETS = {"checksums": checksums, "template": template, "workflow": workflow}
+def bash_array(data: bytes) -> None:
+    """The bash-array reader on any script: literal names in order, or one-line reasons."""
+    script = _text(data).encode("utf-8")
+    result = read_array(script, "FRAMEWORKS")
+    if result is None:
+        return
+    if isinstance(result, Rejected):
+        assert "\n" not in result.message, result
+        assert 0 <= result.offset <= len(script), result
+        return
+    previous = -1
+    for element in result:
+        assert NAME_RE.fullmatch(element.word), element
+        assert previous < element.offset < len(script), (element, previous)
+        previous = element.offset
+
+
+def zip_reader(data: bytes) -> None:
+    """The zip reader on any bytes: checked entries or a one-line ZipProblem, nothing else."""
+    fd = os.memfd_create("fuzz.zip")
+    try:
+        os.write(fd, data)
+        try:
+            reader = ZipReader(fd, max_entries=1000)
+            entries = list(reader.entries())
+        except ZipProblem as error:
+            assert "\n" not in str(error), repr(error)
+            return
+        assert len(entries) == reader.count
+        for entry in entries:
+            assert entry.offset < len(data)
+    finally:
+        os.close(fd)
+
+
+TARGETS = {"checksums": checksums, "template": template, "workflow": workflow,
+           "bash_array": bash_array, "zip_reader": zip_reader}

@@ -1,14 +1,63 @@
 #!/usr/bin/env bash
-# Tag a release of the action: `scripts/release.sh 1.2.3` creates the annotated tag v1.2.3 on
-# HEAD and moves the major tag v1 to it (as users pin `@v1`). Refuses unless the version in
-# src/swiftpm_guard/__init__.py and the newest CHANGELOG entry both say 1.2.3 and the tree is
-# clean. Prints the push command instead of pushing.
+# Release the action.
+#
+#   scripts/release.sh X.Y.Z
+#       Source tag only: creates the annotated tag vX.Y.Z on HEAD (with action.yml still
+#       `image: Dockerfile`). Pushing it starts .github/workflows/release.yml, which builds
+#       and pushes the image, then runs this script again with --from-tag and --digest.
+#
+#   scripts/release.sh X.Y.Z --registry REGISTRY --owner OWNER [--platforms P1,P2] [--digest D]
+#                            [--from-tag]
+#       The whole release, as the workflow does it: build the image for --platforms (default
+#       linux/amd64,linux/arm64; `docker buildx` when present, else `docker build` for the
+#       engine's own platform only), push it as REGISTRY/OWNER/swiftpm-guard:X.Y.Z, read its
+#       digest back, then make the *release commit*: HEAD with action.yml's `image: Dockerfile`
+#       replaced by `docker://REGISTRY/OWNER/swiftpm-guard:X.Y.Z@sha256:…`, and tag it vX.Y.Z
+#       (main keeps building the Dockerfile). --digest D skips building and pushing (the
+#       workflow's build-push-action already did). --from-tag: vX.Y.Z exists already and names
+#       HEAD, the source tag; it is moved to the release commit, once (a vX.Y.Z whose
+#       action.yml is pinned already is refused).
+#
+# Either way the major tag vX moves along (users pin `@v1`), the version in
+# src/swiftpm_guard/__init__.py and the newest CHANGELOG entry must both say X.Y.Z, and the
+# tree must be clean. Nothing is pushed to git: the push command is printed.
 set -euo pipefail
-version=${1:?usage: scripts/release.sh X.Y.Z}
+usage="usage: scripts/release.sh X.Y.Z [--registry R --owner O [--platforms P] [--digest D] [--from-tag]]"
+version=${1:?$usage}
+shift
+registry="" owner="" platforms="linux/amd64,linux/arm64" digest="" from_tag=""
+while [ $# -gt 0 ]; do
+  case "$1" in
+    --registry) registry=${2:?$usage}; shift 2 ;;
+    --owner) owner=${2:?$usage}; shift 2 ;;
+    --platforms) platforms=${2:?$usage}; shift 2 ;;
+    --digest) digest=${2:?$usage}; shift 2 ;;
+    --from-tag) from_tag=1; shift ;;
+    *) echo "release: unknown option '$1'; $usage" >&2; exit 2 ;;
+  esac
+done
 cd "$(dirname "$0")/.."
 if ! [[ $version =~ ^[0-9]+\.[0-9]+\.[0-9]+$ ]]; then
   echo "release: '$version' is not X.Y.Z" >&2; exit 2
 fi
+if [ -n "$registry$owner$digest$from_tag" ] && { [ -z "$registry" ] || [ -z "$owner" ]; }; then
+  echo "release: --registry and --owner go together; $usage" >&2; exit 2
+fi
+# Registry host[:port] and owner: what an image reference allows, nothing a shell could read.
+if [ -n "$registry" ] && ! [[ $registry =~ ^[a-z0-9][a-z0-9.-]*(:[0-9]+)?$ ]]; then
+  echo "release: '$registry' is not a registry host[:port]" >&2; exit 2
+fi
+owner=$(printf '%s' "$owner" | tr '[:upper:]' '[:lower:]') # GHCR names are lower case
+if [ -n "$owner" ] && ! [[ $owner =~ ^[a-z0-9][a-z0-9_.-]*$ ]]; then
+  echo "release: '$owner' is not a registry owner name" >&2; exit 2
+fi
+if [ -n "$digest" ] && ! [[ $digest =~ ^sha256:[0-9a-f]{64}$ ]]; then
+  echo "release: '$digest' is not sha256:<64 hex>" >&2; exit 2
+fi
+if ! [[ $platforms =~ ^linux/[a-z0-9]+(/v[0-9])?(,linux/[a-z0-9]+(/v[0-9])?)*$ ]]; then
+  echo "release: '$platforms' is not a list of linux/<arch>" >&2; exit 2
+fi
+
 code=$(sed -n 's/^__version__ = "\(.*\)"$/\1/p' src/swiftpm_guard/__init__.py)
 log=$(sed -n 's/^## \[\([0-9][^]]*\)\].*/\1/p' CHANGELOG.md | head -n 1)
 if [ "$code" != "$version" ] || [ "$log" != "$version" ]; then
@@ -18,11 +67,66 @@ fi
 if [ -n "$(git status --porcelain)" ]; then
   echo "release: the work tree is not clean" >&2; exit 1
 fi
-if git rev-parse -q --verify "refs/tags/v$version" >/dev/null; then
-  echo "release: v$version exists already; versions are never re-tagged" >&2; exit 1
-fi
+tag=v$version
 major=v${version%%.*}
-git tag -a "v$version" -m "swiftpm-guard $version"
-git tag -f -a "$major" -m "swiftpm-guard $major -> $version" >/dev/null
-echo "tagged v$version and moved $major to $(git rev-parse --short HEAD)"
-echo "push with: git push origin v$version && git push --force origin $major"
+if [ -n "$from_tag" ]; then
+  if [ "$(git rev-parse -q --verify "refs/tags/$tag^{commit}" || true)" != "$(git rev-parse HEAD)" ]; then
+    echo "release: --from-tag needs $tag to name HEAD" >&2; exit 1
+  fi
+  if [ "$(git show "$tag:action.yml" | python3 -c 'import sys; sys.path.insert(0, "scripts"); from pin_action import image_of; print(image_of(sys.stdin.read()))')" != Dockerfile ]; then
+    echo "release: $tag is a release already; versions are never re-tagged" >&2; exit 1
+  fi
+elif git rev-parse -q --verify "refs/tags/$tag" >/dev/null; then
+  echo "release: $tag exists already; versions are never re-tagged" >&2; exit 1
+fi
+
+if [ -z "$registry" ]; then
+  git tag -a "$tag" -m "swiftpm-guard $version"
+  git tag -f -a "$major" -m "swiftpm-guard $major -> $version" >/dev/null
+  echo "tagged $tag and moved $major to $(git rev-parse --short HEAD)"
+  echo "push with: git push origin $tag && git push --force origin $major"
+  exit 0
+fi
+
+image=$registry/$owner/swiftpm-guard
+if [ -z "$digest" ]; then
+  scratch=$(mktemp -d)
+  trap 'rm -rf "$scratch"' EXIT
+  if docker buildx version >/dev/null 2>&1; then
+    docker buildx build --platform "$platforms" --tag "$image:$version" --push \
+      --metadata-file "$scratch/metadata.json" . >&2
+    digest=$(python3 -c 'import json, sys; print(json.load(open(sys.argv[1]))["containerimage.digest"])' \
+      "$scratch/metadata.json")
+  else
+    native=$(docker version --format '{{.Server.Os}}/{{.Server.Arch}}')
+    if [ "$platforms" != "$native" ]; then
+      echo "release: without docker buildx only the engine's own platform can be built;" \
+        "pass --platforms $native" >&2
+      exit 1
+    fi
+    docker build --network host --tag "$image:$version" . >&2
+    docker push "$image:$version" >&2
+    digest=$(docker image inspect --format '{{range .RepoDigests}}{{println .}}{{end}}' \
+      "$image:$version" | sed -n "s|^$image@||p" | head -n 1)
+  fi
+  if ! [[ $digest =~ ^sha256:[0-9a-f]{64}$ ]]; then
+    echo "release: could not read the pushed image's digest (got '$digest')" >&2; exit 1
+  fi
+fi
+reference=$image:$version@$digest
+
+# The release commit: HEAD's tree with only action.yml changed, made with a private index so
+# neither the work tree nor any branch moves.
+index=$(mktemp)
+trap 'rm -f "$index"; [ -z "${scratch:-}" ] || rm -rf "$scratch"' EXIT
+pinned=$(python3 scripts/pin_action.py pin action.yml "$reference" | git hash-object -w --stdin)
+GIT_INDEX_FILE=$index git read-tree HEAD
+GIT_INDEX_FILE=$index git update-index --cacheinfo "100644,$pinned,action.yml"
+tree=$(GIT_INDEX_FILE=$index git write-tree)
+commit=$(git commit-tree "$tree" -p HEAD -m "swiftpm-guard $version: run the prebuilt image" \
+  -m "image: docker://$reference")
+git tag -f -a "$tag" -m "swiftpm-guard $version" -m "image: docker://$reference" "$commit" >/dev/null
+git tag -f -a "$major" -m "swiftpm-guard $major -> $version" "$commit" >/dev/null
+echo "image: docker://$reference"
+echo "tagged $tag and moved $major to the release commit $(git rev-parse --short "$commit")"
+echo "push with: git push --force origin $tag $major"

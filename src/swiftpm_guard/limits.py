@@ -4,3 +4,14 @@ TEMPLATE_MAX_BYTES = 4 * 1024 * 1024
 WORKFLOW_MAX_BYTES = 2 * 1024 * 1024
 CHECKSUMS_MAX_BYTES = 1024 * 1024
 LIST_MAX_BYTES = 1024 * 1024
+
+#: The rendered manifest handed to tree-sitter-swift (a real one is under 20 KiB), and how long
+#: its parse in a child process may take: hostile text made the grammar quadratic or crash it.
+SWIFT_PARSE_MAX_BYTES = 1024 * 1024
+SWIFT_PARSE_SECONDS = 10.0
+#: How long tree-sitter-bash may take on a job's scripts (a 2 MiB one takes well under 1 s).
+BASH_PARSE_SECONDS = 20.0
+
+#: Entries per framework zip. A real xcframework zip holds a few thousand; a central directory
+#: of millions is hostile (3 million cost 1.45 GB with zipfile), so we stop at the cap.
+ZIP_MAX_ENTRIES = 200_000

@@ -18,6 +18,7 @@ import pytest
 import yaml
 
 from support.release import write_release, write_zip
+from support.zips import central_directory_only, many_entries_zip, zero_local_headers
 from swiftpm_guard.cli.main import main
 
 CORPUS = Path(__file__).parent / "corpus"
@@ -45,7 +46,8 @@ def _make(root: Path, spec: dict[str, Any]) -> None:
                 archive.writestr(entry, b"x")
     elif kind == "zip-bomb":
         with zipfile.ZipFile(path, "w", compression=zipfile.ZIP_DEFLATED) as archive:
-            info = zipfile.ZipInfo(f"{spec['name']}.xcframework/bomb.bin")
+            entry = spec.get("entry", "bomb.bin")
+            info = zipfile.ZipInfo(f"{spec['name']}.xcframework/{entry}")
             info.compress_type = zipfile.ZIP_DEFLATED
             with archive.open(info, "w", force_zip64=True) as stream:
                 block = bytes(1 << 20)
@@ -58,6 +60,17 @@ def _make(root: Path, spec: dict[str, Any]) -> None:
         path.write_bytes(data[: spec["keep"]])
     elif kind == "repeat":
         path.write_bytes(spec["text"].encode() * spec["times"])
+    elif kind == "edit":
+        # Change the generated file in place: every `old` becomes `new` (it must occur).
+        text = path.read_text()
+        assert spec["old"] in text, (spec["path"], spec["old"])
+        path.write_text(text.replace(spec["old"], spec["new"]))
+    elif kind == "zip-zero-locals":
+        zero_local_headers(path)
+    elif kind == "zip-central-only":
+        central_directory_only(path)
+    elif kind == "zip-many":
+        many_entries_zip(path, spec["name"], spec["count"], claimed=spec.get("claimed"))
     elif kind == "symlink":
         path.symlink_to(spec["to"])
     elif kind == "dir":

@@ -6,7 +6,7 @@ import json
 import pytest
 
 from support.published import BranchSpec, build_repo
-from support.release import write_real_zip, write_release, write_zip
+from support.release import write_real_zip, write_release
 from support.zip_server import Route, serve_zips
 from swiftpm_guard.cli.main import main
 from swiftpm_guard.core.model import Location
@@ -150,10 +150,11 @@ def test_check_verify_urls_end_to_end(server, tmp_path, capsys):
 
 
 def test_a_zip_swiftpm_finds_no_artifact_in_is_url_no_artifact(server, tmp_path):
-    """The fixture zips of before (an Info.plist without AvailableLibraries) fail every
+    """An Info.plist without AvailableLibraries (the test fixture's zips of before) fails every
     consumer: SwiftPM says "does not contain a binary artifact" (test_resolve_oracle.py)."""
     path = tmp_path / "old-1.0.0.zip"
-    digest = write_zip(path, "old")
+    digest = write_real_zip(path, "old", plist=b"<plist><dict><key>Name</key>"
+                                               b"<string>old</string></dict></plist>\n")
     server.routes["/old.zip"] = Route(path.read_bytes())
     (finding,) = verify_hosted([target(server, "old.zip", digest, name="old")], FAST)
     assert finding.code == "url-no-artifact"

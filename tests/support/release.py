@@ -159,12 +159,15 @@ def write_template_branch(root: Path, products: Sequence[str] = PRODUCT_KEYS,
 
 
 def write_zip(path: Path, name: str, payload_size: int = 64) -> str:
-    """A deterministic `<name>.xcframework` zip; returns its SHA-256."""
+    """A deterministic one-slice `<name>.xcframework` zip; returns its SHA-256."""
     stamp = (2025, 1, 1, 0, 0, 0)
     with zipfile.ZipFile(path, "w", compression=zipfile.ZIP_STORED) as archive:
         archive.writestr(zipfile.ZipInfo(f"{name}.xcframework/", stamp), b"")
-        plist = f"<plist><dict><key>Name</key><string>{name}</string></dict></plist>\n"
+        # One static-library slice, described as xcodebuild describes it: SwiftPM (and the
+        # zip content rules) accept it. write_real_zip makes the full three-slice shape.
+        plist = xcframework_plist(name, (Slice("ios-arm64", "ios"),))
         archive.writestr(zipfile.ZipInfo(f"{name}.xcframework/Info.plist", stamp), plist)
+        archive.writestr(zipfile.ZipInfo(f"{name}.xcframework/ios-arm64/Headers/", stamp), b"")
         binary = zipfile.ZipInfo(f"{name}.xcframework/ios-arm64/lib{name}.a", stamp)
         seed = hashlib.sha256(name.encode()).digest()
         with archive.open(binary, "w", force_zip64=payload_size > 2**31) as stream:

@@ -3,8 +3,11 @@
 import re
 import shutil
 import subprocess
+import sys
 from importlib.metadata import version as installed_version
 from pathlib import Path
+
+import pytest
 
 import swiftpm_guard
 
@@ -41,3 +44,85 @@ def test_release_script_tags_and_moves_the_major(tmp_path):
     again = subprocess.run([*script, swiftpm_guard.__version__], capture_output=True, text=True,
                            env=env, timeout=60)
     assert again.returncode == 1 and "never re-tagged" in again.stderr
+
+
+def _pin_action():
+    """scripts/pin_action.py, loaded by path (scripts/ is not a package)."""
+    import importlib.util
+
+    spec = importlib.util.spec_from_file_location("pin_action", ROOT / "scripts" / "pin_action.py")
+    assert spec and spec.loader
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    return module
+
+
+DIGEST = "sha256:" + "ab" * 32
+
+
+def test_action_image_and_package_version_agree():
+    """On main runs.image is Dockerfile; on a release commit it is this version's image."""
+    pin_action = _pin_action()
+    text = (ROOT / "action.yml").read_text()
+    assert pin_action.check(text, swiftpm_guard.__version__) is None
+    image = pin_action.image_of(text)
+    if image != "Dockerfile":  # a release commit: the tag names this very version
+        assert f"/swiftpm-guard:{swiftpm_guard.__version__}@sha256:" in image
+
+
+def test_pinning_changes_only_the_image_line_and_ties_it_to_the_version():
+    pin_action = _pin_action()
+    text = (ROOT / "action.yml").read_text()
+    version = swiftpm_guard.__version__
+    reference = f"ghcr.io/example-org/swiftpm-guard:{version}@{DIGEST}"
+    pinned = pin_action.pin(text, reference)
+    changed = [(a, b) for a, b in zip(text.splitlines(), pinned.splitlines(), strict=True)
+               if a != b]
+    assert changed == [("  image: Dockerfile", f"  image: docker://{reference}")]
+    assert pin_action.image_of(pinned) == f"docker://{reference}"
+    assert pin_action.check(pinned, version) is None
+    assert "package version is 9.9.9" in pin_action.check(pinned, "9.9.9")
+    with pytest.raises(ValueError, match="already pinned"):
+        pin_action.pin(pinned, reference)
+
+
+@pytest.mark.parametrize("reference", [
+    "ghcr.io/example-org/swiftpm-guard:1.0.0",            # no digest: could move under users
+    "ghcr.io/example-org/swiftpm-guard@" + DIGEST,        # no tag: nothing ties it to a version
+    "ghcr.io/example-org/other:1.0.0@" + DIGEST,
+    "ghcr.io/Example/swiftpm-guard:1.0.0@" + DIGEST,      # registries want lower case
+    "ghcr.io/x/swiftpm-guard:1.0.0@sha256:" + "ab" * 31,
+    "ghcr.io/x/swiftpm-guard:1.0.0@" + DIGEST + "\nruns: {}",
+])
+def test_pin_refuses_references_that_are_not_a_versioned_digest(reference):
+    with pytest.raises(ValueError, match="is not"):
+        _pin_action().pin((ROOT / "action.yml").read_text(), reference)
+
+
+def test_check_names_an_image_that_is_neither(tmp_path):
+    pin_action = _pin_action()
+    text = (ROOT / "action.yml").read_text().replace(
+        "image: Dockerfile", "image: docker://ghcr.io/x/swiftpm-guard:latest")
+    assert "neither Dockerfile" in pin_action.check(text, swiftpm_guard.__version__)
+    path = tmp_path / "action.yml"
+    path.write_text(text)
+    done = subprocess.run([sys.executable, str(ROOT / "scripts" / "pin_action.py"), "check",
+                           str(path), swiftpm_guard.__version__],
+                          capture_output=True, text=True, timeout=60, check=False)
+    assert done.returncode == 1 and done.stderr.count("\n") == 1, done.stderr
+
+
+@pytest.mark.parametrize("args, message", [
+    (["--registry", "127.0.0.1:5000"], "go together"),
+    (["--registry", "reg;rm -rf /", "--owner", "o"], "not a registry host"),
+    (["--registry", "ghcr.io", "--owner", "a b"], "not a registry owner"),
+    (["--registry", "ghcr.io", "--owner", "o", "--digest", "sha256:12"], "not sha256"),
+    (["--registry", "ghcr.io", "--owner", "o", "--platforms", "windows/amd64"], "linux/<arch>"),
+    (["--bogus"], "unknown option"),
+])
+def test_release_script_refuses_bad_image_options_before_doing_anything(args, message):
+    done = subprocess.run(["bash", str(ROOT / "scripts" / "release.sh"), "1.0.0", *args],
+                          capture_output=True, text=True, timeout=60, check=False,
+                          env={"PATH": "/usr/bin:/bin"})
+    assert done.returncode == 2, done.stderr
+    assert message in done.stderr and done.stderr.count("\n") == 1, done.stderr

@@ -14,11 +14,11 @@ from swiftpm_guard.action.settings import ActionSettings
 from swiftpm_guard.core.model import Artifact, Finding, Template
 from swiftpm_guard.errors import InputError, UsageError
 from swiftpm_guard.infra.github import GitHubSession
+from swiftpm_guard.jobs.zip_contents import scan_zip_folder
 from swiftpm_guard.sources.artifacts import (
     expand_declared,
     parse_name_list,
     read_checksums,
-    scan_artifact_dir,
 )
 from swiftpm_guard.sources.files import read_text
 from swiftpm_guard.sources.git_ref import (
@@ -147,7 +147,7 @@ def _load_run_artifact(
     display = f"{settings.artifact_name}@run-{settings.run_id}"
     folder = extract_zips(archive, scratch / "run-artifact", display=display)
     archive.unlink()
-    artifacts, findings = scan_artifact_dir(folder, display=display)
+    artifacts, findings = scan_zip_folder(folder, display=display)
     loaded.artifacts += artifacts
     loaded.findings += findings
     loaded.notes.append(
@@ -185,7 +185,7 @@ def gather_sources(
     """
     _load_workflows(settings, github, scratch, loaded, frameworks_ref)
     for relative in settings.artifacts:
-        artifacts, findings = scan_artifact_dir(_in_workspace(settings, relative), display=relative)
+        artifacts, findings = scan_zip_folder(_in_workspace(settings, relative), display=relative)
         loaded.artifacts += artifacts
         loaded.findings += findings
     for relative in settings.checksums:

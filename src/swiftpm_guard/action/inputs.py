@@ -11,6 +11,7 @@ import re
 from collections.abc import Mapping
 
 from swiftpm_guard.core.git_names import DEFAULT_AUTHOR, Identity
+from swiftpm_guard.core.text_lines import split_lines
 from swiftpm_guard.core.versions import validate_version
 from swiftpm_guard.errors import UsageError
 from swiftpm_guard.infra.swiftpm import validate_swift_option
@@ -95,7 +96,7 @@ def lines_of(value: str) -> tuple[str, ...]:
     """A multi-line input: one item per line; blank lines and `#` comments skipped."""
     return tuple(
         line.strip()
-        for line in value.splitlines()
+        for line in split_lines(value)
         if line.strip() and not line.strip().startswith("#")
     )
 

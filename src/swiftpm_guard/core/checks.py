@@ -12,6 +12,7 @@ import re
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 
+from swiftpm_guard.core.liveness import live_code_findings
 from swiftpm_guard.core.model import (
     SHA256_RE,
     Artifact,
@@ -78,6 +79,7 @@ def check(
     for item in rendered:
         findings += item.findings
         findings += _template_findings(item, built, options)
+        findings += live_code_findings(item, _substituted(item, built))
         for placeholder in item.placeholders:
             requested.setdefault(placeholder.name, placeholder)
     unclaimed = _unclaimed(built, requested, options.debug_suffix)
@@ -98,6 +100,16 @@ def check(
         counts_source="static" if products is not None or targets is not None else None,
         findings=tuple(apply_warn(findings, options.warn)),
     )
+
+
+def _substituted(item: Rendered, built: dict[str, Artifact]) -> dict[str, str]:
+    """What stands in the manifest for each requested name: its checksum, else the token."""
+    values = {}
+    for placeholder in item.placeholders:
+        artifact = built.get(placeholder.name)
+        sha = artifact.sha256 if artifact is not None else None
+        values[placeholder.name] = sha if sha is not None else f"__SHA256_{placeholder.name}__"
+    return values
 
 
 def _where(artifact: Artifact) -> str:

@@ -14,6 +14,8 @@ import re
 from dataclasses import dataclass
 from typing import Any
 
+from swiftpm_guard.core.text_lines import split_lines
+
 #: A copied package lives in a folder of this name, so SwiftPM calls it 'package' in messages.
 PACKAGE_DIR = "package"
 MANIFEST = "Package.swift"
@@ -108,7 +110,7 @@ def interpret(dump: CommandResult, describe: CommandResult) -> Evaluation:
 
 def _diagnostics(result: CommandResult) -> tuple[Diagnostic, ...]:
     found: dict[tuple[str, int | None], Diagnostic] = {}
-    for raw in result.stderr.splitlines():
+    for raw in split_lines(result.stderr):
         line = raw.rstrip()
         compiler = _COMPILER.match(line)
         if compiler:
@@ -130,7 +132,7 @@ def _diagnostics(result: CommandResult) -> tuple[Diagnostic, ...]:
             diagnostic = Diagnostic(message, subject.group(1) if subject else MANIFEST)
         found.setdefault((diagnostic.message, diagnostic.line), diagnostic)
     if not found:
-        tail = " | ".join(result.stderr.strip().splitlines()[-3:]) or "no output"
+        tail = " | ".join(split_lines(result.stderr.strip())[-3:]) or "no output"
         raise UnreadableOutput(
             f"swift exited with {result.returncode} and no error we can read: {tail[:_MESSAGE_MAX]}"
         )

@@ -170,8 +170,12 @@ CODES: dict[str, str] = {
     "bad-version": "the version is not X.Y.Z or X.Y.Z.YYYYMMDD (or --version-pattern)",
     "missing-version": "the template never uses __VERSION__ (warning)",
     "malformed-placeholder": "a near-miss such as __SHA256_x_ or __VERSION",
-    "zip-layout": "a zip is unreadable, lacks <name>.xcframework/ at its root, or has __MACOSX/",
+    "zip-layout": "a zip is unreadable or not extractable (a local header missing or unlike its "
+    "central-directory entry, too many entries), lacks <name>.xcframework/ at its root, or has "
+    "__MACOSX/",
     "swift-error": "SwiftPM rejects the rendered package (its message, with the manifest line)",
+    "not-live-code": "the package, a binary target, a placeholder or a checksum is not live "
+    "Swift code (in a comment or string, or after an unterminated /* or string)",
     "swift-syntax": "without SwiftPM: tree-sitter-swift finds a syntax error in the manifest",
     "url": "a binary target URL is not https, not .zip, or lacks the version or its own name",
     "checksum-mismatch": "SwiftPM evaluates a binary target's checksum to another artifact's",
@@ -194,7 +198,7 @@ CODES: dict[str, str] = {
     "zip-library-missing": "a library path the xcframework's Info.plist lists is not in the zip",
     "zip-symlinks": "a macOS framework in a zip stores copies where its symlinks belong",
     "zip-mixed": "a zip holds both an .xcframework and an .artifactbundle",
-    "zip-signature": "whether a zip's xcframework is code-signed (notice)",
+    "zip-signature": "some zips of a folder are code-signed and others not (notice)",
     "resolve-failed": "resolve: the real SwiftPM rejects a binary target (its exact error)",
     "resolve-error": "resolve: swift package resolve failed naming no target, or fetched an "
     "unexpected URL",

@@ -45,10 +45,11 @@ def scan(text: str) -> Iterator[Token]:
 
 
 class LineIndex:
-    """Maps character offsets to 1-based line numbers."""
+    """Maps character offsets to 1-based line numbers, lines split at "\\n" only (as git and
+    GitHub's annotations count them: a lone "\\r" or a form feed starts no line)."""
 
     def __init__(self, text: str) -> None:
-        self._starts = [0] + [m.end() for m in re.finditer(r"\r\n|\n|\r(?!\n)", text)]
+        self._starts = [0] + [m.end() for m in re.finditer("\n", text)]
 
     def line_of(self, offset: int) -> int:
         return bisect.bisect_right(self._starts, offset)

@@ -11,6 +11,7 @@ import traceback
 from collections.abc import Callable, Iterator, Mapping
 from typing import TYPE_CHECKING, Any
 
+from swiftpm_guard.core.liveness import CODE as NOT_LIVE
 from swiftpm_guard.core.manifest_shape import ManifestShape
 from swiftpm_guard.core.model import (
     Artifact,
@@ -23,6 +24,8 @@ from swiftpm_guard.core.model import (
     Template,
 )
 from swiftpm_guard.core.placeholders import LineIndex, scan, substitute
+from swiftpm_guard.core.swift_conditions import Inactive
+from swiftpm_guard.core.swift_lexer import Kind, lex
 from swiftpm_guard.errors import InputError
 
 if TYPE_CHECKING:
@@ -41,15 +44,25 @@ def _render_placeholders(template: Template, version: str,
     text = template.text
     lines = LineIndex(text)
     shape = ManifestShape(text)
+    lexed = lex(text)
+    inactive = Inactive(lexed)
     placeholders: list[Placeholder] = []
     findings: list[Finding] = []
     version_used = False
     for token in scan(text):
         where = Location(template.path, lines.line_of(token.start))
+        kind = lexed.kind_at(token.start)
+        dead = inactive.dead_at(token.start)
         if token.kind == "version":
-            version_used = True
-        elif token.kind == "checksum":
+            # The version in a comment is harmless, but it is no use of the version either.
+            version_used = version_used or (kind is not Kind.COMMENT and not dead)
+        elif token.kind == "checksum" and lexed.literal_at(token.start) == token.text and \
+                not dead:
             placeholders.append(Placeholder(token.name, where, shape.role_at(token.start)))
+        elif token.kind == "checksum":
+            # Substituted all the same (byte-exact), but it asks for nothing: SwiftPM never
+            # sees a checksum in a comment, and one outside a string is not a checksum.
+            findings.append(_not_live(token.text, where, kind, dead))
         else:
             findings.append(_malformed(token.text, where))
     checksums = {name: a.sha256 for name, a in built.items() if a.sha256 is not None}
@@ -59,6 +72,23 @@ def _render_placeholders(template: Template, version: str,
         placeholders=tuple(placeholders),
         version_used=version_used,
         findings=tuple(findings),
+    )
+
+
+def _not_live(word: str, where: Location, kind: Kind, dead: bool) -> Finding:
+    place = {Kind.COMMENT: "a comment", Kind.CODE: "code outside any string literal",
+             Kind.STRING: "a string literal that is more than the placeholder (a quoted "
+             "string, or text beside it)"}.get(kind, f"a {kind.value}")
+    if dead and kind is not Kind.COMMENT:
+        place = "a block that #if compiles out"
+    return Finding(
+        code=NOT_LIVE,
+        severity=Severity.ERROR,
+        subject=word,
+        message=(f"'{word}' is in {place}, not in a string literal of live code; it asks for "
+                 "no binary target"),
+        file=where.file,
+        line=where.line,
     )
 
 

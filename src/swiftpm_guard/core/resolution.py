@@ -22,6 +22,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 
 from swiftpm_guard.core.model import Finding, Location, Severity
+from swiftpm_guard.core.text_lines import split_lines
 
 _DOWNLOADING = re.compile(r"^(?:Downloading|Fetching) binary artifact (\S+)(?: from cache)?\s*$")
 _DOWNLOADED = re.compile(r"^(?:Downloaded|Fetched) (\S+) (?:from cache )?\([0-9.]+s\)\s*$")
@@ -129,7 +130,7 @@ def interpret(manifest: str, targets: Sequence[ResolveTarget], exit_code: int,
 
 def _lines(output: str) -> list[str]:
     # SwiftPM redraws its progress bar with carriage returns; every piece is a line of its own.
-    return [piece.strip() for line in output.splitlines() for piece in line.split("\r")]
+    return [piece.strip() for line in split_lines(output) for piece in line.split("\r")]
 
 
 def _note(url: str, by_url: dict[str, str], seen: set[str], unknown: list[str]) -> None:

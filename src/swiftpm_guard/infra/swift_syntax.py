@@ -1,8 +1,15 @@
-"""Without SwiftPM: parse the rendered manifest with tree-sitter-swift (pure: text → findings).
+"""Without SwiftPM: parse the rendered manifest with tree-sitter-swift (text → findings).
 
 This only proves the text is Swift syntax; it cannot evaluate what the code computes, so the
 counts stay the static ones. tree-sitter recovers from errors, so one bad spot yields a few
 ERROR or MISSING nodes; we report the first few, with line and column.
+
+tree-sitter-swift does not see an unterminated `/*` as an error (it lexes it as an operator),
+so the core lexer's problems (unterminated comments, strings, interpolations) are reported
+first, and then the grammar is not run at all: those are exactly the inputs that made it
+quadratic. Otherwise the parse runs in a forked child under a deadline and a memory cap, and a
+text over the size cap is not parsed: either way the answer is a `swift-syntax` error saying
+the manifest could not be checked, never a crash and never a pass.
 """
 
 from __future__ import annotations
@@ -13,9 +20,15 @@ from typing import Any
 
 from swiftpm_guard.core.model import Finding, Rendered, Severity
 from swiftpm_guard.core.swift_checks import manifest_line
+from swiftpm_guard.core.swift_lexer import lex
+from swiftpm_guard.infra.bounded import run_bounded
+from swiftpm_guard.limits import SWIFT_PARSE_MAX_BYTES, SWIFT_PARSE_SECONDS
 
 MAX_PER_MANIFEST = 5
 _SNIPPET = 40
+
+#: One problem as the child reports it: 0-based row, byte column, description.
+Problem = tuple[int, int, str]
 
 
 @cache
@@ -34,32 +47,71 @@ def available() -> bool:
     return _parser() is not None
 
 
-def syntax_findings(rendered: Rendered) -> list[Finding]:
-    """`swift-syntax` findings for the rendered text (empty when it parses or no parser)."""
-    parse = _parser()
-    if parse is None:
+def syntax_findings(rendered: Rendered, *, seconds: float = SWIFT_PARSE_SECONDS,
+                    max_bytes: int = SWIFT_PARSE_MAX_BYTES,
+                    parse: Callable[[bytes], list[Problem]] | None = None) -> list[Finding]:
+    """`swift-syntax` findings for the rendered text (empty when it parses or no parser).
+
+    `parse` replaces the tree-sitter parse run in the child (tests use it to crash a child).
+    """
+    if _parser() is None and parse is None:
         return []
     data = rendered.text.encode("utf-8")
-    tree = parse(data)
+    lexed = lex(rendered.text)
+    if lexed.problems:
+        return [_at(rendered, rendered.text.count("\n", 0, p.start), _column(rendered, p.start),
+                    f"{p.detail}, so the rest of the manifest is not code")
+                for p in lexed.problems[:MAX_PER_MANIFEST]]
+    if len(data) > max_bytes:
+        return [_unchecked(rendered, f"it is {len(data)} bytes, over the {max_bytes}-byte cap "
+                                     "for the syntax check")]
+    outcome = run_bounded(parse or _problems_of, data, seconds=seconds)
+    if outcome.value is None:
+        return [_unchecked(rendered, f"tree-sitter-swift {outcome.failure}")]
     lines = data.split(b"\n")
-    findings: list[Finding] = []
-    for node in _problems(tree.root_node):
-        row, byte_column = node.start_point
+    findings = []
+    for row, byte_column, description in outcome.value:
         text = lines[row] if row < len(lines) else b""
         column = len(text[:byte_column].decode("utf-8", errors="replace")) + 1
-        line, note = manifest_line(rendered, row + 1)
-        findings.append(
-            Finding(
-                code="swift-syntax",
-                severity=Severity.ERROR,
-                subject=f"{row + 1}:{column}",
-                file=rendered.template.path,
-                line=line,
-                message=f"not valid Swift at {row + 1}:{column}: {_describe(node)}{note} "
-                "(tree-sitter-swift; SwiftPM was not run)",
-            )
-        )
+        findings.append(_at(rendered, row, column, description))
     return findings
+
+
+def _column(rendered: Rendered, offset: int) -> int:
+    return offset - (rendered.text.rfind("\n", 0, offset) + 1) + 1
+
+
+def _at(rendered: Rendered, row: int, column: int, description: str) -> Finding:
+    line, note = manifest_line(rendered, row + 1)
+    return Finding(
+        code="swift-syntax",
+        severity=Severity.ERROR,
+        subject=f"{row + 1}:{column}",
+        file=rendered.template.path,
+        line=line,
+        message=f"not valid Swift at {row + 1}:{column}: {description}{note} "
+        "(tree-sitter-swift; SwiftPM was not run)",
+    )
+
+
+def _unchecked(rendered: Rendered, why: str) -> Finding:
+    return Finding(
+        code="swift-syntax",
+        severity=Severity.ERROR,
+        subject="unchecked",
+        file=rendered.template.path,
+        line=None,
+        message=f"the manifest could not be checked: {why}; SwiftPM was not run, so it "
+        "does not pass",
+    )
+
+
+def _problems_of(data: bytes) -> list[Problem]:
+    """In the child: parse and describe the first ERROR and MISSING nodes as plain data."""
+    parse = _parser()
+    assert parse is not None
+    tree = parse(data)
+    return [(n.start_point[0], n.start_point[1], _describe(n)) for n in _problems(tree.root_node)]
 
 
 def _problems(root: Any) -> list[Any]:

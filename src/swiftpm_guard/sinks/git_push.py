@@ -24,6 +24,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from swiftpm_guard.core.git_names import Identity, Remote, authorization_header
+from swiftpm_guard.core.text_lines import split_lines
 from swiftpm_guard.errors import InfrastructureError, InputError
 from swiftpm_guard.infra.git import GitTimeout, find_git, run_git
 
@@ -195,7 +196,7 @@ class ScratchRepo:
         """git's last meaningful stderr line, redacted, for a one-line error."""
         lines = [
             ln.strip()
-            for ln in self._redact(result.stderr.decode("utf-8", "replace")).splitlines()
+            for ln in split_lines(self._redact(result.stderr.decode("utf-8", "replace")))
             if ln.strip()
         ]
         fatal = [ln for ln in lines if ln.startswith(("fatal:", "error:", "remote: error"))]
@@ -207,7 +208,7 @@ class ScratchRepo:
         """`{ref: sha}` for the remote refs matching `patterns` (full refs or `…*` globs)."""
         result = self._run(["ls-remote", "--refs", self.remote.url, *patterns], network=True)
         refs: dict[str, str] = {}
-        for line in result.stdout.decode("utf-8", "replace").splitlines():
+        for line in split_lines(result.stdout.decode("utf-8", "replace")):
             sha, _, ref = line.partition("\t")
             if ref and _is_sha(sha):
                 refs[ref] = sha
@@ -376,7 +377,7 @@ _FLAGS = {
 
 def _porcelain_outcome(stdout: str, ref: str) -> PushOutcome | None:
     """Our ref's line in `git push --porcelain` output: `<flag>\\t<from>:<to>\\t<summary>`."""
-    for line in stdout.splitlines():
+    for line in split_lines(stdout):
         fields = line.split("\t")
         if len(fields) >= 3 and len(fields[0]) == 1 and fields[1].endswith(f":{ref}"):
             status = _FLAGS.get(fields[0])

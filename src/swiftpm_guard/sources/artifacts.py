@@ -5,16 +5,17 @@ from __future__ import annotations
 import hashlib
 import os
 import re
-import zipfile
 from collections.abc import Iterable
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass
 from pathlib import Path
 
 from swiftpm_guard.core.model import NAME_RE, Artifact, Finding, Location, Severity
+from swiftpm_guard.core.text_lines import split_lines
 from swiftpm_guard.errors import InputError
 from swiftpm_guard.limits import CHECKSUMS_MAX_BYTES, LIST_MAX_BYTES
 from swiftpm_guard.sources.files import read_text
+from swiftpm_guard.sources.zip_reader import ZipProblem, ZipReader
 
 #: `<name>-<version>.zip`: names never hold a hyphen, so the first one splits.
 ZIP_NAME_RE = re.compile(r"(?P<name>[A-Za-z0-9_]+)-(?P<version>[^/\\]+)\.zip")
@@ -93,28 +94,58 @@ def _layout(subject: str, shown: str, message: str) -> Finding:
 
 
 def _layout_findings(path: Path, name: str, shown: str) -> list[Finding]:
-    """Check the central directory only: cheap, and a zip bomb costs nothing here."""
+    """Stream the central directory, each entry checked against its local header (no
+    decompression: a zip bomb costs nothing here), and apply SwiftPM's layout rules."""
+    layout = _Layout(name)
     try:
-        with zipfile.ZipFile(path) as archive:
-            entries = archive.namelist()
-    except (zipfile.BadZipFile, OSError, ValueError) as error:
-        return [_layout(name, shown, f"not a readable zip archive ({error})")]
-    findings: list[Finding] = []
-    root = f"{name}.xcframework/"
-    if not any(entry.startswith(root) for entry in entries):
-        tops = sorted({entry.split("/", 1)[0] for entry in entries})[:5]
-        findings.append(_layout(name, shown, f"no {root} at the zip's root (found: "
-                                             f"{', '.join(tops) or 'nothing'}); SwiftPM cannot "
-                                             "map it to the target"))
-    macos = [e for e in entries if e.startswith("__MACOSX/")]
-    if macos:
-        findings.append(_layout(name, shown, f"{len(macos)} __MACOSX/ entries (Finder "
-                                             "metadata); zip with `ditto -c -k --keepParent` "
-                                             "or `zip -X`"))
-    unsafe = [e for e in entries if e.startswith(("/", "\\")) or ".." in e.split("/")]
-    if unsafe:
-        findings.append(_layout(name, shown, f"entry '{unsafe[0]}' escapes the archive root"))
-    return findings
+        fd = os.open(path, os.O_RDONLY)
+    except OSError as error:
+        return [_layout(name, shown, f"not a readable zip archive ({error.strerror})")]
+    try:
+        for entry in ZipReader(fd).entries():
+            layout.add(entry.name)
+    except ZipProblem as error:
+        return [_layout(name, shown, f"not a readable zip archive, SwiftPM cannot extract it: "
+                                     f"{error}")]
+    except OSError as error:
+        return [_layout(name, shown, f"not a readable zip archive ({error.strerror})")]
+    finally:
+        os.close(fd)
+    return [_layout(name, shown, message) for message in layout.problems()]
+
+
+class _Layout:
+    """SwiftPM's rules on entry names, applied one name at a time (flat memory)."""
+
+    def __init__(self, name: str) -> None:
+        self._root = f"{name}.xcframework/"
+        self._has_root = False
+        self._tops: set[str] = set()
+        self._macos = 0
+        self._unsafe: str | None = None
+
+    def add(self, entry: str) -> None:
+        if entry.startswith(self._root):
+            self._has_root = True
+        elif len(self._tops) < 5:
+            self._tops.add(entry.split("/", 1)[0])
+        if entry.startswith("__MACOSX/"):
+            self._macos += 1
+        if self._unsafe is None and (entry.startswith(("/", "\\")) or ".." in entry.split("/")):
+            self._unsafe = entry
+
+    def problems(self) -> list[str]:
+        found = []
+        if not self._has_root:
+            tops = ", ".join(sorted(self._tops)) or "nothing"
+            found.append(f"no {self._root} at the zip's root (found: {tops}); SwiftPM cannot "
+                         "map it to the target")
+        if self._macos:
+            found.append(f"{self._macos} __MACOSX/ entries (Finder metadata); zip with "
+                         "`ditto -c -k --keepParent` or `zip -X`")
+        if self._unsafe is not None:
+            found.append(f"entry '{self._unsafe[:200]}' escapes the archive root")
+        return found
 
 
 def parse_checksums(text: str, *, file: str) -> list[Artifact]:
@@ -124,7 +155,7 @@ def parse_checksums(text: str, *, file: str) -> list[Artifact]:
     A value of the wrong length or case is kept as is: the checks report it as `bad-checksum`.
     """
     artifacts: list[Artifact] = []
-    for number, raw in enumerate(text.removeprefix("\ufeff").splitlines(), start=1):
+    for number, raw in enumerate(split_lines(text.removeprefix("\ufeff")), start=1):
         line = raw.strip()
         if not line or line.startswith("#"):
             continue
@@ -181,7 +212,7 @@ def expand_declared(names: Iterable[DeclaredName], debug_suffix: str) -> list[Ar
 def parse_name_list(text: str, *, file: str) -> list[DeclaredName]:
     """Names separated by commas, whitespace or newlines; `#` starts a comment."""
     names: list[DeclaredName] = []
-    for number, raw in enumerate(text.removeprefix("\ufeff").splitlines(), start=1):
+    for number, raw in enumerate(split_lines(text.removeprefix("\ufeff")), start=1):
         for item in re.split(r"[,\s]+", raw.split("#", 1)[0]):
             if not item:
                 continue

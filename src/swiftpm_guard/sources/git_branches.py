@@ -21,6 +21,7 @@ from pathlib import Path, PurePosixPath
 from swiftpm_guard.core.audit_rules import ManifestFile, PublishedBranch
 from swiftpm_guard.core.audit_tips import TipCommit
 from swiftpm_guard.core.model import Location, Stub
+from swiftpm_guard.core.text_lines import split_lines
 from swiftpm_guard.errors import InfrastructureError, InputError, UsageError
 from swiftpm_guard.infra.git import GitTimeout, find_git, git_environment, run_git
 from swiftpm_guard.limits import TEMPLATE_MAX_BYTES
@@ -100,7 +101,7 @@ def _git(args: Sequence[str], *, git_dir: str | None = None, stdin: bytes | None
         raise InfrastructureError(f"git {args[0]} took longer than {timeout:.0f} s; "
                                   "stopped it") from None
     if result.returncode != 0:
-        message = result.stderr.decode("utf-8", "replace").strip().splitlines()
+        message = split_lines(result.stderr.decode("utf-8", "replace").strip())
         last = message[-1] if message else f"exit code {result.returncode}"
         raise InfrastructureError(f"git {args[0]} failed: {last}")
     return result.stdout
@@ -149,7 +150,7 @@ def _local_git_dir(path: str, timeout: float) -> str:
 
 def _remote_heads(listing: bytes) -> list[str]:
     heads = []
-    for line in listing.decode("utf-8", "replace").splitlines():
+    for line in split_lines(listing.decode("utf-8", "replace")):
         _oid, _tab, ref = line.partition("\t")
         if ref.startswith("refs/heads/"):
             heads.append(ref[len("refs/heads/"):])
@@ -162,7 +163,7 @@ def list_branches(git_dir: str, pattern: str, *,
     out = _git(["for-each-ref", "--format=%(objectname) %(objecttype) %(refname)",
                 "refs/heads/"], git_dir=git_dir, timeout=timeout)
     found = []
-    for line in out.decode("utf-8", "replace").splitlines():
+    for line in split_lines(out.decode("utf-8", "replace")):
         oid, kind, ref = line.split(" ", 2)
         name = ref[len("refs/heads/"):]
         if kind == "commit" and fnmatch.fnmatchcase(name, pattern):
@@ -224,7 +225,7 @@ class _Objects:
         out = _git(["cat-file", "--batch-check"], git_dir=self._git_dir,
                    stdin="".join(f"{o}\n" for o in wanted).encode(), timeout=self._timeout)
         sizes = {}
-        for oid, line in zip(wanted, out.decode().splitlines(), strict=True):
+        for oid, line in zip(wanted, split_lines(out.decode()), strict=True):
             parts = line.split(" ")
             if len(parts) == 3:
                 sizes[oid] = int(parts[2])

@@ -19,6 +19,7 @@ from pathlib import Path, PurePosixPath
 from typing import Protocol
 
 from swiftpm_guard.core.model import Finding, Template
+from swiftpm_guard.core.text_lines import split_lines
 from swiftpm_guard.errors import InfrastructureError, InputError, UsageError
 from swiftpm_guard.infra.git import find_git, git_environment, run_git
 from swiftpm_guard.limits import TEMPLATE_MAX_BYTES, WORKFLOW_MAX_BYTES
@@ -115,7 +116,7 @@ class GitRef:
                 f"+refs/heads/{ref}:{tracking}",
             )
             if fetched.returncode != 0:
-                lines = fetched.stderr.decode("utf-8", "replace").strip().splitlines()
+                lines = split_lines(fetched.stderr.decode("utf-8", "replace").strip())
                 reason = lines[-1] if lines else f"exit {fetched.returncode}"
                 log(
                     f"swiftpm-guard: git fetch of '{ref}' failed ({reason}); "

@@ -6,17 +6,20 @@ like `on` stay strings, and aliases are not expanded, so an alias bomb costs not
 
 from __future__ import annotations
 
+import bisect
 import re
-from collections.abc import Callable, Iterator
+from collections.abc import Iterator
 from dataclasses import dataclass
 from pathlib import Path
 
 import yaml
 
-from swiftpm_guard.core.model import NAME_RE, Location
+from swiftpm_guard.core.model import Location
 from swiftpm_guard.errors import InputError
-from swiftpm_guard.limits import WORKFLOW_MAX_BYTES
+from swiftpm_guard.infra.bounded import run_bounded
+from swiftpm_guard.limits import BASH_PARSE_SECONDS, WORKFLOW_MAX_BYTES
 from swiftpm_guard.sources.artifacts import DeclaredName
+from swiftpm_guard.sources.bash_array import Element, Rejected, prepare, read_arrays
 from swiftpm_guard.sources.files import read_text
 
 _VAR_RE = re.compile(r"[A-Za-z_][A-Za-z0-9_]*")
@@ -59,8 +62,12 @@ def read_workflow_frameworks(spec: WorkflowSpec, *, root: Path | None = None,
     return frameworks_in_workflow(text, spec.job, spec.var, file=shown)
 
 
-def frameworks_in_workflow(text: str, job: str, var: str, *, file: str) -> list[DeclaredName]:
-    """Pure: the entries of bash array `var` in job `job`'s scripts, each with its file line."""
+def frameworks_in_workflow(text: str, job: str, var: str, *, file: str,
+                           bounded: bool = True) -> list[DeclaredName]:
+    """The entries of the bash array `var` that job `job`'s script assigns, with file lines.
+
+    `bounded=False` parses in this process (the fuzz targets: coverage is only seen here).
+    """
     lines = _FileLines(text)
     root = _compose(text, file, lines)
     jobs = _get(root, "jobs")
@@ -70,21 +77,66 @@ def frameworks_in_workflow(text: str, job: str, var: str, *, file: str) -> list[
     if not isinstance(job_node, yaml.MappingNode):
         known = ", ".join(str(k.value) for k, _ in jobs.value[:20])
         raise InputError(f"workflow has no job '{job}' (jobs: {known})", file=file)
+    scripts = list(_scripts(job_node, _shell(root)))
+    results = _read_bounded([script.text.encode("utf-8") for script in scripts], var, file,
+                            bounded)
     names: list[DeclaredName] | None = None
-    for script in _scripts(job_node):
-
-        def line_at(offset: int, word: str = "", script: _Script = script) -> int:
-            return lines.line_in_scalar(script.node, script.text, offset, word)
-
-        for op, words in _arrays(script.text, var, file, line_at):
-            found = [DeclaredName(w, Location(file, line_at(off, w))) for w, off in words]
-            names = found if op == "=" or names is None else names + found
+    first: int | None = None
+    for script, result in zip(scripts, results, strict=True):
+        if result is None:
+            continue
+        offsets = _CharOffsets(script.text)
+        if isinstance(result, Rejected):
+            raise InputError(result.message, file=file,
+                             line=lines.line_in_scalar(script, offsets.of(result.offset), ""))
+        here = lines.line_in_scalar(script, offsets.of(result[0].offset), result[0].word) \
+            if result else lines.at_offset(script.node.start_mark.index)
+        if first is not None:
+            # Each step is its own bash process: two steps with the array cannot both be it.
+            raise InputError(f"{var}=( … ) is assigned in two steps (lines {first} and "
+                             f"{here}); assign it once", file=file, line=here)
+        first = here
+        names = [DeclaredName(e.word, Location(
+            file, lines.line_in_scalar(script, offsets.of(e.offset), e.word))) for e in result]
     if names is None:
         raise InputError(f"job '{job}' has no bash array {var}=( … ) in its run: steps or "
                          "with.script", file=file)
     if not names:
-        raise InputError(f"{var}=( ) in job '{job}' is empty", file=file)
+        raise InputError(f"{var}=( ) in job '{job}' is empty", file=file, line=first)
     return names
+
+
+def _read_bounded(scripts: list[bytes], var: str, file: str,
+                  bounded: bool) -> list[list[Element] | Rejected | None]:
+    """tree-sitter-bash in a child process: a crash or a stall is bad input, not ours."""
+    if not bounded:
+        return read_arrays(scripts, var)
+    prepare()  # import the grammar here: a child forked mid-import could wait on its lock
+    outcome = run_bounded(read_arrays, scripts, var, seconds=BASH_PARSE_SECONDS)
+    if outcome.value is None:
+        raise InputError(f"could not read the job's scripts as bash: tree-sitter-bash "
+                         f"{outcome.failure}", file=file)
+    return outcome.value
+
+
+class _CharOffsets:
+    """Byte offsets of a script's UTF-8 to character offsets, for offsets given in order."""
+
+    def __init__(self, text: str) -> None:
+        self._text = text
+        self._ascii = text.isascii()
+        self._byte = 0
+        self._char = 0
+
+    def of(self, byte_offset: int) -> int:
+        if self._ascii:
+            return byte_offset
+        if byte_offset < self._byte:  # out of order: start again (rare: only for errors)
+            self._byte = self._char = 0
+        while self._byte < byte_offset and self._char < len(self._text):
+            self._byte += len(self._text[self._char].encode("utf-8"))
+            self._char += 1
+        return self._char
 
 
 #: What YAML counts as a line break (PyYAML's reader), versus what an editor, git and GitHub's
@@ -99,9 +151,11 @@ class _FileLines:
     def __init__(self, text: str) -> None:
         self._text = text
         self._yaml_starts = [0] + [m.end() for m in _YAML_BREAK.finditer(text)]
+        self._newlines = [m.start() for m in re.finditer("\n", text)]
+        self._value_breaks: dict[int, list[int]] = {}
 
     def at_offset(self, offset: int) -> int:
-        return self._text.count("\n", 0, offset) + 1
+        return bisect.bisect_left(self._newlines, offset) + 1
 
     def _yaml_line(self, index: int) -> tuple[int, int]:
         """Character span of YAML line `index` (0-based), clamped to the file."""
@@ -111,13 +165,18 @@ class _FileLines:
                else len(self._text))
         return start, end
 
-    def line_in_scalar(self, node: yaml.ScalarNode, value: str, offset: int, word: str) -> int:
+    def line_in_scalar(self, script: _Script, offset: int, word: str) -> int:
         """File line of `word` at `offset` in a scalar's value.
 
         A literal block (`|`) keeps lines one to one, starting the YAML line after its
         indicator. Other styles fold lines, so the word is looked for in the node's own lines.
         """
-        value_line = len(_VALUE_BREAK.findall(value, 0, offset))
+        node, value = script.node, script.text
+        breaks = self._value_breaks.get(id(script))
+        if breaks is None:  # once per script, so each word costs a bisection, not a scan
+            breaks = self._value_breaks[id(script)] = [
+                m.start() for m in _VALUE_BREAK.finditer(value)]
+        value_line = bisect.bisect_left(breaks, offset)
         first = node.start_mark.line
         if node.style == "|":
             return self.at_offset(self._yaml_line(first + 1 + value_line)[0])
@@ -164,95 +223,36 @@ def _scalar(node: yaml.Node | None) -> _Script | None:
     return None
 
 
-def _scripts(job: yaml.MappingNode) -> Iterator[_Script]:
-    """`with.script` of a reusable-workflow job, then every step's `run` and `with.script`."""
+def _shell(node: yaml.Node | None) -> str | None:
+    """`defaults.run.shell` of a job or workflow (or a step's `shell`), None if unset."""
+    value = _get(_get(node, "defaults"), "run") if node is not None else None
+    shell = _get(value, "shell")
+    return str(shell.value) if isinstance(shell, yaml.ScalarNode) else None
+
+
+def _is_bash(shell: str | None) -> bool:
+    """Unset means bash on GitHub's Linux and macOS runners; `bash …` is bash; `sh` (dash on
+    Ubuntu), `pwsh`, `python` and the rest do not run a bash array."""
+    if shell is None:
+        return True
+    words = shell.split()
+    return bool(words) and words[0].rsplit("/", 1)[-1] == "bash"
+
+
+def _scripts(job: yaml.MappingNode, default_shell: str | None = None) -> Iterator[_Script]:
+    """`with.script` of a reusable-workflow job, then every bash step's `run` and
+    `with.script` (a `run:` under another `shell:` is not bash and is not read)."""
     candidates = [_get(_get(job, "with"), "script")]
+    job_shell = _shell(job) or default_shell
     steps = _get(job, "steps")
     if isinstance(steps, yaml.SequenceNode):
         for step in steps.value:
-            candidates += [_get(step, "run"), _get(_get(step, "with"), "script")]
+            shell = _get(step, "shell")
+            step_shell = str(shell.value) if isinstance(shell, yaml.ScalarNode) else job_shell
+            if _is_bash(step_shell):
+                candidates.append(_get(step, "run"))
+            candidates.append(_get(_get(step, "with"), "script"))
     for candidate in candidates:
         script = _scalar(candidate)
         if script is not None:
             yield script
-
-
-def _arrays(script: str, var: str, file: str,
-            line_at: Callable[[int], int]) -> Iterator[tuple[str, list[tuple[str, int]]]]:
-    """Each `var=( … )` (op "=") or `var+=( … )` (op "+=") with its words and offsets."""
-    pattern = re.compile(rf"(?<![A-Za-z0-9_$]){re.escape(var)}(\+?=)\(")
-    for match in pattern.finditer(script):
-        words = _array_words(script, match.end(), file, line_at)
-        yield match.group(1), words
-
-
-def _array_words(script: str, start: int, file: str,
-                 line_at: Callable[[int], int]) -> list[tuple[str, int]]:
-    """Bash words up to the unquoted `)`: quotes concatenate, `#` comments, `\\` escapes."""
-    words: list[tuple[str, int]] = []
-    current: list[str] = []
-    word_start = -1
-    i = start
-
-    def fail(message: str, at: int) -> InputError:
-        return InputError(message, file=file, line=line_at(at))
-
-    def flush() -> None:
-        nonlocal current, word_start
-        if word_start >= 0:
-            word = "".join(current)
-            if not NAME_RE.fullmatch(word):
-                raise fail(f"array entry {word!r} is not a framework name [A-Za-z0-9_]+",
-                           word_start)
-            words.append((word, word_start))
-        current, word_start = [], -1
-
-    while i < len(script):
-        char = script[i]
-        if char == ")":
-            flush()
-            return words
-        if char in " \t\r\n":
-            flush()
-            i += 1
-            continue
-        if char == "#" and word_start < 0:
-            newline = script.find("\n", i)
-            i = len(script) if newline < 0 else newline
-            continue
-        if word_start < 0:
-            word_start = i
-        if char == "\\":
-            if script.startswith("\n", i + 1):  # line continuation
-                if not current:
-                    word_start = -1
-                i += 2
-                continue
-            current.append(script[i + 1:i + 2])
-            i += 2
-        elif char in "'\"":
-            close = _closing_quote(script, i)
-            if close < 0:
-                raise fail("unterminated quote in array", i)
-            body = script[i + 1:close]
-            current.append(body if char == "'" else re.sub(r'\\([$`"\\\n])', r"\1", body))
-            i = close + 1
-        elif char in "$`(;&|<>":
-            raise fail(f"array entry uses {char!r}; only literal names can be checked", i)
-        else:
-            current.append(char)
-            i += 1
-    raise fail("array is not closed with ')'", start)
-
-
-def _closing_quote(script: str, index: int) -> int:
-    quote = script[index]
-    i = index + 1
-    while i < len(script):
-        if script[i] == "\\" and quote == '"':
-            i += 2
-            continue
-        if script[i] == quote:
-            return i
-        i += 1
-    return -1

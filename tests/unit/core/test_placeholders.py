@@ -45,7 +45,8 @@ def test_substitute_keeps_every_other_byte():
     assert out == 'a\r\n"2.0.0"\r\n"' + "f" * 64 + '"\r\n"__SHA256_unknown__"'
 
 
-def test_line_index_handles_all_line_endings():
-    index = LineIndex("a\nb\r\nc\rd")
-    assert [index.line_of(i) for i in (0, 2, 5, 7)] == [1, 2, 3, 4]
+def test_line_index_counts_newlines_as_git_and_github_do():
+    # "\r\n" is one line end; a lone "\r" (or a form feed) is no line end for git or GitHub.
+    index = LineIndex("a\nb\r\nc\rd\fe")
+    assert [index.line_of(i) for i in (0, 2, 5, 7, 9)] == [1, 2, 3, 3, 3]
     assert index.offset_of(3) == 5

@@ -12,7 +12,10 @@ from swiftpm_guard.sources.artifacts import parse_checksums
 NAMES = st.text(alphabet=string.ascii_lowercase + "_", min_size=1, max_size=8).filter(
     lambda n: not n.startswith("_") and not n.endswith("_") and "__" not in n
 )
-FILLER = st.text(alphabet=string.printable.replace("_", ""), max_size=40)
+# No quote, backslash, slash or pound: filler must not open a string, comment or raw string
+# (that is the liveness check's business, tests/hostile/test_swift_liveness.py).
+FILLER = st.text(alphabet="".join(c for c in string.printable if c not in '_"\\/#'),
+                 max_size=40)
 HEXES = st.text(alphabet="0123456789abcdef", min_size=64, max_size=64)
 
 

@@ -32,15 +32,20 @@ jobs:
           FRAMEWORKS=( "executorch" 'backend_'"coreml" \\
             kernels_llm  # a comment ) inside
           )
-          FRAMEWORKS+=(kernels_custom)
 """
 
 
-def test_run_steps_odd_quoting_comments_and_append():
+def test_run_steps_odd_quoting_and_comments():
     found = frameworks_in_workflow(STEPS, "build", "FRAMEWORKS", file="w.yml")
     assert [(d.name, d.origin.line) for d in found] == [
-        ("executorch", 10), ("backend_coreml", 10), ("kernels_llm", 11), ("kernels_custom", 13),
+        ("executorch", 10), ("backend_coreml", 10), ("kernels_llm", 11),
     ]
+
+
+def test_append_is_bad_input_naming_its_line():
+    with pytest.raises(InputError, match=r"w.yml:13: FRAMEWORKS\+=\( … \) appends"):
+        frameworks_in_workflow(STEPS + "          FRAMEWORKS+=(kernels_custom)\n", "build",
+                               "FRAMEWORKS", file="w.yml")
 
 
 def test_plain_scalar_script_falls_back_to_searching_lines():

@@ -5,7 +5,7 @@ import plistlib
 
 import pytest
 
-from support.release import Slice, write_real_zip, write_release, write_zip
+from support.release import Slice, write_real_zip, write_release
 from swiftpm_guard.core.checks import CheckOptions
 from swiftpm_guard.core.model import Artifact, Location, Severity
 from swiftpm_guard.core.zip_rules import (
@@ -16,8 +16,7 @@ from swiftpm_guard.core.zip_rules import (
     derive_artifacts,
 )
 from swiftpm_guard.jobs.check import evaluate_loaded
-from swiftpm_guard.jobs.zip_contents import with_zip_contents, zip_content_findings
-from swiftpm_guard.sources.artifacts import scan_artifact_dir
+from swiftpm_guard.jobs.zip_contents import scan_zip_folder, zip_content_findings
 from swiftpm_guard.sources.template import load_template
 from swiftpm_guard.sources.zip_contents import UnreadableZip, read_zip_contents
 
@@ -87,9 +86,9 @@ def test_swiftpms_search_takes_the_first_folder_with_metadata_whatever_its_name(
     assert [a.folder for a in derive_artifacts(at_root)] == [""]
     other, _ = judged(tmp_path, name="baz", root="Other.xcframework")
     assert [a.folder for a in derive_artifacts(other)] == ["Other.xcframework"]
-    # The old test fixture's plist is not XCFramework metadata: SwiftPM finds nothing.
+    # A plist that is not XCFramework metadata (no AvailableLibraries): SwiftPM finds nothing.
     old = tmp_path / "old.zip"
-    write_zip(old, "old")
+    write_real_zip(old, "old", plist=b"<plist><dict><key>Name</key><string>old</string></dict></plist>\n")
     assert derive_artifacts(read_zip_contents(old)) == []
 
 
@@ -136,21 +135,30 @@ def test_job_judges_each_built_zip_and_skips_the_unreadable(tmp_path):
     assert {f.file for f in found} == {"dist/good-1.2.3.zip", "dist/flat-1.2.3.zip"}
 
 
-def test_with_zip_contents_adds_the_findings_of_every_scanned_zip(tmp_path):
+def test_every_scanned_zip_is_judged_and_warn_downgrades_like_any_code(tmp_path):
     release = write_release(tmp_path / "release", products=("executorch",), binary_only=(
         "threadpool",), real_zips=True)
     write_real_zip(release.artifacts / "threadpool-1.2.3.zip", "threadpool", flatten_links=True)
-    artifacts, problems = scan_artifact_dir(release.artifacts)
+    artifacts, problems = scan_zip_folder(release.artifacts)
+    flagged = {(f.code, (f.file or "").rsplit("/", 1)[-1]) for f in problems}
+    assert flagged == {("zip-symlinks", "threadpool-1.2.3.zip")}
     template, _ = load_template(release.template)
-    outcome = evaluate_loaded([template], artifacts, problems, CheckOptions(version="1.2.3"),
-                              swift="off")
-    assert outcome.report.consistent
+    options = CheckOptions(version="1.2.3", warn=frozenset({"zip-symlinks"}))
+    outcome = evaluate_loaded([template], artifacts, problems, options, swift="off")
+    assert outcome.report.consistent  # --warn made the flattened copy a warning
+    assert {str(f.severity) for f in outcome.report.findings} == {"warning"}
 
-    judged = with_zip_contents(outcome, artifacts, warn=frozenset({"zip-symlinks"}))
 
-    added = judged.report.findings[len(outcome.report.findings):]
-    flagged = {(f.code, f.file.rsplit("/", 1)[-1], str(f.severity)) for f in added
-               if f.code == "zip-symlinks"}
-    assert flagged == {("zip-symlinks", "threadpool-1.2.3.zip", "warning")}
-    assert sum(f.code == "zip-signature" for f in added) == 4  # one notice per zip
-    assert judged.report.consistent  # --warn made the copies warnings
+def test_a_folder_where_only_some_zips_are_signed_gets_one_notice(tmp_path):
+    folder = tmp_path / "dist"
+    folder.mkdir()
+    write_real_zip(folder / "signed-1.2.3.zip", "signed", signed=True)
+    write_real_zip(folder / "plain-1.2.3.zip", "plain")
+    _artifacts, found = scan_zip_folder(folder, display="dist")
+    (notice,) = [f for f in found if f.code == "zip-signature"]
+    assert notice.severity is Severity.NOTICE and notice.file == "dist"
+    assert "1 of 2 zips carry no code signature" in notice.message
+    assert "plain-1.2.3.zip" in notice.message and "signed-1.2.3.zip" not in notice.message
+    (tmp_path / "all").mkdir()
+    write_real_zip(tmp_path / "all" / "plain-1.2.3.zip", "plain")
+    assert [f for f in scan_zip_folder(tmp_path / "all")[1] if f.code == "zip-signature"] == []

@@ -1,0 +1,166 @@
+"""Prebuilt image vs. Dockerfile: what one pull-request check costs a runner, start to exit.
+
+    export DOCKER_HOST="$(bash scripts/container-engine.sh start)"
+    .venv/bin/python benchmarks/prebuilt_bench.py [--runs 3] [--json OUT]
+
+In one run, on the same machine and the same PR check (support/pr_check.py: a PR adding a
+framework the template lacks, against the loopback GitHub fake, check run and annotations):
+
+- built: what `runs.image: Dockerfile` makes every job do on a fresh runner — pull the base
+  image (from the same loopback registry), `docker build` with no build cache (apt and PyPI
+  from this machine's mirrors), then `docker run`;
+- pulled: what `runs.image: docker://…@sha256:…` does — `docker pull` by digest from a
+  registry on loopback (Debian's docker-registry), then `docker run`.
+Both start from an empty engine store (a second dockerd, emptied before every run) and
+alternate, so they meet the same load from other work.
+
+Also the image's size as the engine reports it (on the stand-in base from
+scripts/container-engine.sh) and the compressed bytes the registry serves for it (config and
+layers: what a pull downloads). Loopback makes the pull's transfer nearly free; on a hosted
+runner GHCR serves at a few hundred MB/s, so add ~0.3 s per 100 MB compressed.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import statistics
+import subprocess
+import sys
+import tempfile
+import time
+from pathlib import Path
+
+sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "tests"))
+
+import docker
+import docker.errors
+
+from support import fake_github
+from support.container import API_VERSION, REPO_ROOT, build_image, connect
+from support.pr_check import pull_request_check
+from support.registry import loopback_registry, private_engine
+
+BUILT_TAG = "swiftpm-guard:bench-built"  # only ever in the second engine
+PUBLISH_TAG = "swiftpm-guard:bench-publish"
+REPOSITORY = "octo-org/swiftpm-guard"
+
+
+def _mb(size: int) -> float:
+    return round(size / 1e6, 1)
+
+
+def _pr_check(client: docker.DockerClient, image: str, scratch: Path) -> float:
+    """The container of one PR check, start to exit (seconds); fails loudly if it misbehaves."""
+    with fake_github.running() as fake:
+        scenario = pull_request_check(scratch, fake)
+        started = time.monotonic()
+        result = scenario.job.run(client, image)
+        seconds = time.monotonic() - started
+        if result.exit_code != 0 or fake.only_check_run()["conclusion"] != "neutral":
+            raise SystemExit(f"prebuilt_bench: the PR check misbehaved: {result}")
+    return seconds
+
+
+def _base_name() -> str:
+    for line in (REPO_ROOT / "Dockerfile").read_text().splitlines():
+        if line.upper().startswith("FROM "):
+            return line.split()[1]
+    raise SystemExit("Dockerfile has no FROM line")
+
+
+def _empty(client: docker.DockerClient) -> None:
+    """The second engine's store back to nothing (it is this script's own engine)."""
+    for image in client.images.list():
+        for tag in image.tags:
+            client.images.remove(tag, force=True)
+    client.images.prune(filters={"dangling": False})  # build intermediates, untagged images
+    left = client.images.list(all=True)
+    if left:
+        raise SystemExit(f"prebuilt_bench: the second engine still holds {left}")
+
+
+def _pull(host: str, reference: str) -> float:
+    """`docker pull`, as the runner runs it; seconds."""
+    started = time.monotonic()
+    subprocess.run(["docker", "-H", host, "pull", "-q", reference], check=True,
+                   capture_output=True, timeout=600)
+    return time.monotonic() - started
+
+
+def _summary(values: list[float]) -> dict[str, float]:
+    return {"median": round(statistics.median(values), 2), "min": round(min(values), 2),
+            "max": round(max(values), 2)}
+
+
+def main() -> int:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--runs", type=int, default=3)
+    parser.add_argument("--json", metavar="OUT")
+    args = parser.parse_args()
+    client, message = connect()
+    if client is None:
+        print(f"prebuilt_bench: {message}", file=sys.stderr)
+        return 2
+    figures: dict[str, object] = {"engine": message, "runs": args.runs}
+    # The image to publish: built once in the shared engine (its layer cache makes this quick).
+    image = build_image(client, PUBLISH_TAG).image
+    figures["image_mb"] = _mb(image.attrs["Size"])
+    figures["layers_mb"] = [{"mb": _mb(layer["Size"]), "step": layer["CreatedBy"][-60:]}
+                            for layer in image.history() if layer["Size"]]
+    base_name = _base_name()
+    figures["base_mb"] = _mb(client.images.get(base_name).attrs["Size"])
+    built: dict[str, list[float]] = {"base_pull": [], "build": [], "run": [], "total": []}
+    pulled: dict[str, list[float]] = {"pull": [], "run": [], "total": []}
+    with tempfile.TemporaryDirectory() as scratch_name:
+        scratch = Path(scratch_name)
+        with loopback_registry(scratch / "registry") as registry, \
+                private_engine(scratch / "engine") as empty:
+            reference = f"{registry.host}/{REPOSITORY}:bench"
+            base_reference = f"{registry.host}/library/{base_name}"
+            image.tag(reference)
+            client.images.push(reference)
+            client.images.get(base_name).tag(base_reference)
+            client.images.push(base_reference)
+            served = registry.manifest(REPOSITORY, "bench")
+            figures["pushed_compressed_mb"] = _mb(served.compressed_bytes)
+            figures["base_compressed_mb"] = _mb(
+                registry.manifest("library/" + base_name.split(":")[0],
+                                  base_name.split(":")[1]).compressed_bytes)
+            pinned = f"{reference}@{served.digest}"
+            other = docker.DockerClient(base_url=empty.host, version=API_VERSION, timeout=300)
+            try:
+                for run in range(args.runs):  # interleaved: both meet the same load
+                    _empty(other)
+                    pull = _pull(empty.host, pinned)
+                    seconds = _pr_check(other, pinned, scratch / f"pulled{run}")
+                    pulled["pull"].append(pull)
+                    pulled["run"].append(seconds)
+                    pulled["total"].append(pull + seconds)
+                    _empty(other)
+                    base_pull = _pull(empty.host, base_reference)
+                    other.images.get(base_reference).tag(base_name)
+                    build = build_image(other, BUILT_TAG, nocache=True)
+                    seconds = _pr_check(other, BUILT_TAG, scratch / f"built{run}")
+                    built["base_pull"].append(base_pull)
+                    built["build"].append(build.seconds)
+                    built["run"].append(seconds)
+                    built["total"].append(base_pull + build.seconds + seconds)
+            finally:
+                other.close()
+                client.images.remove(reference)
+                client.images.remove(base_reference)
+    client.images.remove(PUBLISH_TAG)  # untags; the layers stay in the build cache
+    figures["built_s"] = {k: _summary(v) for k, v in built.items()}
+    figures["pulled_s"] = {k: _summary(v) for k, v in pulled.items()}
+    ratio = statistics.median(built["total"]) / statistics.median(pulled["total"])
+    figures["built_over_pulled"] = round(ratio, 1)
+    print(json.dumps(figures, indent=2))
+    if args.json:
+        Path(args.json).write_text(json.dumps(figures, indent=2) + "\n")
+    client.close()
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())

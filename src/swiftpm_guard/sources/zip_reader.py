@@ -1,0 +1,258 @@
+"""A zip's central directory, streamed, with every local header checked against it.
+
+SwiftPM extracts a binary target's zip; an extractor walks the local headers, so a zip whose
+central directory lists entries that are not really there (only a central directory, zeroed or
+mismatched local headers) is no built framework, whatever its listing says. We check each entry:
+a local header at its offset, the same name, method, flags and (without a data descriptor)
+CRC and sizes, and its data inside the file before the central directory. Nothing is
+decompressed.
+
+Work and memory are bounded: the directory is read in 1 MiB chunks and parsed as it streams
+(nothing like zipfile's list of every entry), at most ZIP_MAX_ENTRIES entries are read, and
+local headers are checked a batch at a time, sorted by offset, from 256 KiB windows, so dense
+headers cost one read per window rather than one per entry.
+"""
+
+from __future__ import annotations
+
+import os
+import struct
+from collections.abc import Iterator
+from dataclasses import dataclass
+
+from swiftpm_guard.limits import ZIP_MAX_ENTRIES
+
+_EOCD = struct.Struct("<4s4H2LH")  # signature, disks, disk of cd, entries here, entries, size,
+#                                    offset, comment length
+_LOCATOR = struct.Struct("<4sLQL")
+_EOCD64 = struct.Struct("<4sQ2H2L4Q")
+_CENTRAL = struct.Struct("<4s6H3L5H2L")
+_LOCAL = struct.Struct("<4s5H3L2H")
+_EOCD_SIG, _LOCATOR_SIG, _EOCD64_SIG = b"PK\x05\x06", b"PK\x06\x07", b"PK\x06\x06"
+_CENTRAL_SIG, _LOCAL_SIG = b"PK\x01\x02", b"PK\x03\x04"
+_MAX_COMMENT = 0xFFFF
+_CHUNK = 1 << 20
+_WINDOW = 256 << 10
+_BATCH = 4096
+_DATA_DESCRIPTOR = 0x08
+_UTF8 = 0x800
+_ENCRYPTED = 0x01
+
+
+class ZipProblem(Exception):
+    """The zip cannot be read as SwiftPM would extract it (the message says where)."""
+
+
+@dataclass(frozen=True, slots=True)
+class Entry:
+    name: str
+    raw_name: bytes
+    flags: int
+    method: int
+    crc: int
+    compressed: int
+    size: int
+    offset: int
+
+
+class ZipReader:
+    """Reads one open zip file by descriptor; `entries()` yields each checked entry."""
+
+    def __init__(self, fd: int, *, max_entries: int = ZIP_MAX_ENTRIES) -> None:
+        self._fd = fd
+        self._size = os.fstat(fd).st_size
+        self._max = max_entries
+        self._window_start = 0
+        self._window = b""
+        self.reads = 0  # preads issued, for the benchmark
+        self.count, self._cd_offset, self._cd_size = self._end_record()
+
+    def _read(self, offset: int, length: int) -> bytes:
+        self.reads += 1
+        return os.pread(self._fd, length, offset)
+
+    # -- the end of central directory record ------------------------------------------------
+
+    def _end_record(self) -> tuple[int, int, int]:
+        if self._size < _EOCD.size:
+            raise ZipProblem(f"{self._size} bytes is too short for a zip")
+        tail_length = min(self._size, _EOCD.size + _MAX_COMMENT + _LOCATOR.size)
+        tail_start = self._size - tail_length
+        tail = self._read(tail_start, tail_length)
+        at = tail.rfind(_EOCD_SIG, 0, len(tail) - _EOCD.size + 4)
+        if at < 0:
+            raise ZipProblem("no end-of-central-directory record (not a zip, or truncated)")
+        _sig, disk, cd_disk, _here, count, cd_size, cd_offset, _comment = _EOCD.unpack_from(
+            tail, at)
+        if disk or cd_disk:
+            raise ZipProblem("a split (multi-disk) zip")
+        eocd = tail_start + at
+        if at >= _LOCATOR.size and tail[at - _LOCATOR.size:at - _LOCATOR.size + 4] == \
+                _LOCATOR_SIG:
+            count, cd_size, cd_offset, record_at = self._zip64(tail, at - _LOCATOR.size)
+            eocd = min(eocd - _LOCATOR.size, record_at)
+        if cd_offset + cd_size > eocd:
+            raise ZipProblem(f"the central directory (offset {cd_offset}, {cd_size} bytes) runs "
+                             f"past the end record at {eocd}")
+        if count > self._max:
+            raise ZipProblem(f"{count} entries, more than the {self._max} a framework zip may "
+                             "hold")
+        return count, cd_offset, cd_size
+
+    def _zip64(self, tail: bytes, at: int) -> tuple[int, int, int, int]:
+        _sig, _disk, offset, _disks = _LOCATOR.unpack_from(tail, at)
+        record = self._read(offset, _EOCD64.size) if offset + _EOCD64.size <= self._size else b""
+        if len(record) < _EOCD64.size or not record.startswith(_EOCD64_SIG):
+            raise ZipProblem("the zip64 end record is missing where its locator points")
+        fields = _EOCD64.unpack(record)
+        return fields[7], fields[8], fields[9], offset
+
+    # -- the central directory, streamed ------------------------------------------------------
+
+    def _central(self) -> Iterator[Entry]:
+        end = self._cd_offset + self._cd_size
+        position = self._cd_offset
+        buffer = b""
+        base = position  # file offset of buffer[0]
+        seen = 0
+        while True:
+            need = position - base + _CENTRAL.size
+            if need > len(buffer) and base + len(buffer) < end:
+                buffer, base = self._refill(buffer, base, position, end)
+                continue
+            if position >= end:
+                break
+            local = position - base
+            if len(buffer) - local < _CENTRAL.size or \
+                    buffer[local:local + 4] != _CENTRAL_SIG:
+                raise ZipProblem(f"central directory entry {seen + 1} at offset {position} is "
+                                 "damaged")
+            fields = _CENTRAL.unpack_from(buffer, local)
+            name_len, extra_len, comment_len = fields[10], fields[11], fields[12]
+            record = _CENTRAL.size + name_len + extra_len + comment_len
+            if position + record > end:
+                raise ZipProblem(f"central directory entry {seen + 1} runs past the directory")
+            if local + record > len(buffer):
+                buffer, base = self._refill(buffer, base, position, end, record)
+                continue
+            seen += 1
+            if seen > self._max:
+                raise ZipProblem(f"more than {self._max} entries, the most a framework zip "
+                                 "may hold")
+            raw_name = buffer[local + _CENTRAL.size:local + _CENTRAL.size + name_len]
+            extra = buffer[local + _CENTRAL.size + name_len:
+                           local + _CENTRAL.size + name_len + extra_len]
+            yield _entry(fields, raw_name, extra)
+            position += record
+        if seen != self.count:
+            raise ZipProblem(f"the end record says {self.count} entries, the central "
+                             f"directory holds {seen}")
+
+    def _refill(self, buffer: bytes, base: int, position: int, end: int,
+                at_least: int = 0) -> tuple[bytes, int]:
+        keep = buffer[position - base:]
+        length = min(max(_CHUNK, at_least), end - position - len(keep))
+        more = self._read(position + len(keep), length) if length > 0 else b""
+        if length > 0 and not more:
+            raise ZipProblem("the central directory is cut short")
+        return keep + more, position
+
+    # -- local headers ------------------------------------------------------------------------
+
+    def entries(self) -> Iterator[Entry]:
+        """Every central-directory entry, each checked against its local header."""
+        batch: list[Entry] = []
+        for entry in self._central():
+            batch.append(entry)
+            if len(batch) == _BATCH:
+                yield from self._checked(batch)
+                batch = []
+        yield from self._checked(batch)
+
+    def _checked(self, batch: list[Entry]) -> Iterator[Entry]:
+        for entry in sorted(batch, key=lambda e: e.offset):
+            self._check_local(entry)
+        yield from batch
+
+    def _window_bytes(self, offset: int, length: int) -> bytes:
+        start = offset - self._window_start
+        if start < 0 or start + length > len(self._window):
+            limit = self._cd_offset
+            self._window_start = offset
+            self._window = self._read(offset, max(0, min(max(_WINDOW, length), limit - offset)))
+            start = 0
+        return self._window[start:start + length]
+
+    def _check_local(self, entry: Entry) -> None:
+        where = f"entry {entry.name[:80]!r}"
+        if entry.offset + _LOCAL.size > self._cd_offset:
+            raise ZipProblem(f"{where}: its local header offset {entry.offset} is not before "
+                             "the central directory")
+        header = self._window_bytes(entry.offset, _LOCAL.size)
+        if not header.startswith(_LOCAL_SIG):
+            raise ZipProblem(f"{where}: no local header at offset {entry.offset} (zeroed, or "
+                             "only a central directory); an extractor cannot find the file")
+        fields = _LOCAL.unpack(header)
+        flags, method, crc = fields[2], fields[3], fields[6]
+        compressed, size, name_len, extra_len = fields[7], fields[8], fields[9], fields[10]
+        names = self._window_bytes(entry.offset + _LOCAL.size, name_len + extra_len)
+        if names[:name_len] != entry.raw_name:
+            shown = names[:name_len][:80].decode("utf-8", "replace")
+            raise ZipProblem(f"{where}: the local header names {shown!r}")
+        if method != entry.method:
+            raise ZipProblem(f"{where}: the local header's compression method ({method}) "
+                             f"differs from the central directory's ({entry.method})")
+        if (flags | entry.flags) & _ENCRYPTED:
+            raise ZipProblem(f"{where}: encrypted; SwiftPM cannot extract it")
+        if not (flags | entry.flags) & _DATA_DESCRIPTOR:
+            compressed, size = _zip64_sizes(names[name_len:], compressed, size)
+            if (crc, compressed, size) != (entry.crc, entry.compressed, entry.size):
+                raise ZipProblem(f"{where}: the local header's CRC or sizes differ from the "
+                                 "central directory's")
+        data_end = entry.offset + _LOCAL.size + name_len + extra_len + entry.compressed
+        if data_end > self._cd_offset:
+            raise ZipProblem(f"{where}: its data runs into the central directory (truncated?)")
+
+
+def _entry(fields: tuple[int, ...], raw_name: bytes, extra: bytes) -> Entry:
+    flags, method, crc = fields[3], fields[4], fields[7]
+    compressed, size, offset = fields[8], fields[9], fields[16]
+    compressed, size, offset = _zip64_fields(extra, compressed, size, offset)
+    name = raw_name.decode("utf-8" if flags & _UTF8 else "cp437", "replace")
+    return Entry(name, raw_name, flags, method, crc, compressed, size, offset)
+
+
+def _zip64_fields(extra: bytes, compressed: int, size: int, offset: int) -> tuple[int, int, int]:
+    """Replace 0xFFFFFFFF fields from the zip64 extra field (id 1), in its fixed order."""
+    if 0xFFFFFFFF not in (compressed, size, offset):
+        return compressed, size, offset
+    values = _zip64_values(extra)
+    out = []
+    for value in (size, compressed, offset):  # the extra field's order
+        if value == 0xFFFFFFFF:
+            if not values:
+                raise ZipProblem("a zip64 field is missing from its extra field")
+            value = values.pop(0)
+        out.append(value)
+    size, compressed, offset = out
+    return compressed, size, offset
+
+
+def _zip64_sizes(extra: bytes, compressed: int, size: int) -> tuple[int, int]:
+    if 0xFFFFFFFF not in (compressed, size):
+        return compressed, size
+    values = _zip64_values(extra)
+    if len(values) < 2:
+        raise ZipProblem("a local header's zip64 sizes are missing")
+    return values[1], values[0]
+
+
+def _zip64_values(extra: bytes) -> list[int]:
+    at = 0
+    while at + 4 <= len(extra):
+        kind, length = struct.unpack_from("<2H", extra, at)
+        if kind == 1:
+            body = extra[at + 4:at + 4 + length]
+            return [v for (v,) in struct.iter_unpack("<Q", body[:len(body) // 8 * 8])]
+        at += 4 + length
+    return []
