@@ -212,9 +212,10 @@ def workspace_path(path: str, what: str) -> str:
     """
     if path.startswith("/") or ".." in path.split("/"):
         raise UsageError(
-            f"{what} {path!r} is outside the workspace: a Docker action sees only the workspace "
-            "(mounted at /github/workspace), /github/home, /github/workflow and "
-            "/github/file_commands; $RUNNER_TEMP and other runner folders are not mounted. "
+            f"{what} {path!r} is outside the workspace: the action reads files only inside the "
+            "workspace (as a Docker action it sees only the workspace, mounted at "
+            "/github/workspace, and /github/home, /github/workflow and /github/file_commands; "
+            "$RUNNER_TEMP and other runner folders are not mounted). "
             "Write or download the files into the workspace (e.g. actions/download-artifact "
             "with a relative path:) and give that relative path here, or give inputs run-id "
             "and artifact-name to read the run's artifact directly"
