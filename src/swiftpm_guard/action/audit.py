@@ -22,7 +22,7 @@ from swiftpm_guard.action.settings import ActionSettings
 from swiftpm_guard.core.audit_rules import AuditOptions
 from swiftpm_guard.infra.github import GitHubSession
 from swiftpm_guard.jobs.audit import audit_repository
-from swiftpm_guard.report.audit import console_line, to_json, to_markdown, verdict
+from swiftpm_guard.report.audit import console_line, tip_line, to_json, to_markdown, verdict
 from swiftpm_guard.report.audit_check_run import audit_output
 from swiftpm_guard.sinks import actions_io
 from swiftpm_guard.sinks.files import write_atomically
@@ -45,7 +45,9 @@ def run_audit(settings: ActionSettings, github: GitHubSession) -> int:
     )
     folder = out_folder(settings)
     write_atomically([(folder / "audit.json", to_json(report).encode())])
-    log_findings([console_line(b.branch, f) for b in report.branches for f in b.findings])
+    tips = [line for line in (tip_line(b) for b in report.branches) if line is not None]
+    log_findings([*tips,
+                  *(console_line(b.branch, f) for b in report.branches for f in b.findings)])
     markdown = to_markdown(report)
     conclusion = "success"
     if not report.consistent:
@@ -62,6 +64,7 @@ def run_audit(settings: ActionSettings, github: GitHubSession) -> int:
             "manifest": "",
             "branch": "",
             "pushed": "false",
+            "not-pushed-reason": "",
         }
         actions_io.write_outputs(settings.output_file, values)
     print(f"{verdict(report)} (conclusion: {conclusion})", flush=True)

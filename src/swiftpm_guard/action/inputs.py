@@ -34,8 +34,14 @@ INPUTS: dict[str, str] = {
     "debug-suffix": "_debug",
     "branch-prefix": "swiftpm-",
     "check-name": "SwiftPM manifest",
-    "pr-conclusion": "neutral",
+    "pr-conclusion": "auto",
     "github-token": "",  # action.yml: ${{ github.token }}
+    "push-token": "",
+    "publish-refs": "",  # empty: the repository's default branch and release/*
+    "exclude-paths": ".github/",
+    "update": "false",
+    "verify-absent": "false",
+    "absent-on-403": "false",
     "dry-run": "false",
     "swift": "auto",
     "author": DEFAULT_AUTHOR,
@@ -45,8 +51,18 @@ INPUTS: dict[str, str] = {
     "branches": DEFAULT_PATTERN,
 }
 #: Every output the action writes (action.yml declares the same, tested).
-OUTPUTS = ("consistent", "products", "binary-targets", "report", "manifest", "branch", "pushed")
-MODES = ("auto", "check", "publish", "audit")
+OUTPUTS = (
+    "consistent",
+    "products",
+    "binary-targets",
+    "report",
+    "manifest",
+    "branch",
+    "pushed",
+    "not-pushed-reason",
+)
+MODES = ("auto", "check", "publish", "audit", "preflight")
+PR_CONCLUSIONS = ("auto", "neutral", "failure")
 
 def read_input(env: Mapping[str, str], name: str) -> str:
     """`INPUT_NAME-WITH-HYPHENS` (the runner) or `INPUT_NAME_WITH_UNDERSCORES`, else default."""
@@ -60,6 +76,21 @@ def read_input(env: Mapping[str, str], name: str) -> str:
 
 def token_from(env: Mapping[str, str]) -> str | None:
     return read_input(env, "github-token") or None
+
+
+def push_token_from(env: Mapping[str, str]) -> str | None:
+    """Input push-token: used only by git (a PAT cannot create check runs)."""
+    return read_input(env, "push-token") or None
+
+
+def words_of(value: str) -> tuple[str, ...]:
+    """An input listing items separated by spaces, commas or newlines; `#` comments skipped."""
+    return tuple(
+        word
+        for line in lines_of(value)
+        for word in re.split(r"[\s,]+", line)
+        if word
+    )
 
 
 def lines_of(value: str) -> tuple[str, ...]:

@@ -70,6 +70,7 @@ def outputs_for(
     manifest_rel: str,
     *,
     pushed: bool = False,
+    not_pushed: str = "",
 ) -> dict[str, str]:
     """The step outputs (action.yml declares exactly these)."""
     return {
@@ -80,6 +81,7 @@ def outputs_for(
         "manifest": manifest_rel,
         "branch": settings.branch or "",
         "pushed": "true" if pushed else "false",
+        "not-pushed-reason": "" if pushed else not_pushed,
     }
 
 

@@ -36,6 +36,7 @@ _PHRASES: dict[str, tuple[str, str]] = {
                        "manifest versions differ from the branch name"),
     "bad-version": ("branch name carries no valid version", "branch names carry no valid version"),
     "manifest-unreadable": ("manifest unreadable", "manifests unreadable"),
+    "edited-after-publish": ("tip edited after publishing", "tips edited after publishing"),
     "unrecognised-manifest": ("manifest without recognisable checksums",
                               "manifests without recognisable checksums"),
     "missing-version": ("manifest without a version", "manifests without a version"),
@@ -55,7 +56,8 @@ def to_dict(report: AuditReport) -> dict[str, object]:
         "consistent": report.consistent,
         "branches": [
             {"branch": b.branch, "version": b.version,
-             "findings": [f.as_dict() for f in sorted(b.findings, key=_order)]}
+             "findings": [f.as_dict() for f in sorted(b.findings, key=_order)],
+             "tip": b.tip.as_dict() if b.tip else None}
             for b in report.branches
         ],
     }
@@ -205,7 +207,33 @@ def to_markdown(report: AuditReport) -> str:
             lines.append(f"- **{finding.severity}** `{finding.code}` "
                          f"{_escape(finding.message)}{where}")
         lines.append("")
+    lines += tips_markdown(report)
     return "\n".join(lines).rstrip("\n") + "\n"
+
+
+def tip_line(branch: BranchAudit) -> str | None:
+    """`swiftpm-1.0.0: tip 0123456789ab by Name <email> on 2025-01-01T00:00:00+00:00 ("…")`."""
+    tip = branch.tip
+    if tip is None:
+        return None
+    return (f"{branch.branch}: tip {tip.commit[:12]} by {tip.author} on {tip.date} "
+            f"(\"{tip.subject[:80]}\")")
+
+
+def tips_markdown(report: AuditReport) -> list[str]:
+    """Each branch's tip commit, author and date, folded (hundreds of nightlies)."""
+    rows = [b for b in report.branches if b.tip is not None]
+    if not rows:
+        return []
+    lines = ["", "<details><summary>Branch tips (commit, author, date)</summary>", "",
+             "| branch | tip | author | date | subject |", "|---|---|---|---|---|"]
+    for branch in rows:
+        tip = branch.tip
+        assert tip is not None
+        cells = [f"`{branch.branch}`", f"`{tip.commit[:12]}`", tip.author, tip.date,
+                 tip.subject[:80]]
+        lines.append("| " + " | ".join(_escape(c) for c in cells) + " |")
+    return [*lines, "", "</details>", ""]
 
 
 def code_counts(report: AuditReport) -> Counter[str]:
