@@ -67,6 +67,13 @@ def _evaluate(settings: ActionSettings, github: GitHubSession) -> tuple[Outcome,
     if settings.verify_urls and settings.version is not None:
         outcome = verify_urls.with_hosted(outcome, settings.version, url_settings(settings),
                                           log=lambda line: _log(f"swiftpm-guard: {line}"))
+    if settings.resolve_swift and settings.version is not None:
+        from swiftpm_guard.jobs.resolve import ResolveSettings, with_resolution
+
+        outcome, _said = with_resolution(outcome, settings.version,
+                                         ResolveSettings(swift=settings.resolve_swift),
+                                         url_settings(settings),
+                                         log=lambda line: _log(f"swiftpm-guard: {line}"))
     if settings.version is None:
         shown = dataclasses.replace(outcome.report, version="(no version input)")
         outcome = dataclasses.replace(outcome, report=shown)

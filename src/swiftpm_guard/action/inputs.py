@@ -47,6 +47,7 @@ INPUTS: dict[str, str] = {
     "author": DEFAULT_AUTHOR,
     "allow-overwrite": "false",
     "verify-urls": "false",
+    "resolve": "false",
     "base-url": "",
     "branches": DEFAULT_PATTERN,
 }
@@ -186,3 +187,21 @@ def check_name(value: str) -> str:
             f"input check-name {value[:80]!r} must be one line of at most 255 characters"
         )
     return value
+
+
+def resolve_swift(enabled: bool, swift: str) -> str | None:
+    """Input resolve: the swift that resolves a consumer (the one input swift finds), or None.
+
+    The Docker action has no swift: `resolve: true` there is bad input, said at once, not a
+    proof silently skipped. The composite action on macOS has Xcode's.
+    """
+    if not enabled:
+        return None
+    from swiftpm_guard.infra.swiftpm import locate_swift
+
+    found, why = locate_swift(swift)
+    if found is None:
+        raise UsageError(f"input resolve needs a swift on the runner ({why}): use the composite "
+                         "action where Xcode or a Swift toolchain is installed, or give input "
+                         "swift the path of one")
+    return found

@@ -42,6 +42,7 @@ from swiftpm_guard.infra.github import GitHubSession
 from swiftpm_guard.jobs.check_request import CheckRequest, ReadSources
 from swiftpm_guard.jobs.publish import publish
 from swiftpm_guard.jobs.publish_request import PublishRequest, PublishResult
+from swiftpm_guard.jobs.resolve import ResolveSettings
 from swiftpm_guard.report.check import console_line, to_dict, to_markdown, verdict
 from swiftpm_guard.report.check_run import build_output, conclusion_for
 from swiftpm_guard.sinks import actions_io
@@ -90,6 +91,7 @@ def request_for(
         # URL the checkout used.
         package_url=f"{settings.server_url}/{settings.event.repository}.git",
         verify_urls=url_settings(settings) if settings.verify_urls else None,
+        resolve=ResolveSettings(swift=settings.resolve_swift) if settings.resolve_swift else None,
         exclude=settings.exclude_paths,
         update=settings.update,
     )

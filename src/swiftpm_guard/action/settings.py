@@ -75,6 +75,8 @@ class ActionSettings:
     author: str = DEFAULT_AUTHOR
     allow_overwrite: bool = False
     verify_urls: bool = False
+    #: Input resolve: the swift that resolves a throwaway consumer, or None (no proof asked).
+    resolve_swift: str | None = None
     base_url: str | None = None
     branches: str = DEFAULT_PATTERN
 
@@ -244,6 +246,8 @@ def _behaviour(value: Value) -> dict[str, Any]:
         "pr_conclusion": choice("pr-conclusion", value("pr-conclusion"), PR_CONCLUSIONS),
         "dry_run": boolean("dry-run", value("dry-run")),
         "swift": inputs.swift_option(value("swift")),
+        "resolve_swift": inputs.resolve_swift(boolean("resolve", value("resolve")),
+                                              inputs.swift_option(value("swift"))),
         "allow_overwrite": boolean("allow-overwrite", value("allow-overwrite")),
         "update": boolean("update", value("update")),
         "verify_absent": boolean("verify-absent", value("verify-absent")),

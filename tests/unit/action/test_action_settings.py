@@ -71,6 +71,7 @@ def test_defaults(tmp_path):
         "author",
         "allow-overwrite",
         "verify-urls",
+        "resolve",
         "base-url",
         "branches",
         "push-token",
@@ -318,3 +319,14 @@ def test_preflight_mode_needs_a_version_but_no_sources(tmp_path):
     del env["INPUT_VERSION"]
     with pytest.raises(UsageError, match="preflight needs input version"):
         ActionSettings.from_env(env)
+
+
+def test_resolve_needs_a_swift_on_the_runner(tmp_path, monkeypatch):
+    monkeypatch.setenv("PATH", str(tmp_path))  # the Docker action's image has no swift
+    with pytest.raises(UsageError, match="input resolve needs a swift on the runner"):
+        _settings(tmp_path, resolve="true")
+    swift = tmp_path / "swift"
+    swift.write_text("#!/bin/sh\n")
+    swift.chmod(0o755)
+    assert _settings(tmp_path, resolve="true").resolve_swift == str(swift)
+    assert _settings(tmp_path).resolve_swift is None
