@@ -95,3 +95,33 @@ def test_pull_request_check_posts_a_check_run_from_the_container(
     assert "kernels_new" in result.summary
     for line in result.logs.splitlines():
         assert TOKEN not in line or line == f"::add-mask::{TOKEN}", line
+
+
+def test_a_checksums_file_under_runner_temp_is_refused_with_what_is_mounted(
+    engine, image, tmp_path, fake
+):
+    """What ExecuTorch's upload step does: `$RUNNER_TEMP/checksums.txt`. The runner mounts the
+    workspace, home, workflow and file-command folders only; the action says so and what to do."""
+    env = actions_env
+    origin = env.make_origin(tmp_path / "remote")
+    fake.add_repo(env.REPOSITORY, git_dir=origin.bare)
+    fake.add_token(TOKEN)
+    job = RunnerJob(tmp_path / "job", event_name="schedule", repository=env.REPOSITORY,
+                    api_url=fake.url)
+    env.clone(origin, "main", job.workspace)
+    job.sha = origin.main
+    job.event = env.schedule_payload()
+    job.inputs = action_inputs(
+        REPO_ROOT / "action.yml",
+        {"version": "1.2.3", "checksums": "/home/runner/work/_temp/checksums.txt"},
+        token=TOKEN,
+    )
+    result = job.run(engine, image)
+    assert result.exit_code == 2, result
+    [error] = [line for line in result.logs.splitlines() if line.startswith("::error")]
+    assert "input checksums '/home/runner/work/_temp/checksums.txt' is outside the workspace" in (
+        error)
+    assert "$RUNNER_TEMP" in error and "/github/workspace" in error, error
+    assert "run-id and artifact-name" in error, error
+    assert "Traceback" not in result.logs
+    assert result.outputs == {} and fake.requests == []

@@ -198,6 +198,12 @@ def test_token_is_never_sent_over_plain_http_to_another_host(capsys, spy, releas
         ["--verify-urls", "--url-template", "{nope}"],
         ["--verify-urls", "--base-url", "https://u:p@cdn.example/"],
         ["--render-timeout", "0"],
+        ["--update", "--allow-overwrite"],
+        ["--exclude", "../outside"],
+        ["--exclude", "/etc/passwd"],
+        ["--exclude", "--upload-pack=x"],
+        ["--exclude", "a\nb"],
+        ["--exclude", ".github/", "--exclude", "a//b"],
     ],
 )
 def test_bad_options_are_refused_before_git(capsys, spy, release, origin, extra):

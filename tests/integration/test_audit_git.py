@@ -148,7 +148,8 @@ def test_cli_json_and_grouped_markdown(published, tmp_path, capsys):
     assert data["consistent"] is False
     assert len(data["branches"]) == len(specs)
     for entry in data["branches"]:
-        assert list(entry)[:3] == ["branch", "version", "findings"]
+        assert list(entry) == ["branch", "version", "findings", "tip"]
+        assert list(entry["tip"]) == ["commit", "author", "date", "subject"]
         for finding in entry["findings"]:
             assert list(finding) == ["code", "severity", "subject", "file", "line", "message"]
     flagged = {(e["branch"], f["code"]) for e in data["branches"] for f in e["findings"]
@@ -169,6 +170,13 @@ def test_cli_json_and_grouped_markdown(published, tmp_path, capsys):
     assert f"120 branches, {broken} with errors, 1 with warnings only" in captured.out
     assert (f"{branch(nightly('20250620'))}:Package.swift:66: error: missing-stub: "
             "product 'kernels_torchao_debug' has no stub folder") in captured.err
+    # Each branch's tip: commit, author, date and subject, before its findings.
+    first = data["branches"][0]
+    tip = first["tip"]
+    assert tip["author"] == "Release Bot <bot@example.invalid>" and tip["date"].startswith("20")
+    assert (f"{first['branch']}: tip {tip['commit'][:12]} by Release Bot "
+            f"<bot@example.invalid> on {tip['date']} (\"{tip['subject']}\")") in captured.err
+    assert "Branch tips (commit, author, date)" in markdown
 
 
 def test_markdown_groups_only_consecutive_runs(published):

@@ -262,3 +262,28 @@ def test_argparse_helper_wires_verify_absent_in_one_line(server, tmp_path):
     assert "would overwrite" in finding.message
     off = parser.parse_args([])
     assert absent_findings(off, [template], "9.9.9") == []
+
+
+def test_absent_on_403_counts_a_bucket_without_list_rights_as_absent(server, tmp_path):
+    """S3 public-read without s3:ListBucket: a missing key answers 403, not 404."""
+    import argparse
+
+    from swiftpm_guard.cli.url_options import absent_findings, add_url_arguments
+    from swiftpm_guard.sources.template import load_template
+
+    release = write_release(tmp_path / "release", real_zips=True)
+    template, _ = load_template(release.template)
+    for name in release.checksum_of:
+        server.routes[f"/z/{name}-9.9.9.zip"] = Route(b"<Error>AccessDenied</Error>", 403,
+                                                      "application/xml")
+    parser = argparse.ArgumentParser()
+    add_url_arguments(parser, flag="--verify-absent")
+    strict = parser.parse_args(["--verify-absent", "--base-url", server.url("z/")])
+    found = absent_findings(strict, [template], "9.9.9")
+    assert found and {f.code for f in found} == {"url-error"}
+    assert all("cannot tell whether" in f.message and "403" in f.message for f in found)
+    s3 = parser.parse_args(["--verify-absent", "--absent-on-403", "--base-url", server.url("z/")])
+    assert absent_findings(s3, [template], "9.9.9") == []
+    server.routes["/z/executorch-9.9.9.zip"] = Route(b"PK\x03\x04")
+    [finding] = absent_findings(s3, [template], "9.9.9")
+    assert (finding.code, finding.subject) == ("url-exists", "executorch")

@@ -23,7 +23,14 @@ from swiftpm_guard.core.audit_rules import AuditOptions
 from swiftpm_guard.infra.github import GitHubSession
 from swiftpm_guard.jobs.audit import audit_repository
 from swiftpm_guard.report import markdown as md
-from swiftpm_guard.report.audit import console_line, to_dict, to_json, to_markdown, verdict
+from swiftpm_guard.report.audit import (
+    console_line,
+    tip_line,
+    to_dict,
+    to_json,
+    to_markdown,
+    verdict,
+)
 from swiftpm_guard.report.audit_check_run import audit_output
 from swiftpm_guard.sinks import actions_io
 from swiftpm_guard.sinks.files import write_atomically
@@ -46,7 +53,9 @@ def run_audit(settings: ActionSettings, github: GitHubSession) -> int:
     )
     folder = out_folder(settings)
     write_atomically([(folder / "audit.json", to_json(report).encode())])
-    log_findings([console_line(b.branch, f) for b in report.branches for f in b.findings])
+    tips = [line for line in (tip_line(b) for b in report.branches) if line is not None]
+    log_findings([*tips,
+                  *(console_line(b.branch, f) for b in report.branches for f in b.findings)])
     markdown = to_markdown(report)
     conclusion = "success"
     if not report.consistent:
@@ -64,6 +73,7 @@ def run_audit(settings: ActionSettings, github: GitHubSession) -> int:
             "manifest": "",
             "branch": "",
             "pushed": "false",
+            "not-pushed-reason": "",
             "json": json_output(to_dict(report), REPORT),
         }
         actions_io.write_outputs(settings.output_file, values)

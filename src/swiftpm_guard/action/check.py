@@ -10,6 +10,7 @@ import tempfile
 from collections.abc import Sequence
 from pathlib import Path
 
+from swiftpm_guard.action import pr_annotations
 from swiftpm_guard.action.delivery import post
 from swiftpm_guard.action.gather import Loaded, gather
 from swiftpm_guard.action.outputs import (
@@ -20,6 +21,7 @@ from swiftpm_guard.action.outputs import (
     out_folder,
     outputs_for,
 )
+from swiftpm_guard.action.release_lines import evaluate_lines, release_lines
 from swiftpm_guard.action.settings import ActionSettings
 from swiftpm_guard.core.checks import CheckOptions
 from swiftpm_guard.core.placeholders import scan
@@ -49,14 +51,29 @@ def _evaluate(settings: ActionSettings, github: GitHubSession) -> tuple[Outcome,
     options = CheckOptions(
         version=settings.version or _NO_VERSION, debug_suffix=settings.debug_suffix
     )
-    with tempfile.TemporaryDirectory(prefix="swiftpm-guard-") as scratch:
-        loaded = gather(settings, github, Path(scratch))
-        outcome = evaluate_loaded(
+
+    def evaluate(loaded: Loaded) -> Outcome:
+        return evaluate_loaded(
             loaded.templates, loaded.artifacts, loaded.findings, options, swift=settings.swift
         )
+
+    with tempfile.TemporaryDirectory(prefix="swiftpm-guard-") as scratch:
+        refs = release_lines(settings, github)
+        if len(refs) > 1:
+            outcome, loaded = evaluate_lines(settings, github, Path(scratch), refs, evaluate)
+        else:
+            loaded = gather(settings, github, Path(scratch), refs[0] if refs else None)
+            outcome = evaluate(loaded)
     if settings.verify_urls and settings.version is not None:
         outcome = verify_urls.with_hosted(outcome, settings.version, url_settings(settings),
                                           log=lambda line: _log(f"swiftpm-guard: {line}"))
+    if settings.resolve_swift and settings.version is not None:
+        from swiftpm_guard.jobs.resolve import ResolveSettings, with_resolution
+
+        outcome, _said = with_resolution(outcome, settings.version,
+                                         ResolveSettings(swift=settings.resolve_swift),
+                                         url_settings(settings),
+                                         log=lambda line: _log(f"swiftpm-guard: {line}"))
     if settings.version is None:
         # A PR comparing names has no version: the reports say nothing about one.
         shown = dataclasses.replace(outcome.report, version="")
@@ -83,23 +100,36 @@ def _write_files(settings: ActionSettings, outcome: Outcome) -> tuple[str, str]:
     return report_rel, manifest_rel
 
 
-def run_check(settings: ActionSettings, github: GitHubSession, notes: Sequence[str] = ()) -> int:
+def run_check(
+    settings: ActionSettings,
+    github: GitHubSession,
+    notes: Sequence[str] = (),
+    not_pushed: str = "",
+) -> int:
+    """The check; `not_pushed` says why a publish that was asked for only checked."""
     outcome, loaded = _evaluate(settings, github)
     report = outcome.report
     report_rel, manifest_rel = _write_files(settings, outcome)
     log_findings([console_line(f) for f in report.findings])
-    markdown = "\n".join([*notes, to_markdown(report, settings.debug_suffix)])
+    locate = locator(settings, loaded.templates[0].path, loaded.ref_paths)
+    sections = list(loaded.sections)
+    if pr_annotations.applies(settings):
+        locate, moved = pr_annotations.workflow_locator(settings, github, loaded, locate)
+        for finding in report.findings:
+            locate(finding)  # fills `moved`, once per finding
+        sections.append(pr_annotations.template_side_markdown(moved, settings.template_ref))
+    markdown = "\n".join([*notes, to_markdown(report, settings.debug_suffix), *sections])
     conclusion = conclusion_for(
         report, pull_request=settings.event.is_pull_request, pr_conclusion=settings.pr_conclusion
     )
-    locate = locator(settings, loaded.templates[0].path, loaded.ref_paths)
     output = build_output(report, markdown, conclusion=conclusion, locate=locate)
     brief = "\n".join([*notes, to_markdown(report, settings.debug_suffix, sound_rows=False)])
     post(settings, github, output, markdown, loaded.notes, brief=brief)
     if settings.output_file is not None:
         actions_io.write_outputs(
             settings.output_file,
-            outputs_for(settings, report, report_rel, manifest_rel, document=to_dict(report)),
+            outputs_for(settings, report, report_rel, manifest_rel, not_pushed=not_pushed,
+                        document=to_dict(report)),
         )
     print(verdict(report) + f" (conclusion: {conclusion})", flush=True)
     return exit_for(settings, report.consistent, conclusion)

@@ -46,10 +46,17 @@ class Loaded:
     #: Paths in another ref of this repository (the template branch, `frameworks-ref`).
     ref_paths: set[str] = field(default_factory=set)
     notes: list[str] = field(default_factory=list)
+    #: Markdown sections for the summary and the check run (the release-line matrix).
+    sections: list[str] = field(default_factory=list)
 
 
 def _in_workspace(settings: ActionSettings, relative: str) -> Path:
     return inside(settings.workspace, relative)
+
+
+def reader_for(settings: ActionSettings, github: GitHubSession, ref: str) -> RefReader:
+    """A ref of this repository: the workspace clone's (fetched if absent), else the API."""
+    return _reader(settings, github, ref)
 
 
 def _reader(settings: ActionSettings, github: GitHubSession, ref: str) -> RefReader:
@@ -60,7 +67,7 @@ def _reader(settings: ActionSettings, github: GitHubSession, ref: str) -> RefRea
     )
 
 
-def _default_branch(settings: ActionSettings, github: GitHubSession) -> str:
+def default_branch(settings: ActionSettings, github: GitHubSession) -> str:
     if settings.event.default_branch:
         return settings.event.default_branch
     from swiftpm_guard.infra.github import call
@@ -93,12 +100,16 @@ def _load_template(
 
 
 def _load_workflows(
-    settings: ActionSettings, github: GitHubSession, scratch: Path, loaded: Loaded
+    settings: ActionSettings,
+    github: GitHubSession,
+    scratch: Path,
+    loaded: Loaded,
+    frameworks_ref: str | None,
 ) -> None:
     if not settings.frameworks_from:
         return
     if settings.workspace_holds_template:
-        ref = settings.frameworks_ref or _default_branch(settings, github)
+        ref = frameworks_ref or default_branch(settings, github)
         reader = _reader(settings, github, ref)
         for spec in settings.frameworks_from:
             names = read_workflow_from_ref(reader, spec, scratch / "frameworks-ref")
@@ -143,23 +154,35 @@ def _load_run_artifact(
     )
 
 
-def gather(settings: ActionSettings, github: GitHubSession, scratch: Path) -> Loaded:
-    """Read the template and every source the inputs name; raises only for bad input."""
+def gather(
+    settings: ActionSettings,
+    github: GitHubSession,
+    scratch: Path,
+    frameworks_ref: str | None = None,
+) -> Loaded:
+    """Read the template and every source the inputs name; raises only for bad input.
+
+    `frameworks_ref`: the ref whose framework lists a template change is checked against
+    (default: the repository's default branch)."""
     loaded = Loaded()
     _load_template(settings, github, scratch, loaded)
-    gather_sources(settings, github, scratch, loaded)
+    gather_sources(settings, github, scratch, loaded, frameworks_ref)
     return loaded
 
 
 def gather_sources(
-    settings: ActionSettings, github: GitHubSession, scratch: Path, loaded: Loaded
+    settings: ActionSettings,
+    github: GitHubSession,
+    scratch: Path,
+    loaded: Loaded,
+    frameworks_ref: str | None = None,
 ) -> None:
     """Every artifact source the inputs name (not the template), shown by repository path.
 
     A run's artifact is downloaded and unpacked under `scratch`; its checksums are values in
     `loaded` by the time this returns.
     """
-    _load_workflows(settings, github, scratch, loaded)
+    _load_workflows(settings, github, scratch, loaded, frameworks_ref)
     for relative in settings.artifacts:
         artifacts, findings = scan_zip_folder(_in_workspace(settings, relative), display=relative)
         loaded.artifacts += artifacts

@@ -35,20 +35,37 @@ INPUTS: dict[str, str] = {
     "debug-suffix": "_debug",
     "branch-prefix": "swiftpm-",
     "check-name": "SwiftPM manifest",
-    "pr-conclusion": "neutral",
+    "pr-conclusion": "auto",
     "github-token": "",  # action.yml: ${{ github.token }}
+    "push-token": "",
+    "publish-refs": "",  # empty: the repository's default branch and release/*
+    "exclude-paths": ".github/",
+    "update": "false",
+    "verify-absent": "false",
+    "absent-on-403": "false",
     "dry-run": "false",
     "swift": "auto",
     "author": DEFAULT_AUTHOR,
     "allow-overwrite": "false",
     "verify-urls": "false",
+    "resolve": "false",
     "base-url": "",
     "branches": DEFAULT_PATTERN,
 }
 #: Every output the action writes (action.yml declares the same, tested).
-OUTPUTS = ("consistent", "products", "binary-targets", "report", "manifest", "branch", "pushed",
-           "json")
-MODES = ("auto", "check", "publish", "audit")
+OUTPUTS = (
+    "consistent",
+    "products",
+    "binary-targets",
+    "report",
+    "manifest",
+    "branch",
+    "pushed",
+    "not-pushed-reason",
+    "json",
+)
+MODES = ("auto", "check", "publish", "audit", "preflight")
+PR_CONCLUSIONS = ("auto", "neutral", "failure")
 
 def read_input(env: Mapping[str, str], name: str) -> str:
     """`INPUT_NAME-WITH-HYPHENS` (the runner) or `INPUT_NAME_WITH_UNDERSCORES`, else default."""
@@ -62,6 +79,21 @@ def read_input(env: Mapping[str, str], name: str) -> str:
 
 def token_from(env: Mapping[str, str]) -> str | None:
     return read_input(env, "github-token") or None
+
+
+def push_token_from(env: Mapping[str, str]) -> str | None:
+    """Input push-token: used only by git (a PAT cannot create check runs)."""
+    return read_input(env, "push-token") or None
+
+
+def words_of(value: str) -> tuple[str, ...]:
+    """An input listing items separated by spaces, commas or newlines; `#` comments skipped."""
+    return tuple(
+        word
+        for line in lines_of(value)
+        for word in re.split(r"[\s,]+", line)
+        if word
+    )
 
 
 def lines_of(value: str) -> tuple[str, ...]:
@@ -160,3 +192,21 @@ def check_name(value: str) -> str:
             f"input check-name {value[:80]!r} must be one line of at most 255 characters"
         )
     return value
+
+
+def resolve_swift(enabled: bool, swift: str) -> str | None:
+    """Input resolve: the swift that resolves a consumer (the one input swift finds), or None.
+
+    The Docker action has no swift: `resolve: true` there is bad input, said at once, not a
+    proof silently skipped. The composite action on macOS has Xcode's.
+    """
+    if not enabled:
+        return None
+    from swiftpm_guard.infra.swiftpm import locate_swift
+
+    found, why = locate_swift(swift)
+    if found is None:
+        raise UsageError(f"input resolve needs a swift on the runner ({why}): use the composite "
+                         "action where Xcode or a Swift toolchain is installed, or give input "
+                         "swift the path of one")
+    return found

@@ -23,7 +23,7 @@ from typing import TYPE_CHECKING
 
 from swiftpm_guard.action.check import run_check
 from swiftpm_guard.action.delivery import note
-from swiftpm_guard.action.inputs import token_from
+from swiftpm_guard.action.inputs import push_token_from, token_from
 from swiftpm_guard.action.settings import ActionSettings
 from swiftpm_guard.errors import GuardError
 from swiftpm_guard.infra.github import GitHubSession
@@ -51,30 +51,44 @@ def run(settings: ActionSettings, policy: RetryPolicy) -> int:
             from swiftpm_guard.action.audit import run_audit
 
             return run_audit(settings, github)
-        if settings.mode == "publish" and settings.event.name in NO_PUSH_EVENTS:
-            # Code under review is not a release. A template PR's own template is in the
-            # workspace, which only the check reads: so this is the check, said plainly.
-            why = (
-                f"mode publish on a {md.code(settings.event.name)} event: checked only, nothing "
-                "is pushed (pull requests and merge queues never publish)"
-            )
-            _say(actions_io.command("notice", why, {"title": "swiftpm-guard"}))
-            return run_check(settings, github, notes=(note(why),))
-        if settings.mode == "publish":
-            from swiftpm_guard.action.publish import run_publish
+        if settings.mode == "preflight":
+            from swiftpm_guard.action.preflight import run_preflight
 
-            return run_publish(settings, github)
-        return run_check(settings, github)
+            return run_preflight(settings, github)
+        if settings.mode != "publish":
+            return run_check(settings, github)
+        why = _no_publish(settings, github)
+        if why is not None:
+            # Code under review is not a release, nor is a branch publish-refs leaves out. A
+            # template PR's own template is in the workspace, which only the check reads: so
+            # this is the check, said plainly.
+            _say(actions_io.command("notice", why, {"title": "swiftpm-guard"}))
+            return run_check(settings, github, notes=(note(why),), not_pushed=why)
+        from swiftpm_guard.action.publish import run_publish
+
+        return run_publish(settings, github)
     finally:
         github.close()
 
 
+def _no_publish(settings: ActionSettings, github: GitHubSession) -> str | None:
+    """Why this publish run only checks (an event that never publishes, a ref not allowed)."""
+    if settings.event.name in NO_PUSH_EVENTS:
+        return (
+            f"mode publish on a {md.code(settings.event.name)} event: checked only, nothing "
+            "is pushed (pull requests and merge queues never publish)"
+        )
+    from swiftpm_guard.action.publish_gate import refused
+
+    return refused(settings, github)
+
+
 def main(environ: Mapping[str, str] | None = None, *, policy: RetryPolicy | None = None) -> int:
     env = os.environ if environ is None else environ
-    token = token_from(env)
-    if token:
-        for line in actions_io.mask(token):
-            _say(line)
+    for token in (token_from(env), push_token_from(env)):
+        if token:
+            for line in actions_io.mask(token):
+                _say(line)
     try:
         settings = ActionSettings.from_env(env)
         if policy is None:

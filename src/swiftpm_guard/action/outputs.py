@@ -71,6 +71,7 @@ def outputs_for(
     manifest_rel: str,
     *,
     pushed: bool = False,
+    not_pushed: str = "",
     document: Mapping[str, object] | None = None,
 ) -> dict[str, str]:
     """The step outputs (action.yml declares exactly these); `document` is the JSON report."""
@@ -82,6 +83,7 @@ def outputs_for(
         "manifest": manifest_rel,
         "branch": settings.branch or "",
         "pushed": "true" if pushed else "false",
+        "not-pushed-reason": "" if pushed else not_pushed,
         "json": json_output(document, report_rel) if document is not None else "",
     }
 

@@ -42,6 +42,7 @@ from swiftpm_guard.infra.github import GitHubSession
 from swiftpm_guard.jobs.check_request import CheckRequest, ReadSources
 from swiftpm_guard.jobs.publish import publish
 from swiftpm_guard.jobs.publish_request import PublishRequest, PublishResult
+from swiftpm_guard.jobs.resolve import ResolveSettings
 from swiftpm_guard.report import markdown as md
 from swiftpm_guard.report.check import console_line, to_dict, to_markdown, verdict
 from swiftpm_guard.report.check_run import build_output, conclusion_for
@@ -85,12 +86,15 @@ def request_for(
         allow_overwrite=settings.allow_overwrite,
         author=settings.author,
         token=remote.token,
-        token_source="input github-token",
+        token_source=remote.token_source,
         event=settings.event.name,
         # What consumers put in `.package(url:)`: the repository as GitHub serves it, whatever
         # URL the checkout used.
         package_url=f"{settings.server_url}/{settings.event.repository}.git",
         verify_urls=url_settings(settings) if settings.verify_urls else None,
+        resolve=ResolveSettings(swift=settings.resolve_swift) if settings.resolve_swift else None,
+        exclude=settings.exclude_paths,
+        update=settings.update,
     )
 
 
@@ -101,9 +105,14 @@ def publish_section(result: PublishResult, remote: RepositoryRemote, dry_run: bo
                  f"{md.code(remote.url)}.")
         if result.overwritten and result.remote_commit:
             state += f" It replaced {md.code(result.remote_commit)} (allow-overwrite)."
+        if result.updated_from:
+            state += f" It is a new commit on top of {md.code(result.updated_from)} (update)."
     else:
         state = f"{md.code(result.branch)} was **not pushed**: {md.text(str(result.skipped))}."
     lines = ["#### Publish", "", state, ""]
+    if result.excluded:
+        lines += ["Left out of the published tree (input `exclude-paths`): "
+                  + ", ".join(md.code(p) for p in result.excluded), ""]
     if dry_run:
         lines += ["Products and binary targets against the newest branch of this version:", ""]
         shown = describe(result.diff) if result.diff is not None else [str(result.diff_note)]
@@ -148,7 +157,8 @@ def _failed(settings: ActionSettings, error: InfrastructureError) -> None:
     hint = ""
     if any(s in str(error) for s in ("403", "401", "Authentication", "token")):
         hint = (
-            "\n\nThe remote wants credentials: the token (input `github-token`) goes only to "
+            "\n\nThe remote wants credentials: the token (input `push-token`, else "
+            "`github-token`) goes only to "
             "the host GITHUB_SERVER_URL names, and pushing needs `permissions: contents: write`."
         )
     actions_io.append_summary(
@@ -207,7 +217,7 @@ def run_publish(settings: ActionSettings, github: GitHubSession) -> int:
     post(settings, github, output, markdown, read, brief=brief)
     if settings.output_file is not None:
         values = outputs_for(settings, report, report_rel, manifest_rel, pushed=result.pushed,
-                             document=document_of(result))
+                             not_pushed=result.skipped or "", document=document_of(result))
         actions_io.write_outputs(settings.output_file, values)
     state = f"pushed {result.branch}" if result.pushed else f"not pushed: {result.skipped}"
     _say(f"{verdict(report)} ({state})")

@@ -32,6 +32,8 @@ class RepositoryRemote:
     url: str  # what git is given: a path, file:// or http(s):// URL without credentials
     where: str  # how it was chosen, for the log and the summary
     token: str | None = field(default=None, repr=False)
+    #: Which input the token came from (push-token, else github-token), for messages.
+    token_source: str = "input github-token"
 
     def git_config(self) -> list[tuple[str, str]]:
         """The token header for git processes that talk to this remote (none without one)."""
@@ -76,16 +78,23 @@ def repository_remote(settings: ActionSettings, log: Callable[[str], None]) -> R
     found = _origin_remote(settings, log)
     if found is not None:
         remote, where = found, "the workspace clone's origin"
-    token = settings.token if remote.kind == "http" else None
+    # git gets push-token when there is one (a PAT from an environment, say): github-token
+    # stays for the API, where a PAT could not create check runs anyway.
+    chosen, name = settings.token, "github-token"
+    if settings.push_token is not None:
+        chosen, name = settings.push_token, "push-token"
+    token = chosen if remote.kind == "http" else None
     if token is not None and remote.origin != server.origin:
         log(
-            f"swiftpm-guard: not sending github-token to {remote.origin}: only to "
+            f"swiftpm-guard: not sending {name} to {remote.origin}: only to "
             f"GITHUB_SERVER_URL ({settings.server_url})"
         )
         token = None
     if token is not None and not remote.secure:
         raise UsageError(
-            f"refusing to send input github-token over plain http to {remote.origin}; use https"
+            f"refusing to send input {name} over plain http to {remote.origin}; use https"
         )
     log(f"swiftpm-guard: repository {remote.url} ({where})")
-    return RepositoryRemote(remote.url, where, token)
+    if token is not None:
+        log(f"swiftpm-guard: git sends input {name} (as a header, to {remote.origin} only)")
+    return RepositoryRemote(remote.url, where, token, f"input {name}")

@@ -25,7 +25,7 @@ from swiftpm_guard.core.checks import DEFAULT_VERSION_PATTERN
 from swiftpm_guard.core.model import CODES
 from swiftpm_guard.errors import UsageError
 from swiftpm_guard.jobs.audit import audit_repository
-from swiftpm_guard.report.audit import console_line, to_json, to_markdown, verdict
+from swiftpm_guard.report.audit import console_line, tip_line, to_json, to_markdown, verdict
 from swiftpm_guard.sinks.files import write_atomically
 from swiftpm_guard.sources.git_branches import (
     DEFAULT_PATTERN,
@@ -90,6 +90,9 @@ def run(args: argparse.Namespace) -> int:
     write_atomically(files)
     if not args.quiet:
         for branch in report.branches:
+            tip = tip_line(branch)
+            if tip is not None:
+                print(tip, file=sys.stderr)
             for finding in branch.findings:
                 print(console_line(branch.branch, finding), file=sys.stderr)
     print(verdict(report))

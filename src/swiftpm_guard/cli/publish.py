@@ -24,6 +24,7 @@ from swiftpm_guard.cli.resolve_options import add_resolve_arguments, resolve_set
 from swiftpm_guard.cli.url_options import add_url_arguments, url_settings
 from swiftpm_guard.core.git_names import DEFAULT_AUTHOR, DEFAULT_TEMPLATE_REF
 from swiftpm_guard.core.package_diff import describe
+from swiftpm_guard.core.publish_refs import DEFAULT_EXCLUDED
 from swiftpm_guard.jobs.publish import publish
 from swiftpm_guard.jobs.publish_request import PublishRequest, PublishResult
 from swiftpm_guard.report import markdown as md
@@ -54,6 +55,12 @@ def _add_push_arguments(parser: argparse.ArgumentParser) -> None:
                       help="check and show the manifest, diff and snippet; push nothing")
     push.add_argument("--allow-overwrite", action="store_true",
                       help="replace an existing branch (logged; leases on the commit seen)")
+    push.add_argument("--update", action="store_true",
+                      help="an existing branch gets a new commit on top of its tip, leased on "
+                           "that tip (never a rewrite); excludes --allow-overwrite")
+    push.add_argument("--exclude", action="append", metavar="PATH",
+                      help="template-ref path left out of the published tree (a trailing '/' "
+                           "names a folder; repeatable; default .github/; 'none': nothing)")
     push.add_argument("--author", default=DEFAULT_AUTHOR, metavar='"NAME <EMAIL>"',
                       help="author and committer of the published commit (never read from a "
                            "git config; default the github-actions bot)")
@@ -82,6 +89,8 @@ def request_from(args: argparse.Namespace) -> PublishRequest:
         git_timeout=args.git_timeout,
         verify_urls=url_settings(args) if args.verify_urls else None,
         resolve=resolve_settings(args),
+        exclude=tuple(args.exclude) if args.exclude else DEFAULT_EXCLUDED,
+        update=args.update,
     )
 
 
@@ -108,6 +117,9 @@ def _markdown(result: PublishResult) -> str:
         else f"{md.code(result.branch)} not pushed: {md.text(str(result.skipped))}"
     )
     lines = ["#### Publish", "", state, ""]
+    if result.excluded:
+        lines += ["Left out of the published tree: "
+                  + ", ".join(md.code(p) for p in result.excluded), ""]
     if result.diff is not None:
         lines += [*md.fence("\n".join(describe(result.diff))), ""]
     lines += md.fence(result.snippet, "swift")
@@ -126,6 +138,8 @@ def run(args: argparse.Namespace) -> int:
         for path, text in result.manifests:
             print(f"--- {path} (dry run, {result.branch}) ---")
             print(text, end="" if text.endswith("\n") else "\n")
+        left_out = ", ".join(result.excluded) or "nothing"
+        print(f"--- left out of the published tree: {left_out} ---")
         print("--- compared with the newest branch of the same version ---")
         print("\n".join(describe(result.diff)) if result.diff else result.diff_note)
     if result.pushed:

@@ -24,6 +24,10 @@ def add_url_arguments(parser: argparse.ArgumentParser, *, flag: str = "--verify-
     if flag == "--verify-absent":
         group.add_argument(flag, action="store_true",
                            help="fail if any of this version's zip URLs already exists")
+        group.add_argument("--absent-on-403", action="store_true",
+                           help="with --verify-absent: a 403 means absent (an S3 bucket that "
+                                "is public-read without list rights answers 403 for a "
+                                "missing key)")
     else:
         group.add_argument(flag, action="store_true",
                            help="download every binary target's zip and compare its SHA-256 "
@@ -43,7 +47,8 @@ def add_url_arguments(parser: argparse.ArgumentParser, *, flag: str = "--verify-
 
 def url_settings(args: argparse.Namespace) -> UrlSettings:
     return UrlSettings(template=args.url_template, base_url=args.base_url,
-                       timeout=args.url_timeout, retries=args.url_retries, jobs=args.url_jobs)
+                       timeout=args.url_timeout, retries=args.url_retries, jobs=args.url_jobs,
+                       absent_on_403=getattr(args, "absent_on_403", False))
 
 
 def with_url_findings(args: argparse.Namespace, outcome: Outcome,

@@ -13,6 +13,7 @@ from collections import defaultdict
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
 
+from swiftpm_guard.core.audit_tips import TipCommit, tip_findings
 from swiftpm_guard.core.checks import DEFAULT_VERSION_PATTERN, apply_warn, stub_findings
 from swiftpm_guard.core.model import (
     SHA256_RE,
@@ -53,6 +54,7 @@ class PublishedBranch:
     stubs: tuple[Stub, ...] = ()
     #: Names of entries in the stub root that are not folders (`.DS_Store`).
     stray: tuple[str, ...] = ()
+    tip: TipCommit | None = None
 
 
 @dataclass(frozen=True, slots=True)
@@ -68,6 +70,7 @@ class BranchAudit:
     version: str | None  # the version the branch name carries
     findings: tuple[Finding, ...]
     manifest: PublishedManifest | None = None  # Package.swift as read, for URL checks
+    tip: TipCommit | None = None  # the branch's tip commit, when it was read
 
     @property
     def has_errors(self) -> bool:
@@ -192,7 +195,10 @@ def _audit_branch(branch: PublishedBranch,
         f"'{name}' in the stub root is not a stub folder; it ships with this branch",
         f"{branch.stubs_dir}/{name}", severity=Severity.WARNING,
     ) for name in branch.stray]
-    return BranchAudit(branch.name, version, tuple(findings), primary), uses
+    findings += tip_findings(branch.tip, branch.name, version,
+                             primary.version if primary else None)
+    return BranchAudit(branch.name, version, tuple(findings), primary, branch.tip), uses
+
 
 
 def _placeholder_findings(path: str, text: str) -> list[Finding]:

@@ -230,6 +230,8 @@ CODES: dict[str, str] = {
     "branch-version": "audit: the manifest's version differs from the one in the branch name",
     "manifest-unreadable": "audit: a branch's Package.swift is missing, too large or not UTF-8",
     "unrecognised-manifest": "audit: no checksum recognised in the manifest (warning)",
+    "edited-after-publish": "audit: a branch's tip is not its publish commit (its subject is not "
+    "the version): edited after publishing (warning)",
     "url-missing": "--verify-urls: a binary target URL answers 404 or 410",
     "url-error": "--verify-urls: other HTTP status, TLS or network error, or timeout (retried)",
     "url-checksum": "--verify-urls: the served bytes do not hash to the manifest's checksum",

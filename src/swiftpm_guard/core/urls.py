@@ -48,6 +48,9 @@ class UrlSettings:
     deadline: float = 900.0  # seconds for one whole download
     retries: int = 2
     jobs: int = 4
+    #: `--verify-absent` only: a 403 counts as "absent". An S3 bucket that is public-read but
+    #: grants no list right answers 403, not 404, for a key that does not exist.
+    absent_on_403: bool = False
     #: Look inside each downloaded zip as SwiftPM does (spooled to a temporary file on disk).
     archive_contents: bool = True
 

@@ -11,7 +11,7 @@ from swiftpm_guard.core.audit_rules import AuditOptions, AuditReport, audit, wit
 from swiftpm_guard.core.model import Finding, HostedStats, Severity
 from swiftpm_guard.core.urls import HostedZip, UrlSettings, zips_of_published
 from swiftpm_guard.errors import InputError
-from swiftpm_guard.sources.git_branches import GIT_TIMEOUT, read_published_branches
+from swiftpm_guard.sources.git_branches import GIT_TIMEOUT, read_published_with_tips
 
 
 def audit_repository(repo: str, pattern: str, options: AuditOptions, *,
@@ -22,7 +22,7 @@ def audit_repository(repo: str, pattern: str, options: AuditOptions, *,
 
     `git_config` is for the git processes that talk to a remote (the action's token header).
     """
-    branches = read_published_branches(repo, pattern, timeout=git_timeout, config=git_config)
+    branches = read_published_with_tips(repo, pattern, timeout=git_timeout, config=git_config)
     if not branches:
         raise InputError(f"no branch matches {pattern!r} under refs/heads (for a clone's "
                          "remote-tracking branches, give the remote's URL)", file=repo)

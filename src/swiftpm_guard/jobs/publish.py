@@ -41,6 +41,7 @@ from pathlib import Path
 from swiftpm_guard.core.git_names import manifest_path, short_branch
 from swiftpm_guard.core.model import Finding, Report, Severity
 from swiftpm_guard.core.package_diff import consumer_snippet, sibling_patterns
+from swiftpm_guard.core.publish_refs import is_excluded
 from swiftpm_guard.errors import InputError
 from swiftpm_guard.jobs import verify_urls
 from swiftpm_guard.jobs.check import Outcome, evaluate_read, gather_artifacts
@@ -55,14 +56,14 @@ from swiftpm_guard.jobs.publish_request import (
 )
 from swiftpm_guard.jobs.release_tree import load_exported, wanted
 from swiftpm_guard.jobs.resolve import with_resolution
-from swiftpm_guard.sinks.git_push import GitError, PushStatus, ScratchRepo
+from swiftpm_guard.sinks.git_push import GitError, PushStatus, ScratchRepo, commit_onto, tree_of
 
 Log = Callable[[str], None]
 
 
 def _observed(request: PublishRequest, sha: str | None, url: str) -> list[Finding]:
-    if sha is None:
-        return []
+    if sha is None or request.update:
+        return []  # --update builds on an existing branch: being there is expected
     name = short_branch(request.branch)
     if request.allow_overwrite:
         return [
@@ -158,6 +159,11 @@ def _check(
     say(f"template {short_branch(request.template)} at {template_commit[:12]}")
     tree = work / "tree"
     repo.export(template_commit, wanted(request.templates), tree)
+    excluded = tuple(
+        e.path for e in repo.tree(template_commit) if is_excluded(e.path, request.exclude)
+    )
+    if excluded:
+        say(f"left out of the published tree: {', '.join(excluded)}")
     remote_commit = refs.get(request.branch)
     observed = _observed(request, remote_commit, request.remote.url)
     outcome = _evaluate(request.settings, tree, request.templates, observed)
@@ -181,6 +187,7 @@ def _check(
             for t, r in zip(request.templates, outcome.rendered, strict=True)
         ),
         snippet=consumer_snippet(request.package_url or request.remote.package_url(), name),
+        excluded=excluded,
     )
     return result, outcome
 
@@ -190,9 +197,11 @@ def _push(
 ) -> PublishResult:
     """Build the one commit and push it with a lease: on absence, or on the sha observed."""
     name, seen = result.branch, result.remote_commit
+    if request.update and seen is not None:
+        return _update(repo, request, result, seen, say)
     commit = repo.commit(
         result.template_commit,
-        remove=request.templates,
+        remove=(*request.templates, *result.excluded),
         add={path: text.encode("utf-8") for path, text in result.manifests},
         message=request.settings.version,
     )
@@ -219,7 +228,8 @@ def _lost(
 ) -> PublishResult:
     """The remote refused the push: the branch appeared or moved (race lost), or it said no."""
     now = repo.ls_remote([request.branch]).get(request.branch)
-    if now is None or (request.allow_overwrite and now == result.remote_commit):
+    leased = request.allow_overwrite or request.update
+    if now is None or (leased and now == result.remote_commit):
         raise GitError(f"the remote refused the push of {result.branch}: {detail}")
     finding = branch_exists(
         result.branch,
@@ -228,3 +238,34 @@ def _lost(
     )
     report = dataclasses.replace(result.report, findings=(*result.report.findings, finding))
     return dataclasses.replace(result, report=report, skipped="race lost")
+
+
+def _update(
+    repo: ScratchRepo, request: PublishRequest, result: PublishResult, seen: str, say: Log
+) -> PublishResult:
+    """--update: a new commit on top of the published tip, leased on that tip.
+
+    Its tree is what a fresh publish would hold; its parent is the tip, so every commit the
+    branch had (a reviewed hand fix included) stays in its history and every revision a
+    `Package.resolved` pins stays reachable. The subject is the version, like a publish commit.
+    """
+    tip = repo.fetch(request.branch, depth=1)
+    version = request.settings.version
+    commit = commit_onto(
+        repo,
+        result.template_commit,
+        parent=tip,
+        remove=(*request.templates, *result.excluded),
+        add={path: text.encode("utf-8") for path, text in result.manifests},
+        message=f"{version}\n\nUpdated by swiftpm-guard publish --update on top of {tip}.",
+    )
+    result = dataclasses.replace(result, commit=commit, updated_from=tip)
+    if tree_of(repo, commit) == tree_of(repo, tip):
+        say(f"{result.branch} at {tip[:12]} already holds this tree; nothing to push")
+        return dataclasses.replace(result, skipped="already up to date")
+    say(f"--update: {result.branch} at {tip[:12]} gets {commit[:12]} on top; lease on the tip")
+    pushed = repo.push(commit, request.branch, expect=seen)
+    if pushed.status in (PushStatus.CREATED, PushStatus.UPDATED):
+        say(f"pushed {result.branch} at {commit[:12]} ({pushed.detail})")
+        return dataclasses.replace(result, pushed=True)
+    return _lost(repo, request, result, pushed.detail, request.remote.url)

@@ -24,6 +24,7 @@ from swiftpm_guard.core.git_names import (
 )
 from swiftpm_guard.core.model import Finding, Report, Severity
 from swiftpm_guard.core.package_diff import PackageDiff
+from swiftpm_guard.core.publish_refs import DEFAULT_EXCLUDED, validate_excluded
 from swiftpm_guard.core.urls import UrlSettings
 from swiftpm_guard.core.versions import validate_version
 from swiftpm_guard.errors import InputError, UsageError
@@ -73,6 +74,12 @@ class PublishRequest:
     verify_urls: UrlSettings | None = None
     #: Resolve a throwaway consumer with the real SwiftPM before pushing (jobs.resolve).
     resolve: ResolveSettings | None = None
+    #: Tree paths (a trailing `/`: a folder) of the template ref left out of the published
+    #: commit: a workflow on a published branch would run there.
+    exclude: tuple[str, ...] = DEFAULT_EXCLUDED
+    #: An existing branch gets a new commit on top of its tip, leased on that tip (never a
+    #: rewrite); an absent one is created as usual.
+    update: bool = False
 
     remote: Remote = field(init=False, repr=False)
     branch: str = field(init=False)  # full ref, refs/heads/<prefix><version>
@@ -100,6 +107,12 @@ class PublishRequest:
         check_remote_token(remote, self.token, self.token_source)
         if self.package_url is not None:
             Remote.parse(self.package_url, cwd=os.getcwd())
+        if self.update and self.allow_overwrite:
+            raise UsageError(
+                "--update and --allow-overwrite exclude each other: --update adds a commit on "
+                "top of the published tip, --allow-overwrite replaces it"
+            )
+        object.__setattr__(self, "exclude", validate_excluded(self.exclude, "--exclude"))
         if not 0 < self.git_timeout <= 3600:
             raise UsageError("--git-timeout must be between 0 and 3600 seconds")
         derived = {
@@ -127,6 +140,8 @@ class PublishResult:
     overwritten: bool = False
     diff: PackageDiff | None = None
     diff_note: str | None = None  # why there is no diff
+    excluded: tuple[str, ...] = ()  # template-ref paths left out of the published tree
+    updated_from: str | None = None  # --update: the published tip the new commit is on
 
     @property
     def exit_code(self) -> int:
@@ -145,6 +160,8 @@ class PublishResult:
             "snippet": self.snippet,
             "diff": self.diff.as_dict() if self.diff else None,
             "diff_note": self.diff_note,
+            "excluded": list(self.excluded),
+            "updated_from": self.updated_from,
         }
 
 

@@ -38,6 +38,7 @@ _PHRASES: dict[str, tuple[str, str]] = {
                        "manifest versions differ from the branch name"),
     "bad-version": ("branch name carries no valid version", "branch names carry no valid version"),
     "manifest-unreadable": ("manifest unreadable", "manifests unreadable"),
+    "edited-after-publish": ("tip edited after publishing", "tips edited after publishing"),
     "unrecognised-manifest": ("manifest without recognisable checksums",
                               "manifests without recognisable checksums"),
     "missing-version": ("manifest without a version", "manifests without a version"),
@@ -62,7 +63,8 @@ def to_dict(report: AuditReport) -> dict[str, object]:
         "pattern": report.pattern or None,
         "branches": [
             {"branch": b.branch, "version": b.version,
-             "findings": [f.as_dict() for f in sorted(b.findings, key=_order)]}
+             "findings": [f.as_dict() for f in sorted(b.findings, key=_order)],
+             "tip": b.tip.as_dict() if b.tip else None}
             for b in report.branches
         ],
         "verify_urls": report.hosted.as_dict() if report.hosted else None,
@@ -223,7 +225,34 @@ def to_markdown(report: AuditReport, *, sound_groups: bool = True) -> str:
         lines += [f"**{md.text(group.label)}** — {md.code(first.branch)}{same}:", ""]
         lines += [finding_line(f) for f in sorted(first.findings, key=_order)]
         lines.append("")
+    if sound_groups:  # beside a check run (which has them) the job summary leaves them out
+        lines += tips_markdown(report)
     return "\n".join(lines).rstrip("\n") + "\n"
+
+
+def tip_line(branch: BranchAudit) -> str | None:
+    """`swiftpm-1.0.0: tip 0123456789ab by Name <email> on 2025-01-01T00:00:00+00:00 ("…")`."""
+    tip = branch.tip
+    if tip is None:
+        return None
+    return (f"{branch.branch}: tip {tip.commit[:12]} by {tip.author} on {tip.date} "
+            f"(\"{tip.subject[:80]}\")")
+
+
+def tips_markdown(report: AuditReport) -> list[str]:
+    """Each branch's tip commit, author and date, folded (hundreds of nightlies)."""
+    rows = [b for b in report.branches if b.tip is not None]
+    if not rows:
+        return []
+    lines = ["", "<details><summary>Branch tips (commit, author, date)</summary>", "",
+             "| branch | tip | author | date | subject |", "|---|---|---|---|---|"]
+    for branch in rows:
+        tip = branch.tip
+        assert tip is not None
+        cells = [md.code(branch.branch), md.code(tip.commit[:12]), md.text(tip.author),
+                 md.text(tip.date), md.text(tip.subject[:80])]
+        lines.append("| " + " | ".join(md.cell(c) for c in cells) + " |")
+    return [*lines, "", "</details>", ""]
 
 
 def code_counts(report: AuditReport) -> Counter[str]:

@@ -418,3 +418,25 @@ def _porcelain_outcome(stdout: str, ref: str) -> PushOutcome | None:
             if status is not None:
                 return PushOutcome(status, fields[2].strip())
     return None
+
+
+def commit_onto(
+    repo: ScratchRepo,
+    base: str,
+    *,
+    parent: str,
+    remove: Sequence[str],
+    add: Mapping[str, bytes],
+    message: str,
+) -> str:
+    """One commit whose tree is `base`'s minus `remove` plus `add`, and whose only parent is
+    `parent`: a fast-forward of a published branch that carries a fresh tree."""
+    built = repo.commit(base, remove=remove, add=add, message=message)
+    tree = repo.rev_parse(f"{built}^{{tree}}")
+    out = repo._run(["commit-tree", tree, "-p", parent, "-F", "-"], stdin=message.encode() + b"\n")
+    return out.stdout.decode().strip()
+
+
+def tree_of(repo: ScratchRepo, commit: str) -> str:
+    """The tree a commit records."""
+    return repo.rev_parse(f"{commit}^{{tree}}")

@@ -88,3 +88,12 @@ class ContentsRef:
                 if kind == "dir":
                     pending.append(item.path)
         return entries
+
+
+def api_branches(repo: Repository, prefix: str, policy: RetryPolicy) -> list[str]:
+    """Branch names under `prefix` (`release/`) through the git refs API."""
+    def listed() -> list[str]:
+        refs = repo.get_git_matching_refs(f"heads/{prefix}")
+        return [r.ref.removeprefix("refs/heads/") for r in refs]
+
+    return sorted(call(policy, f"list the branches under {prefix or '/'}", listed))

@@ -311,3 +311,19 @@ def read_workflow_from_ref(
     local = _inside(scratch, spec.path)
     _write(local, data, spec.path)
     return read_workflow_frameworks(spec, root=scratch, display=spec.path)
+
+
+def workspace_branches(workspace: Path) -> list[str] | None:
+    """Branch names of the workspace clone's `origin` (`git ls-remote --heads`), None when
+    there is no clone or git cannot ask (then the API lists them)."""
+    if not (workspace / ".git").exists():
+        return None
+    listed = _git(workspace, "ls-remote", "--heads", "origin")
+    if listed.returncode != 0:
+        return None
+    names = []
+    for line in listed.stdout.decode("utf-8", "replace").splitlines():
+        _sha, _tab, ref = line.partition("\t")
+        if ref.startswith("refs/heads/"):
+            names.append(ref.removeprefix("refs/heads/"))
+    return sorted(names)

@@ -204,6 +204,9 @@ def _exists(url: str, settings: UrlSettings) -> Fetched:
             if error.code in _MISSING:
                 error.close()
                 return Fetched("missing", detail=f"HTTP {error.code}")
+            if error.code == 403 and settings.absent_on_403:
+                error.close()  # the host says so for a missing key (S3 without list rights)
+                return Fetched("missing", detail="HTTP 403 (counted as absent)")
             if error.code in (405, 501) and method == "HEAD":
                 error.close()
                 continue

@@ -176,10 +176,12 @@ def test_pull_request_into_the_template_branch(tmp_path, origin, fake_github):
         inputs={"frameworks-from": FRAMEWORKS_FROM, "github-token": TOKEN},
     )
     result = run_entrypoint(step, workspace)
-    assert result.returncode == 0, result.stdout + result.stderr  # neutral: the job stays green
+    # pr-conclusion auto: a PR into the template branch changes the template, so it fails
+    # (with `neutral` it merged green: how eight nightlies broke).
+    assert result.returncode == 1, result.stdout + result.stderr
 
     run = fake_github.only_check_run()
-    assert run["head_sha"] == head and run["conclusion"] == "neutral"
+    assert run["head_sha"] == head and run["conclusion"] == "failure"
     template = workspace / "Package.swift.template"
     found = {(a["path"], a["start_line"], a["title"]) for a in fake_github.annotations[run["id"]]}
     assert found == {

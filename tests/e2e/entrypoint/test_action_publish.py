@@ -353,20 +353,24 @@ def test_publish_mode_on_a_pull_request_only_checks(tmp_path, path_repo, fake_gi
 
 
 def test_a_push_event_with_explicit_publish_mode_publishes(tmp_path, path_repo, fake_github):
-    """Tag-driven releases set `mode: publish`; a push event is then allowed to publish."""
+    """Tag-driven releases set `mode: publish` and name their tags in `publish-refs`; a push
+    event is then allowed to publish. Without the tags in publish-refs it only checks."""
     repo = path_repo
     workspace = repo.clone("main", tmp_path / "workspace")
     write_zips(workspace / "out", "1.2.3")
-    step = _step(
-        fake_github,
-        tmp_path,
-        repo,
-        workspace,
-        "push",
-        push_payload(ref="refs/tags/v1.2.3", before="0" * 40, after=repo.origin.main),
-        {"mode": "publish", "version": "1.2.3", "artifacts": "out"},
-        ref="refs/tags/v1.2.3",
-    )
+    inputs = {"mode": "publish", "version": "1.2.3", "artifacts": "out"}
+    payload = push_payload(ref="refs/tags/v1.2.3", before="0" * 40, after=repo.origin.main)
+    step = _step(fake_github, tmp_path / "default", repo, workspace, "push", payload, inputs,
+                 ref="refs/tags/v1.2.3")
+    result = run_entrypoint(step, workspace)
+    assert result.returncode == 0, result.stdout + result.stderr
+    assert repo.heads() == {}
+    assert step.outputs()["pushed"] == "false"
+    assert "`refs/tags/v1.2.3` is not a ref publish-refs allows" in step.outputs()[
+        "not-pushed-reason"]
+
+    step = _step(fake_github, tmp_path, repo, workspace, "push", payload,
+                 {**inputs, "publish-refs": "main refs/tags/v*"}, ref="refs/tags/v1.2.3")
     result = run_entrypoint(step, workspace)
     assert result.returncode == 0, result.stdout + result.stderr
     assert "swiftpm-1.2.3" in repo.heads()
@@ -517,6 +521,10 @@ def test_publish_and_audit_when_the_jobs_path_leads_nowhere(tmp_path, path_repo,
         ({"template-ref": "nope"}, "template ref refs/heads/nope is not on the remote"),
         ({"version": "1.2.3;rm -rf /"}, "input version '1.2.3;rm -rf /' is not a safe version"),
         ({"author": "root"}, "input author 'root' must look like 'Name <email@host>'"),
+        ({"publish-refs": "main --mirror"}, "input publish-refs '--mirror' is not a branch glob"),
+        ({"exclude-paths": "../x"}, "input exclude-paths '../x' is not a path inside"),
+        ({"update": "yes"}, "input update must be true or false"),
+        ({"push-token": "bad\ntoken"}, "the token in input push-token must be printable ASCII"),
     ],
 )
 def test_bad_publish_inputs_are_exit_2_and_push_nothing(

@@ -25,7 +25,7 @@ def _readme_table(heading: str) -> dict[str, list[str]]:
     rows = {}
     for line in section.splitlines():
         cells = [c.strip() for c in line.strip().strip("|").split("|")]
-        match = re.fullmatch(r"`([a-z-]+)`", cells[0]) if cells else None
+        match = re.fullmatch(r"`([a-z0-9-]+)`", cells[0]) if cells else None
         if match:
             rows[match.group(1)] = cells[1:]
     return rows

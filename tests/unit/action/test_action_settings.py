@@ -71,9 +71,18 @@ def test_defaults(tmp_path):
         "author",
         "allow-overwrite",
         "verify-urls",
+        "resolve",
         "base-url",
         "branches",
+        "push-token",
+        "publish-refs",
+        "exclude-paths",
+        "update",
+        "verify-absent",
+        "absent-on-403",
     }
+    assert settings.push_token is None and settings.publish_refs == ()
+    assert settings.exclude_paths == (".github/",) and settings.update is False
     assert settings.swift == "auto" and settings.allow_overwrite is False
     assert settings.author == (
         "github-actions[bot] <41898282+github-actions[bot]@users.noreply.github.com>"
@@ -178,7 +187,7 @@ def test_multi_line_inputs(tmp_path):
 @pytest.mark.parametrize(
     ("inputs", "message"),
     [
-        ({"mode": "deploy"}, "input mode must be one of auto, check, publish, audit; got 'deploy'"),
+        ({"mode": "deploy"}, "input mode must be one of auto, check, publish, audit, preflight; got 'deploy'"),
         ({"swift": "/no/swift"}, "input swift '/no/swift' is not auto, off, or the path of an"),
         ({"author": "nobody"}, "input author 'nobody' must look like 'Name <email@host>'"),
         ({"author": "A <a@b>\nX"}, "input author"),
@@ -189,7 +198,7 @@ def test_multi_line_inputs(tmp_path):
         ({"base-url": "https://u:p@x/"}, "input base-url"),
         ({"branches": "--all"}, "input branches '--all' is not a branch glob"),
         ({"branches": "a..b"}, "input branches 'a..b' is not a branch glob"),
-        ({"pr-conclusion": "success"}, "input pr-conclusion must be one of neutral, failure"),
+        ({"pr-conclusion": "success"}, "input pr-conclusion must be one of auto, neutral, failure"),
         ({"dry-run": "yes"}, "input dry-run must be true or false, got 'yes'"),
         ({"version": "1.0.0;rm -rf /"}, "input version '1.0.0;rm -rf /' is not a safe version"),
         ({"version": "../x"}, "input version '../x' is not a safe version"),
@@ -202,7 +211,7 @@ def test_multi_line_inputs(tmp_path):
         ({"template": "/abs/T"}, "input template '/abs/T' must be a relative path"),
         ({"template-ref": "-upload-pack=x"}, "input template-ref '-upload-pack=x' is not a valid"),
         ({"template-ref": "a..b"}, "is not a valid branch name"),
-        ({"frameworks-ref": "x y"}, "input frameworks-ref 'x y' is not a valid branch name"),
+        ({"frameworks-ref": "x..y"}, "input frameworks-ref 'x..y' is not a valid branch name"),
         ({"run-id": "12abc"}, "input run-id must be a number, got '12abc'"),
         ({"run-id": "12"}, "inputs run-id and artifact-name go together"),
         ({"artifact-name": "../x", "run-id": "1"}, "input artifact-name '../x' is not"),
@@ -214,7 +223,7 @@ def test_multi_line_inputs(tmp_path):
         ({"artifacts": "out"}, "input version is required to publish or to check zips"),
         ({"frameworks-from": "w.yml:bad job:V"}, "job id 'bad job' is not a valid workflow job id"),
         ({"frameworks-from": "../w.yml:j:V"}, "input frameworks-from workflow '../w.yml' must be"),
-        ({"frameworks": "@/etc/list"}, "input frameworks @file '/etc/list' must be a relative"),
+        ({"frameworks": "@/etc/list"}, "input frameworks @file '/etc/list' is outside the workspace"),
     ],
 )
 def test_bad_inputs_are_one_line_exit_2(tmp_path, inputs, message):
@@ -255,3 +264,74 @@ def test_event_without_payload_file(tmp_path):
     env = _env(tmp_path)
     del env["GITHUB_EVENT_PATH"]
     assert Event.from_env(env).default_branch is None
+
+
+# -- issue 14: the defaults that must not let a bad release through ---------------------------
+
+
+def _pr(tmp_path, base: str, **inputs) -> ActionSettings:
+    payload = pull_request_payload(number=5, head_sha=HEAD, head_ref="feature", base_ref=base,
+                                   base_sha=SHA)
+    return _settings(tmp_path, "pull_request", payload, **inputs)
+
+
+def test_pr_conclusion_auto_fails_template_prs_and_stays_neutral_elsewhere(tmp_path):
+    assert _pr(tmp_path, "swiftpm").pr_conclusion == "failure"
+    assert _pr(tmp_path, "main").pr_conclusion == "neutral"
+    assert _pr(tmp_path, "release", **{"template-ref": "release"}).pr_conclusion == "failure"
+    assert _pr(tmp_path, "swiftpm", **{"pr-conclusion": "neutral"}).pr_conclusion == "neutral"
+    assert _pr(tmp_path, "main", **{"pr-conclusion": "failure"}).pr_conclusion == "failure"
+    assert _settings(tmp_path).pr_conclusion == "neutral"  # not a pull request
+    with pytest.raises(UsageError, match="pr-conclusion"):
+        _settings(tmp_path, **{"pr-conclusion": "green"})
+
+
+def test_lists_and_exclusions_are_read_and_validated(tmp_path):
+    settings = _settings(tmp_path, **{"frameworks-ref": "main release/*", "publish-refs":
+                                      "main, release/*\nrefs/tags/v*", "exclude-paths": "none"})
+    assert settings.frameworks_refs == ("main", "release/*")
+    assert settings.publish_refs == ("main", "release/*", "refs/tags/v*")
+    assert settings.exclude_paths == ()
+    assert _settings(tmp_path, **{"exclude-paths": ".github/ docs/x.md"}).exclude_paths == (
+        ".github/", "docs/x.md")
+    for name, value in (("publish-refs", "--all"), ("exclude-paths", "../x"),
+                        ("frameworks-ref", "a..b"), ("exclude-paths", "/etc")):
+        with pytest.raises(UsageError, match=name):
+            _settings(tmp_path, **{name: value})
+
+
+def test_update_and_allow_overwrite_exclude_each_other(tmp_path):
+    with pytest.raises(UsageError, match="update and allow-overwrite"):
+        _settings(tmp_path, update="true", **{"allow-overwrite": "true"})
+
+
+def test_a_file_under_runner_temp_is_refused_with_what_to_do(tmp_path):
+    with pytest.raises(UsageError) as caught:
+        _settings(tmp_path, checksums="/home/runner/work/_temp/checksums.txt")
+    message = str(caught.value)
+    assert "input checksums '/home/runner/work/_temp/checksums.txt' is outside the workspace" in (
+        message)
+    assert "$RUNNER_TEMP" in message and "/github/workspace" in message
+    assert "run-id and artifact-name" in message and "download" in message
+    with pytest.raises(UsageError, match="outside the workspace"):
+        _settings(tmp_path, artifacts="../dist")
+
+
+def test_preflight_mode_needs_a_version_but_no_sources(tmp_path):
+    env = _env(tmp_path, mode="preflight", version="1.2.3")
+    del env["INPUT_FRAMEWORKS"]
+    assert ActionSettings.from_env(env).mode == "preflight"
+    del env["INPUT_VERSION"]
+    with pytest.raises(UsageError, match="preflight needs input version"):
+        ActionSettings.from_env(env)
+
+
+def test_resolve_needs_a_swift_on_the_runner(tmp_path, monkeypatch):
+    monkeypatch.setenv("PATH", str(tmp_path))  # the Docker action's image has no swift
+    with pytest.raises(UsageError, match="input resolve needs a swift on the runner"):
+        _settings(tmp_path, resolve="true")
+    swift = tmp_path / "swift"
+    swift.write_text("#!/bin/sh\n")
+    swift.chmod(0o755)
+    assert _settings(tmp_path, resolve="true").resolve_swift == str(swift)
+    assert _settings(tmp_path).resolve_swift is None

@@ -1,5 +1,7 @@
 """The pure audit: branch contents in, findings and reports out (no git here)."""
 
+import dataclasses
+
 from support.published import BranchSpec
 from support.release import PRODUCT_KEYS, all_names
 from swiftpm_guard.core.audit_rules import (
@@ -125,8 +127,9 @@ def test_json_dict_is_exactly_the_documented_shape():
         "branches": [
             {"branch": "swiftpm-1.0.0", "version": "1.0.0", "findings": [
                 {"code": "placeholder-left", "severity": "error", "subject": "x",
-                 "file": "Package.swift", "line": 3, "message": "placeholder-left x"}]},
-            {"branch": "swiftpm-1.0.1", "version": "1.0.1", "findings": []},
+                 "file": "Package.swift", "line": 3, "message": "placeholder-left x"}],
+             "tip": None},
+            {"branch": "swiftpm-1.0.1", "version": "1.0.1", "findings": [], "tip": None},
         ],
     }
 
@@ -134,3 +137,27 @@ def test_json_dict_is_exactly_the_documented_shape():
 def test_products_of_other_sizes_still_match_their_stubs():
     spec = BranchSpec("1.0.0", products=PRODUCT_KEYS[:3])
     assert audit([branch_of(spec)], AuditOptions()).consistent
+
+
+def test_a_tip_that_is_not_the_publish_commit_is_a_warning_with_who_and_when():
+    from swiftpm_guard.core.audit_tips import TipCommit
+
+    spec = BranchSpec("1.0.0")
+    fixed = TipCommit("a" * 40, "Jane <jane@example.org>", "2025-02-03T04:05:06+00:00",
+                      "Update checksums")
+    published = TipCommit("b" * 40, "Bot <bot@example.org>", "2025-01-01T00:00:00+00:00",
+                          "1.0.0")
+    edited = audit([dataclasses.replace(branch_of(spec), tip=fixed)], AuditOptions())
+    [branch] = edited.branches
+    assert [(f.code, f.severity) for f in branch.findings] == [
+        ("edited-after-publish", Severity.WARNING)]
+    message = branch.findings[0].message
+    assert "aaaaaaaaaaaa" in message and "Jane <jane@example.org>" in message
+    assert "2025-02-03T04:05:06+00:00" in message and "publish --update" in message
+    assert edited.consistent  # a warning: the hand fix may well be right
+    assert to_dict(edited)["branches"][0]["tip"] == fixed.as_dict()
+    text = to_markdown(edited)
+    assert "tip edited after publishing" in text
+    assert "| `swiftpm-1.0.0` | `aaaaaaaaaaaa` | Jane <jane@example.org> |" in text
+    clean = audit([dataclasses.replace(branch_of(spec), tip=published)], AuditOptions())
+    assert clean.branches[0].findings == ()

@@ -1,0 +1,31 @@
+from swiftpm_guard.core.model import Finding, Severity
+from swiftpm_guard.report.release_lines import LineResult, matrix_markdown, sentences
+
+
+def _f(code: str, subject: str, severity: Severity = Severity.ERROR) -> Finding:
+    return Finding(code=code, severity=severity, subject=subject, message=f"{code} {subject}")
+
+
+def test_the_matrix_names_each_line_and_what_publishing_from_it_would_do():
+    lines = [
+        LineResult("main", (), 18),
+        LineResult("release/1.0", (_f("unclaimed-artifact", "backend_mps"),
+                                   _f("unclaimed-artifact", "backend_mps_debug"),
+                                   _f("unfilled-placeholder", "kernels_new")), 20),
+    ]
+    assert sentences(lines[1], "_debug") == [
+        "release/1.0 still builds backend_mps: publishing from it would drop the product",
+        "release/1.0 does not build kernels_new: the template asks for it, so publishing from "
+        "it would ship a placeholder",
+    ]
+    text = matrix_markdown(lines, "_debug")
+    assert text.startswith("#### Release lines\n\n| ref | names built | result |\n|---|---|---|\n")
+    assert "| `main` | 18 | consistent |" in text
+    assert "| `release/1.0` | 20 | 3 error(s): release/1.0 still builds backend_mps" in text
+
+
+def test_other_errors_are_named_by_code_and_pipes_are_escaped():
+    text = matrix_markdown([LineResult("a|b", (_f("bad-checksum", "x"),
+                                               _f("missing-stub", "y", Severity.WARNING)), 2)],
+                           "_debug")
+    assert "| `a\\|b` | 2 | 1 error(s): bad-checksum |" in text
