@@ -123,7 +123,8 @@ def run_check(
         report, pull_request=settings.event.is_pull_request, pr_conclusion=settings.pr_conclusion
     )
     output = build_output(report, markdown, conclusion=conclusion, locate=locate)
-    brief = "\n".join([*notes, to_markdown(report, settings.debug_suffix, sound_rows=False)])
+    brief = "\n".join([*notes, to_markdown(report, settings.debug_suffix, sound_rows=False),
+                       *sections])
     post(settings, github, output, markdown, loaded.notes, brief=brief)
     if settings.output_file is not None:
         actions_io.write_outputs(
