@@ -6,6 +6,11 @@ import pytest
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 
 from support.release import Release, write_release
+from support.report_schemas import (  # noqa: F401  (hooks and fixture, by name)
+    pytest_sessionfinish,
+    pytest_terminal_summary,
+    validate_written_reports,
+)
 from support.tiers import TierSummary
 
 

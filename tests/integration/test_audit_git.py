@@ -10,6 +10,7 @@ import subprocess
 import pytest
 
 from support.git_http import serve_git
+from support.markdown import rendered_text
 from support.published import BranchSpec, build_repo, checksum_for, nightly_versions
 from support.release import BINARY_ONLY_KEYS, PRODUCT_KEYS, all_names
 from swiftpm_guard.cli.main import main
@@ -141,7 +142,9 @@ def test_cli_json_and_grouped_markdown(published, tmp_path, capsys):
                  "--markdown", str(out_md)])
     assert code == 1
     data = json.loads(out_json.read_text())
-    assert list(data) == ["consistent", "branches"]
+    # Keys are only ever added (schema 1.x); the report meets its shipped schema (conftest).
+    assert [k for k in data if k in ("consistent", "branches")] == ["consistent", "branches"]
+    assert data["kind"] == "audit" and data["source"] == str(repo)
     assert data["consistent"] is False
     assert len(data["branches"]) == len(specs)
     for entry in data["branches"]:
@@ -159,6 +162,9 @@ def test_cli_json_and_grouped_markdown(published, tmp_path, capsys):
             "(`kernels_llm`, `kernels_llm_debug`)") in markdown
     assert "5 nightlies, 2025-08-27 … 08-31: sound" in markdown
     assert "**release 0.7.2: 1 manifest version differs from the branch name**" in markdown
+    # As GitHub shows it: the placeholder keeps its underscores, nothing turns bold.
+    shown = rendered_text(markdown)
+    assert "'__SHA256_kernels_llm__' is still in the published manifest" in shown
     captured = capsys.readouterr()
     broken = len({name for name, _code in errors})
     assert f"120 branches, {broken} with errors, 1 with warnings only" in captured.out

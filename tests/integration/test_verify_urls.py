@@ -2,14 +2,16 @@
 
 import hashlib
 import json
+import re
 
 import pytest
 
+from support.markdown import rendered_text
 from support.published import BranchSpec, build_repo
 from support.release import write_real_zip, write_release
 from support.zip_server import Route, serve_zips
 from swiftpm_guard.cli.main import main
-from swiftpm_guard.core.model import Location
+from swiftpm_guard.core.model import HostedStats, Location
 from swiftpm_guard.core.urls import HostedZip, UrlSettings
 from swiftpm_guard.sources.hosted import verify_absent, verify_hosted
 
@@ -130,8 +132,21 @@ def test_check_verify_urls_end_to_end(server, tmp_path, capsys):
     args = ["check", "--template", str(release.template), "--version", release.version,
             "--checksums", str(release.checksums), "--verify-urls",
             "--base-url", server.url("frameworks/"), "--url-timeout", "5"]
-    assert main(args) == 0
+    sound_json, sound_md = tmp_path / "sound.json", tmp_path / "sound.md"
+    assert main([*args, "--json", str(sound_json), "--markdown", str(sound_md)]) == 0
     assert len(server.hits) == 20  # every binary target, debug twins and threadpool included
+    # A run that succeeds leaves a trace: console, JSON and Markdown say what was fetched.
+    served = sum(len(r.body) for r in server.routes.values())
+    stats = json.loads(sound_json.read_text())["verify_urls"]
+    assert (stats["urls"], stats["verified"], stats["bytes"]) == (20, 20, served)
+    assert 0 < stats["seconds"] < 60
+    said = HostedStats(20, 20, served, stats["seconds"]).sentence()  # "… (0.1 MB in 0.0 s)"
+    head = f"20 zip URLs fetched, 20 verified ({served / 1e6:.1f} MB in "
+    assert said.startswith(head)
+    trace = re.compile(re.escape(head) + r"[0-9]+\.[0-9] s\)")
+    assert trace.search(capsys.readouterr().out)
+    shown = rendered_text(sound_md.read_text())
+    assert trace.search(shown) and "Hosted zips (verify-urls): 20 zip URLs fetched" in shown
     # One upload went wrong, one never happened.
     write_real_zip(tmp_path / "rebuilt.zip", "kernels_llm", signed=True)  # another build
     server.routes["/frameworks/kernels_llm-1.2.3.zip"].body = (tmp_path / "rebuilt.zip").read_bytes()
@@ -194,6 +209,7 @@ def test_audit_verify_urls_fetches_what_each_branch_promises(server, tmp_path):
     assert main(["audit", "--repo", str(repo), "--verify-urls", "--base-url",
                  server.url("dl/"), "--json", str(out), "-q"]) == 1
     data = json.loads(out.read_text())
+    assert (data["verify_urls"]["urls"], data["verify_urls"]["verified"]) == (8, 7)
     assert [(e["branch"], [(f["code"], f["subject"]) for f in e["findings"]])
             for e in data["branches"]] == [
         ("swiftpm-1.0.0", []),

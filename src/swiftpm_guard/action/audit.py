@@ -16,13 +16,21 @@ import sys
 
 from swiftpm_guard.action.check import url_settings
 from swiftpm_guard.action.delivery import post
-from swiftpm_guard.action.outputs import OUT_DIR, exit_for, log_findings, out_folder
+from swiftpm_guard.action.outputs import OUT_DIR, exit_for, json_output, log_findings, out_folder
 from swiftpm_guard.action.remote import repository_remote
 from swiftpm_guard.action.settings import ActionSettings
 from swiftpm_guard.core.audit_rules import AuditOptions
 from swiftpm_guard.infra.github import GitHubSession
 from swiftpm_guard.jobs.audit import audit_repository
-from swiftpm_guard.report.audit import console_line, tip_line, to_json, to_markdown, verdict
+from swiftpm_guard.report import markdown as md
+from swiftpm_guard.report.audit import (
+    console_line,
+    tip_line,
+    to_dict,
+    to_json,
+    to_markdown,
+    verdict,
+)
 from swiftpm_guard.report.audit_check_run import audit_output
 from swiftpm_guard.sinks import actions_io
 from swiftpm_guard.sinks.files import write_atomically
@@ -53,8 +61,9 @@ def run_audit(settings: ActionSettings, github: GitHubSession) -> int:
     if not report.consistent:
         conclusion = settings.pr_conclusion if settings.event.is_pull_request else "failure"
     output = audit_output(report, markdown, conclusion=conclusion)
-    read = [f"branches `{settings.branches}` of `{remote.url}` ({remote.where})"]
-    post(settings, github, output, markdown, read)
+    read = [f"branches {md.code(settings.branches)} of {md.code(remote.url)} "
+            f"({md.text(remote.where)})"]
+    post(settings, github, output, markdown, read, brief=to_markdown(report, sound_groups=False))
     if settings.output_file is not None:
         values = {
             "consistent": "true" if report.consistent else "false",
@@ -65,6 +74,7 @@ def run_audit(settings: ActionSettings, github: GitHubSession) -> int:
             "branch": "",
             "pushed": "false",
             "not-pushed-reason": "",
+            "json": json_output(to_dict(report), REPORT),
         }
         actions_io.write_outputs(settings.output_file, values)
     print(f"{verdict(report)} (conclusion: {conclusion})", flush=True)

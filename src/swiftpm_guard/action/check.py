@@ -29,7 +29,7 @@ from swiftpm_guard.core.urls import UrlSettings
 from swiftpm_guard.infra.github import GitHubSession
 from swiftpm_guard.jobs import verify_urls
 from swiftpm_guard.jobs.check import Outcome, evaluate_loaded
-from swiftpm_guard.report.check import console_line, to_json, to_markdown, verdict
+from swiftpm_guard.report.check import console_line, to_dict, to_json, to_markdown, verdict
 from swiftpm_guard.report.check_run import build_output, conclusion_for
 from swiftpm_guard.sinks import actions_io
 from swiftpm_guard.sinks.files import write_atomically
@@ -75,7 +75,8 @@ def _evaluate(settings: ActionSettings, github: GitHubSession) -> tuple[Outcome,
                                          url_settings(settings),
                                          log=lambda line: _log(f"swiftpm-guard: {line}"))
     if settings.version is None:
-        shown = dataclasses.replace(outcome.report, version="(no version input)")
+        # A PR comparing names has no version: the reports say nothing about one.
+        shown = dataclasses.replace(outcome.report, version="")
         outcome = dataclasses.replace(outcome, report=shown)
     return outcome, loaded
 
@@ -122,11 +123,14 @@ def run_check(
         report, pull_request=settings.event.is_pull_request, pr_conclusion=settings.pr_conclusion
     )
     output = build_output(report, markdown, conclusion=conclusion, locate=locate)
-    post(settings, github, output, markdown, loaded.notes)
+    brief = "\n".join([*notes, to_markdown(report, settings.debug_suffix, sound_rows=False),
+                       *sections])
+    post(settings, github, output, markdown, loaded.notes, brief=brief)
     if settings.output_file is not None:
         actions_io.write_outputs(
             settings.output_file,
-            outputs_for(settings, report, report_rel, manifest_rel, not_pushed=not_pushed),
+            outputs_for(settings, report, report_rel, manifest_rel, not_pushed=not_pushed,
+                        document=to_dict(report)),
         )
     print(verdict(report) + f" (conclusion: {conclusion})", flush=True)
     return exit_for(settings, report.consistent, conclusion)

@@ -9,6 +9,7 @@ from collections.abc import Sequence
 from swiftpm_guard.action.settings import ActionSettings
 from swiftpm_guard.core.check_run import CheckRunOutput
 from swiftpm_guard.infra.github import GitHubSession
+from swiftpm_guard.report import markdown as md
 from swiftpm_guard.sinks import actions_io
 
 
@@ -16,10 +17,14 @@ def _say(line: str) -> None:
     print(line, flush=True)
 
 
-def deliver(settings: ActionSettings, github: GitHubSession, output: CheckRunOutput) -> list[str]:
-    """The check run, else workflow commands for what it could not carry; summary notes."""
+def deliver(
+    settings: ActionSettings, github: GitHubSession, output: CheckRunOutput
+) -> tuple[list[str], str | None]:
+    """The check run, else workflow commands for what it could not carry; summary notes and
+    the check run's address (None when none was created)."""
     reason: str | None = None
     posted = 0
+    url: str | None = None
     expected = True  # a read-only token is normal on forks: a notice, not a warning
     if settings.dry_run:
         reason = "dry-run: no check run was created"
@@ -47,12 +52,13 @@ def deliver(settings: ActionSettings, github: GitHubSession, output: CheckRunOut
             ) + f": {error}"
         else:
             posted = published.annotations_posted
+            url = published.html_url
             if published.error:
                 expected = False
                 reason = f"only {posted} annotations reached the check run: {published.error}"
     notes: list[str] = []
     if reason is None:
-        return notes
+        return notes, url
     _say(
         actions_io.command(
             "notice" if expected else "warning",
@@ -64,9 +70,10 @@ def deliver(settings: ActionSettings, github: GitHubSession, output: CheckRunOut
     for line in actions_io.annotation_commands(rest):
         _say(line)
     notes.append(
-        f"> [!NOTE]\n> {reason}; {len(rest)} annotations were written as workflow commands instead."
+        f"> [!NOTE]\n> {md.text(reason)}; {len(rest)} annotations were written as workflow "
+        "commands instead."
     )
-    return notes
+    return notes, url
 
 
 def post(
@@ -75,12 +82,25 @@ def post(
     output: CheckRunOutput,
     markdown: str,
     read: Sequence[str] = (),
+    *,
+    brief: str | None = None,
 ) -> None:
-    """The check run (or workflow commands), then the job summary; `read` says what was read."""
-    notes = deliver(settings, github, output)
+    """The check run (or workflow commands), then the job summary; `read` says what was read.
+
+    One job's view should not show the same table twice: when the check run was created, the
+    job summary is `brief` (the verdict and the findings, without the two-way table or the
+    audit's timeline) and links to the check run, which carries the whole `markdown`. When no
+    check run was written (fork PRs, no token, dry-run, the API down), the summary is the whole
+    report, since it is then the only place it can be read.
+    """
+    notes, url = deliver(settings, github, output)
     if settings.summary_file is not None:
+        body = markdown
+        if url is not None and brief is not None:
+            name = md.text(settings.check_name)
+            body = f"{brief}\nThe whole report is in the check run [{name}](<{url}>).\n"
         sources = "Read: " + "; ".join(read) + "." if read else ""
-        summary = "\n".join([markdown, *(f"> {n}" for n in output.cut), *notes, "", sources, ""])
+        summary = "\n".join([body, *(f"> {n}" for n in output.cut), *notes, "", sources, ""])
         actions_io.append_summary(settings.summary_file, summary)
 
 

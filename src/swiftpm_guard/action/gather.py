@@ -15,6 +15,7 @@ from swiftpm_guard.core.model import Artifact, Finding, Template
 from swiftpm_guard.errors import InputError, UsageError
 from swiftpm_guard.infra.github import GitHubSession
 from swiftpm_guard.jobs.zip_contents import scan_zip_folder
+from swiftpm_guard.report import markdown as md
 from swiftpm_guard.sources.artifacts import (
     expand_declared,
     parse_name_list,
@@ -83,7 +84,8 @@ def _load_template(
         path = _in_workspace(settings, settings.template)
         template, findings = load_template(path, display=settings.template)
         loaded.notes.append(
-            f"template `{settings.template}` from the workspace (`{settings.event.branch}`)"
+            f"template {md.code(settings.template)} from the workspace "
+            f"({md.code(str(settings.event.branch))})"
         )
     else:
         reader = _reader(settings, github, settings.template_ref)
@@ -92,7 +94,7 @@ def _load_template(
         )
         loaded.ref_paths.add(template.path)
         loaded.ref_paths.update(stub.location.file for stub in template.stubs)
-        loaded.notes.append(f"template `{settings.template}` from {reader.where}")
+        loaded.notes.append(f"template {md.code(settings.template)} from {md.text(reader.where)}")
     loaded.templates.append(template)
     loaded.findings += findings
 
@@ -111,15 +113,15 @@ def _load_workflows(
         reader = _reader(settings, github, ref)
         for spec in settings.frameworks_from:
             names = read_workflow_from_ref(reader, spec, scratch / "frameworks-ref")
-            loaded.artifacts += expand_declared(names, settings.debug_suffix)
+            loaded.artifacts += expand_declared(names, settings.debug_suffix, "workflow")
             loaded.ref_paths.add(spec.path)
-            loaded.notes.append(f"framework list `{spec.path}` from {reader.where}")
+            loaded.notes.append(f"framework list {md.code(spec.path)} from {md.text(reader.where)}")
         return
     for spec in settings.frameworks_from:
         _in_workspace(settings, spec.path)
         names = read_workflow_frameworks(spec, root=settings.workspace.resolve(), display=spec.path)
-        loaded.artifacts += expand_declared(names, settings.debug_suffix)
-        loaded.notes.append(f"framework list `{spec.path}` from the workspace")
+        loaded.artifacts += expand_declared(names, settings.debug_suffix, "workflow")
+        loaded.notes.append(f"framework list {md.code(spec.path)} from the workspace")
 
 
 def _load_run_artifact(
@@ -147,7 +149,8 @@ def _load_run_artifact(
     loaded.artifacts += artifacts
     loaded.findings += findings
     loaded.notes.append(
-        f"{len(artifacts)} zips from artifact `{settings.artifact_name}` of run {settings.run_id}"
+        f"{len(artifacts)} zips from artifact {md.code(str(settings.artifact_name))} of run "
+        f"{settings.run_id}"
     )
 
 

@@ -10,10 +10,11 @@ from __future__ import annotations
 import re
 from collections.abc import Mapping
 
+from swiftpm_guard.core.checks import DEFAULT_VERSION_PATTERN
 from swiftpm_guard.core.git_names import DEFAULT_AUTHOR, Identity
 from swiftpm_guard.core.numbers import parse_id
 from swiftpm_guard.core.text_lines import split_lines
-from swiftpm_guard.core.versions import validate_version
+from swiftpm_guard.core.versions import check_version_shape, validate_version
 from swiftpm_guard.errors import UsageError
 from swiftpm_guard.infra.swiftpm import validate_swift_option
 from swiftpm_guard.sources.git_branches import DEFAULT_PATTERN, validate_pattern
@@ -61,6 +62,7 @@ OUTPUTS = (
     "branch",
     "pushed",
     "not-pushed-reason",
+    "json",
 )
 MODES = ("auto", "check", "publish", "audit", "preflight")
 PR_CONCLUSIONS = ("auto", "neutral", "failure")
@@ -151,12 +153,15 @@ def version(value: str) -> str | None:
     if not value:
         return None
     try:
-        return validate_version(value)
+        validate_version(value)
     except UsageError:
         raise UsageError(
             f"input version {value!r} is not a safe version string "
             "(letters, digits, '.', '_', '+', '-'; no '..')"
         ) from None
+    # `v1.1.0` is what `github.ref_name` gives on a tag: bad usage with a hint, not a finding.
+    return check_version_shape(value, DEFAULT_VERSION_PATTERN, option="input version",
+                               pattern_option=None)
 
 
 def run_id(value: str) -> int | None:

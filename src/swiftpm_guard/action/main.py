@@ -28,6 +28,7 @@ from swiftpm_guard.action.settings import ActionSettings
 from swiftpm_guard.errors import GuardError
 from swiftpm_guard.infra.github import GitHubSession
 from swiftpm_guard.jobs.publish_request import NO_PUSH_EVENTS
+from swiftpm_guard.report import markdown as md
 from swiftpm_guard.sinks import actions_io
 
 if TYPE_CHECKING:
@@ -74,7 +75,7 @@ def _no_publish(settings: ActionSettings, github: GitHubSession) -> str | None:
     """Why this publish run only checks (an event that never publishes, a ref not allowed)."""
     if settings.event.name in NO_PUSH_EVENTS:
         return (
-            f"mode publish on a `{settings.event.name}` event: checked only, nothing "
+            f"mode publish on a {md.code(settings.event.name)} event: checked only, nothing "
             "is pushed (pull requests and merge queues never publish)"
         )
     from swiftpm_guard.action.publish_gate import refused

@@ -4,8 +4,9 @@ workspace, the step outputs, log lines, and where each annotation goes; and its 
 
 from __future__ import annotations
 
+import json
 import sys
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from pathlib import Path
 
 from swiftpm_guard.action.settings import ActionSettings
@@ -71,8 +72,9 @@ def outputs_for(
     *,
     pushed: bool = False,
     not_pushed: str = "",
+    document: Mapping[str, object] | None = None,
 ) -> dict[str, str]:
-    """The step outputs (action.yml declares exactly these)."""
+    """The step outputs (action.yml declares exactly these); `document` is the JSON report."""
     return {
         "consistent": "true" if report.consistent else "false",
         "products": "" if report.products is None else str(report.products),
@@ -82,7 +84,26 @@ def outputs_for(
         "branch": settings.branch or "",
         "pushed": "true" if pushed else "false",
         "not-pushed-reason": "" if pushed else not_pushed,
+        "json": json_output(document, report_rel) if document is not None else "",
     }
+
+
+#: GitHub takes up to 1 MB per step output; the report inline stays below this, else the
+#: output is a small stand-in that says so and where the whole report is.
+JSON_OUTPUT_MAX_BYTES = 900_000
+
+
+def json_output(document: Mapping[str, object], report_rel: str) -> str:
+    """The JSON report on one line, or past JSON_OUTPUT_MAX_BYTES a stand-in with
+    `truncated: true`, its size, the verdict and the report file's path."""
+    text = json.dumps(document, ensure_ascii=False, separators=(",", ":"))
+    size = len(text.encode("utf-8"))
+    if size <= JSON_OUTPUT_MAX_BYTES:
+        return text
+    keep = ("schema_version", "kind", "tool", "consistent", "version")
+    stand_in = {key: document[key] for key in keep if key in document}
+    stand_in.update(truncated=True, bytes=size, report=report_rel)
+    return json.dumps(stand_in, ensure_ascii=False, separators=(",", ":"))
 
 
 def log_findings(lines: Sequence[str]) -> None:

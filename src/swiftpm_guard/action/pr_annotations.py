@@ -20,6 +20,7 @@ from swiftpm_guard.action.settings import ActionSettings
 from swiftpm_guard.core.model import Finding
 from swiftpm_guard.errors import GuardError
 from swiftpm_guard.infra.github import GitHubSession
+from swiftpm_guard.report import markdown as md
 from swiftpm_guard.sources.git_ref import read_workflow_from_ref
 
 Locate = Callable[[Finding], tuple[str, int]]
@@ -94,7 +95,7 @@ def template_side_markdown(findings: Sequence[Finding], template_ref: str) -> st
     """What the template says about the findings annotated on workflow lines."""
     if not findings:
         return ""
-    lines = [f"#### Template side (`{template_ref}`, not in this pull request's tree)", ""]
+    lines = [f"#### Template side ({md.code(template_ref)}, not in this pull request's tree)", ""]
     seen: set[tuple[str | None, int | None, str]] = set()
     for finding in findings:
         key = (finding.file, finding.line, finding.code)
@@ -102,5 +103,5 @@ def template_side_markdown(findings: Sequence[Finding], template_ref: str) -> st
             continue
         seen.add(key)
         where = f"{finding.file}:{finding.line}" if finding.line else str(finding.file)
-        lines.append(f"- `{where}` `{finding.code}` {finding.subject}")
+        lines.append(f"- {md.code(where)} {md.code(finding.code)} {md.code(finding.subject)}")
     return "\n".join(lines) + "\n"

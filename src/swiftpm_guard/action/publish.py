@@ -43,6 +43,7 @@ from swiftpm_guard.jobs.check_request import CheckRequest, ReadSources
 from swiftpm_guard.jobs.publish import publish
 from swiftpm_guard.jobs.publish_request import PublishRequest, PublishResult
 from swiftpm_guard.jobs.resolve import ResolveSettings
+from swiftpm_guard.report import markdown as md
 from swiftpm_guard.report.check import console_line, to_dict, to_markdown, verdict
 from swiftpm_guard.report.check_run import build_output, conclusion_for
 from swiftpm_guard.sinks import actions_io
@@ -100,41 +101,45 @@ def request_for(
 def publish_section(result: PublishResult, remote: RepositoryRemote, dry_run: bool) -> str:
     """What publishing did, for the summary and the check run: state, diff, manifest, snippet."""
     if result.pushed:
-        state = f"Pushed `{result.branch}` at `{result.commit}` to `{remote.url}`."
+        state = (f"Pushed {md.code(result.branch)} at {md.code(str(result.commit))} to "
+                 f"{md.code(remote.url)}.")
         if result.overwritten and result.remote_commit:
-            state += f" It replaced `{result.remote_commit}` (allow-overwrite)."
+            state += f" It replaced {md.code(result.remote_commit)} (allow-overwrite)."
         if result.updated_from:
-            state += f" It is a new commit on top of `{result.updated_from}` (update)."
+            state += f" It is a new commit on top of {md.code(result.updated_from)} (update)."
     else:
-        state = f"`{result.branch}` was **not pushed**: {result.skipped}."
+        state = f"{md.code(result.branch)} was **not pushed**: {md.text(str(result.skipped))}."
     lines = ["#### Publish", "", state, ""]
     if result.excluded:
         lines += ["Left out of the published tree (input `exclude-paths`): "
-                  + ", ".join(f"`{p}`" for p in result.excluded), ""]
+                  + ", ".join(md.code(p) for p in result.excluded), ""]
     if dry_run:
         lines += ["Products and binary targets against the newest branch of this version:", ""]
         shown = describe(result.diff) if result.diff is not None else [str(result.diff_note)]
-        lines += ["```", *shown, "```", ""]
+        lines += [*md.fence("\n".join(shown)), ""]
         for path, text in result.manifests:
             lines += [
-                f"<details><summary>{path} (dry run)</summary>",
+                f"<details><summary>{md.html(path)} (dry run)</summary>",
                 "",
-                "```swift",
-                text.rstrip("\n"),
-                "```",
+                *md.fence(text, "swift"),
                 "</details>",
                 "",
             ]
     if result.pushed or dry_run:
-        lines += ["Consumers add:", "", "```swift", result.snippet, "```", ""]
+        lines += ["Consumers add:", "", *md.fence(result.snippet, "swift"), ""]
     return "\n".join(lines)
+
+
+def document_of(result: PublishResult) -> dict[str, object]:
+    """The JSON report: the check's, with a `publish` object (as the CLI's --json)."""
+    return {**to_dict(result.report), "publish": result.as_dict()}
 
 
 def _write(settings: ActionSettings, result: PublishResult) -> tuple[str, str]:
     """report.json (with a `publish` object, as the CLI's --json); the manifest when sound."""
     folder = out_folder(settings)
     report_rel = f"{OUT_DIR}/report.json"
-    document = {**to_dict(result.report), "publish": result.as_dict()}
+    document = document_of(result)
     text = json.dumps(document, indent=2, ensure_ascii=False) + "\n"
     files = [(folder / "report.json", text.encode())]
     manifest_rel = ""
@@ -157,7 +162,8 @@ def _failed(settings: ActionSettings, error: InfrastructureError) -> None:
             "the host GITHUB_SERVER_URL names, and pushing needs `permissions: contents: write`."
         )
     actions_io.append_summary(
-        settings.summary_file, f"#### Publish\n\nFailed, nothing was pushed: {error}{hint}\n"
+        settings.summary_file,
+        f"#### Publish\n\nFailed, nothing was pushed: {md.text(str(error))}{hint}\n",
     )
 
 
@@ -193,26 +199,25 @@ def run_publish(settings: ActionSettings, github: GitHubSession) -> int:
     report = result.report
     report_rel, manifest_rel = _write(settings, result)
     log_findings([console_line(f) for f in report.findings])
-    notes = [note(f"dry-run: nothing was pushed to `{remote.url}`")] if settings.dry_run else []
-    markdown = "\n".join(
-        [
-            *notes,
-            to_markdown(report, settings.debug_suffix),
-            publish_section(result, remote, settings.dry_run),
-        ]
+    notes = [note(f"dry-run: nothing was pushed to {md.code(remote.url)}")] if settings.dry_run \
+        else []
+    section = publish_section(result, remote, settings.dry_run)
+    markdown = "\n".join([*notes, to_markdown(report, settings.debug_suffix), section])
+    brief = "\n".join(
+        [*notes, to_markdown(report, settings.debug_suffix, sound_rows=False), section]
     )
     conclusion = conclusion_for(report, pull_request=False, pr_conclusion=settings.pr_conclusion)
     locate = locator(settings, settings.template, {settings.template, *loaded.ref_paths})
     output = build_output(report, markdown, conclusion=conclusion, locate=locate)
     read = [
-        f"template `{settings.template}` from `{settings.template_ref}` at "
-        f"`{result.template_commit[:12]}` ({remote.where})",
+        f"template {md.code(settings.template)} from {md.code(settings.template_ref)} at "
+        f"{md.code(result.template_commit[:12])} ({md.text(remote.where)})",
         *loaded.notes,
     ]
-    post(settings, github, output, markdown, read)
+    post(settings, github, output, markdown, read, brief=brief)
     if settings.output_file is not None:
         values = outputs_for(settings, report, report_rel, manifest_rel, pushed=result.pushed,
-                             not_pushed=result.skipped or "")
+                             not_pushed=result.skipped or "", document=document_of(result))
         actions_io.write_outputs(settings.output_file, values)
     state = f"pushed {result.branch}" if result.pushed else f"not pushed: {result.skipped}"
     _say(f"{verdict(report)} ({state})")

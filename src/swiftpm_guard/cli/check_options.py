@@ -29,7 +29,8 @@ def add_version_arguments(group: argparse._ArgumentGroup) -> None:
     group.add_argument("--version", required=True, help="X.Y.Z or X.Y.Z.YYYYMMDD")
     group.add_argument("--version-pattern", metavar="REGEX",
                        help="accept other version shapes (still no unsafe characters)")
-    group.add_argument("--debug-suffix", default="_debug", metavar="SUFFIX")
+    group.add_argument("--debug-suffix", default="_debug", metavar="SUFFIX",
+                       help="suffix of every framework's debug twin (default _debug)")
     group.add_argument("--render-timeout", type=float, default=20.0, metavar="SECONDS",
                        help="deadline for rendering a Jinja2 template (default 20)")
 

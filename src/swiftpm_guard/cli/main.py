@@ -11,29 +11,48 @@ import sys
 from collections.abc import Sequence
 
 from swiftpm_guard import __version__
-from swiftpm_guard.cli import audit, check, preflight, publish
+from swiftpm_guard.cli import audit, check, preflight, publish, schema
 from swiftpm_guard.core.model import CODES
 from swiftpm_guard.errors import GuardError, UsageError
 
 EXIT_OK = 0
+DESCRIPTION = ("Generate and guard the Package.swift of a SwiftPM binary package: check its "
+               "template against what was built, render it, publish it create-only, audit "
+               "published branches.")
+EXIT_CODES = """exit codes:
+  0  consistent (publish: pushed or a clean dry run; preflight: the branch is free)
+  1  error findings (publish and preflight: also branch-exists)
+  2  bad usage or unreadable input (one line on stderr, nothing written)
+  3  broken infrastructure (git, the network, SwiftPM)"""
 
 
 class _Parser(argparse.ArgumentParser):
     """argparse that raises UsageError (one line, exit 2) instead of printing usage."""
 
     def error(self, message: str) -> None:  # type: ignore[override]
-        raise UsageError(f"{self.prog}: {message}")
+        # main() prints "swiftpm-guard: error: …"; only a subcommand's name is worth adding.
+        command = self.prog.removeprefix("swiftpm-guard").strip()
+        where = f"{command}: " if command else ""
+        raise UsageError(f"{where}{message} (see swiftpm-guard {command + ' ' if command else ''}"
+                         "--help)")
 
 
 def build_parser() -> argparse.ArgumentParser:
-    parser = _Parser(prog="swiftpm-guard", description=__doc__.splitlines()[0] if __doc__ else "")
-    parser.add_argument("--version-info", action="version", version=f"swiftpm-guard {__version__}")
-    commands = parser.add_subparsers(dest="command", required=True, parser_class=_Parser)
+    parser = _Parser(prog="swiftpm-guard", description=DESCRIPTION, epilog=EXIT_CODES,
+                     formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser.add_argument("--version-info", action="version", version=f"swiftpm-guard {__version__}",
+                        help="print the tool's version and exit")
+    commands = parser.add_subparsers(dest="command", required=True, parser_class=_Parser,
+                                     metavar="COMMAND", title="commands")
     check.add_parsers(commands)
     commands.add_parser("codes", help="list the finding codes")
     audit.add_parser(commands)
     publish.add_parser(commands)
     preflight.add_parser(commands)
+    schema.add_parser(commands)
+    for sub in commands.choices.values():
+        sub.epilog = EXIT_CODES
+        sub.formatter_class = argparse.RawDescriptionHelpFormatter
     return parser
 
 
@@ -47,7 +66,8 @@ def _codes() -> int:
 def _dispatch(args: argparse.Namespace) -> int:
     if args.command == "codes":
         return _codes()
-    runners = {"audit": audit.run, "publish": publish.run, "preflight": preflight.run}
+    runners = {"audit": audit.run, "publish": publish.run, "preflight": preflight.run,
+               "schema": schema.run}
     return runners.get(args.command, check.run)(args)
 
 

@@ -11,6 +11,7 @@ from typing import Any
 
 from swiftpm_guard.cli.remote_options import add_remote_arguments, token_from_env
 from swiftpm_guard.cli.url_options import add_url_arguments, url_settings
+from swiftpm_guard.core.checks import DEFAULT_VERSION_PATTERN
 from swiftpm_guard.core.git_names import DEFAULT_TEMPLATE_REF
 from swiftpm_guard.jobs.preflight import PreflightRequest, preflight
 from swiftpm_guard.report.check import console_line
@@ -19,7 +20,9 @@ from swiftpm_guard.report.check import console_line
 def add_parser(commands: argparse._SubParsersAction[Any]) -> None:
     """Register `preflight` on the main parser's subcommands."""
     pre = commands.add_parser("preflight", help="exit 1 if swiftpm-<version> already exists")
-    pre.add_argument("--version", required=True)
+    pre.add_argument("--version", required=True, help="X.Y.Z or X.Y.Z.YYYYMMDD")
+    pre.add_argument("--version-pattern", default=DEFAULT_VERSION_PATTERN, metavar="REGEX",
+                     help="accept other version shapes (still no unsafe characters)")
     add_remote_arguments(pre)
     add_url_arguments(pre, flag="--verify-absent")
     pre.add_argument(
@@ -36,8 +39,6 @@ def add_parser(commands: argparse._SubParsersAction[Any]) -> None:
     )
 
 
-
-
 def run(args: argparse.Namespace) -> int:
     token, source = token_from_env(args)
     request = PreflightRequest(
@@ -50,6 +51,7 @@ def run(args: argparse.Namespace) -> int:
         verify_absent=url_settings(args) if args.verify_absent else None,
         template_ref=args.template_ref,
         templates=tuple(args.template or ["Package.swift.template"]),
+        version_pattern=args.version_pattern,
     )
     result = preflight(request)
     for finding in result.findings:

@@ -27,6 +27,7 @@ from swiftpm_guard.core.package_diff import describe
 from swiftpm_guard.core.publish_refs import DEFAULT_EXCLUDED
 from swiftpm_guard.jobs.publish import publish
 from swiftpm_guard.jobs.publish_request import PublishRequest, PublishResult
+from swiftpm_guard.report import markdown as md
 from swiftpm_guard.report.check import console_line, to_dict, to_markdown, verdict
 from swiftpm_guard.sinks.files import write_atomically
 
@@ -60,7 +61,9 @@ def _add_push_arguments(parser: argparse.ArgumentParser) -> None:
     push.add_argument("--exclude", action="append", metavar="PATH",
                       help="template-ref path left out of the published tree (a trailing '/' "
                            "names a folder; repeatable; default .github/; 'none': nothing)")
-    push.add_argument("--author", default=DEFAULT_AUTHOR, metavar='"NAME <EMAIL>"')
+    push.add_argument("--author", default=DEFAULT_AUTHOR, metavar='"NAME <EMAIL>"',
+                      help="author and committer of the published commit (never read from a "
+                           "git config; default the github-actions bot)")
     push.add_argument("--event", default=os.environ.get("GITHUB_EVENT_NAME"), metavar="NAME",
                       help="triggering event (default $GITHUB_EVENT_NAME); pull_request and "
                            "merge_group events never push")
@@ -109,16 +112,17 @@ def _files(args: argparse.Namespace, result: PublishResult) -> list[tuple[Path, 
 
 def _markdown(result: PublishResult) -> str:
     state = (
-        f"pushed `{result.branch}` at `{result.commit}`"
+        f"pushed {md.code(result.branch)} at {md.code(str(result.commit))}"
         if result.pushed
-        else f"`{result.branch}` not pushed: {result.skipped}"
+        else f"{md.code(result.branch)} not pushed: {md.text(str(result.skipped))}"
     )
     lines = ["#### Publish", "", state, ""]
     if result.excluded:
-        lines += ["Left out of the published tree: " + ", ".join(result.excluded), ""]
+        lines += ["Left out of the published tree: "
+                  + ", ".join(md.code(p) for p in result.excluded), ""]
     if result.diff is not None:
-        lines += ["```", *describe(result.diff), "```", ""]
-    lines += ["```swift", result.snippet, "```"]
+        lines += [*md.fence("\n".join(describe(result.diff))), ""]
+    lines += md.fence(result.snippet, "swift")
     return "\n".join(lines) + "\n"
 
 

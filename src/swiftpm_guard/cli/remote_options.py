@@ -20,7 +20,9 @@ def add_remote_arguments(parser: argparse.ArgumentParser) -> None:
         metavar="REMOTE",
         help="path, file:// or http(s):// URL of the repository",
     )
-    group.add_argument("--branch-prefix", default=DEFAULT_BRANCH_PREFIX, metavar="PREFIX")
+    group.add_argument("--branch-prefix", default=DEFAULT_BRANCH_PREFIX, metavar="PREFIX",
+                       help="a version publishes to PREFIX<version> (default "
+                            f"{DEFAULT_BRANCH_PREFIX})")
     group.add_argument(
         "--token-env",
         default=DEFAULT_TOKEN_ENV,
@@ -28,7 +30,9 @@ def add_remote_arguments(parser: argparse.ArgumentParser) -> None:
         help="environment variable holding the token for http(s) remotes "
         f"(default {DEFAULT_TOKEN_ENV}); sent as a header, never in argv",
     )
-    group.add_argument("--git-timeout", type=float, default=NETWORK_TIMEOUT, metavar="SECONDS")
+    group.add_argument("--git-timeout", type=float, default=NETWORK_TIMEOUT, metavar="SECONDS",
+                       help=f"for each git process that talks to the remote (default "
+                            f"{NETWORK_TIMEOUT:g})")
 
 
 def token_from_env(args: argparse.Namespace) -> tuple[str | None, str]:

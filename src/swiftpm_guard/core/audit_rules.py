@@ -18,6 +18,7 @@ from swiftpm_guard.core.checks import DEFAULT_VERSION_PATTERN, apply_warn, stub_
 from swiftpm_guard.core.model import (
     SHA256_RE,
     Finding,
+    HostedStats,
     Location,
     Placeholder,
     Rendered,
@@ -81,6 +82,8 @@ class AuditReport:
     source: str
     pattern: str
     branches: tuple[BranchAudit, ...]
+    #: Set when `--verify-urls` fetched the branches' zips.
+    hosted: HostedStats | None = None
 
     @property
     def consistent(self) -> bool:

@@ -99,6 +99,7 @@ def check(
         binary_targets=targets,
         counts_source="static" if products is not None or targets is not None else None,
         findings=tuple(apply_warn(findings, options.warn)),
+        artifacts=tuple(built[name] for name in sorted(built)),
     )
 
 
@@ -248,8 +249,8 @@ def _unclaimed_finding(artifact: Artifact, options: CheckOptions) -> Finding:
     base = base_name(artifact.name, options.debug_suffix)
     return _finding(
         "unclaimed-artifact", artifact.name, artifact.origin.file, artifact.origin.line,
-        f"'{artifact.name}' was built but no template asks for '{base}'; its product "
-        "would silently vanish from the manifest",
+        f"'{artifact.name}' was {'built' if artifact.sha256 is not None else 'declared'} but "
+        f"no template asks for '{base}'; its product would silently vanish from the manifest",
     )
 
 

@@ -68,6 +68,20 @@ class Artifact:
     origin: Location
     file_name: str | None = None
     version: str | None = None
+    #: Which kind of source named it, when the reader knew better than its shape shows
+    #: (`"workflow"` for a `frameworks-from` array); see `origin_kind`.
+    source: str | None = None
+
+    @property
+    def origin_kind(self) -> str:
+        """`zip`, `checksums`, `declared` or `workflow`: where the name (and checksum) came from."""
+        if self.source is not None:
+            return self.source
+        if self.sha256 is None:
+            return "declared"
+        if self.origin.line is None and self.file_name is not None:
+            return "zip"
+        return "checksums"
 
 
 @dataclass(frozen=True, slots=True)
@@ -136,6 +150,25 @@ class SwiftStatus:
 
 
 @dataclass(frozen=True, slots=True)
+class HostedStats:
+    """What `--verify-urls` did: URLs fetched, how many served the promised zip, bytes, time."""
+
+    urls: int
+    verified: int
+    bytes: int
+    seconds: float
+
+    def as_dict(self) -> dict[str, object]:
+        return {"urls": self.urls, "verified": self.verified, "bytes": self.bytes,
+                "seconds": round(self.seconds, 3)}
+
+    def sentence(self) -> str:
+        size = f"{self.bytes / 1e6:.1f} MB" if self.bytes >= 100_000 else f"{self.bytes} bytes"
+        return (f"{self.urls} zip URLs fetched, {self.verified} verified "
+                f"({size} in {self.seconds:.1f} s)")
+
+
+@dataclass(frozen=True, slots=True)
 class Report:
     version: str
     templates: tuple[TemplateSummary, ...]
@@ -148,6 +181,15 @@ class Report:
     counts_source: str | None
     findings: tuple[Finding, ...] = field(default_factory=tuple)
     swiftpm: SwiftStatus | None = None
+    #: The merged built set, sorted by name: checksums and where each name came from.
+    artifacts: tuple[Artifact, ...] = ()
+    #: Set when `--verify-urls` ran.
+    hosted: HostedStats | None = None
+
+    @property
+    def declared(self) -> tuple[str, ...]:
+        """Names only declared (a framework list or workflow array): nothing was built."""
+        return tuple(a.name for a in self.artifacts if a.sha256 is None)
 
     @property
     def consistent(self) -> bool:
@@ -169,7 +211,8 @@ CODES: dict[str, str] = {
     "bad-checksum": "a checksum is not 64 lowercase hex digits",
     "conflicting-artifact": "one name, two different checksums",
     "version-mismatch": "a zip's file name carries another version",
-    "bad-version": "the version is not X.Y.Z or X.Y.Z.YYYYMMDD (or --version-pattern)",
+    "bad-version": "audit: a branch name carries no X.Y.Z or X.Y.Z.YYYYMMDD (or "
+    "--version-pattern) version; a --version of another shape is bad usage (exit 2)",
     "missing-version": "the template never uses __VERSION__ (warning)",
     "malformed-placeholder": "a near-miss such as __SHA256_x_ or __VERSION",
     "zip-layout": "a zip is unreadable or not extractable (a local header missing or unlike its "

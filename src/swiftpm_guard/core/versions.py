@@ -17,3 +17,20 @@ def validate_version(version: str) -> str:
         raise UsageError(f"--version {version!r} is not a safe version string "
                          "(letters, digits, '.', '_', '+', '-'; no '..')")
     return version
+
+
+def check_version_shape(version: str, pattern: str, *, option: str = "--version",
+                        custom_pattern: bool = False,
+                        pattern_option: str | None = "--version-pattern") -> str:
+    """Bad usage, not a finding: a version outside the pattern would only produce a finding
+    per zip. The one line says what to do: `v1.1.0` (a tag's `github.ref_name`) loses its `v`."""
+    if re.fullmatch(pattern, version, flags=re.ASCII):
+        return version
+    shape = f"the pattern {pattern}" if custom_pattern else "X.Y.Z or X.Y.Z.YYYYMMDD"
+    if version[:1] in "vV" and re.fullmatch(pattern, version[1:], flags=re.ASCII):
+        hint = f"drop the leading '{version[0]}': {option} {version[1:]}"
+    else:
+        hint = "give one of those"
+        if pattern_option:
+            hint += f", or accept other shapes with {pattern_option} REGEX"
+    raise UsageError(f"{option} {version!r} is not {shape}; {hint}")

@@ -4,10 +4,11 @@ every zip they name. The same call for `swiftpm-guard audit` and the action's `m
 
 from __future__ import annotations
 
+import dataclasses
 from collections.abc import Sequence
 
 from swiftpm_guard.core.audit_rules import AuditOptions, AuditReport, audit, with_findings
-from swiftpm_guard.core.model import Finding, Severity
+from swiftpm_guard.core.model import Finding, HostedStats, Severity
 from swiftpm_guard.core.urls import HostedZip, UrlSettings, zips_of_published
 from swiftpm_guard.errors import InputError
 from swiftpm_guard.sources.git_branches import GIT_TIMEOUT, read_published_with_tips
@@ -27,13 +28,15 @@ def audit_repository(repo: str, pattern: str, options: AuditOptions, *,
                          "remote-tracking branches, give the remote's URL)", file=repo)
     report = audit(branches, options, source=repo, pattern=pattern)
     if urls is not None:
-        report = with_findings(report, url_findings(report, urls), options.warn)
+        found, stats = url_findings(report, urls)
+        report = dataclasses.replace(with_findings(report, found, options.warn), hosted=stats)
     return report
 
 
-def url_findings(report: AuditReport, urls: UrlSettings) -> dict[str, list[Finding]]:
+def url_findings(report: AuditReport,
+                 urls: UrlSettings) -> tuple[dict[str, list[Finding]], HostedStats]:
     """Fetch every named binary target of every branch (each distinct URL once)."""
-    from swiftpm_guard.sources.hosted import verify_each
+    from swiftpm_guard.sources.hosted import verify_with_stats
 
     found: dict[str, list[Finding]] = {}
     targets: list[tuple[str, HostedZip]] = []
@@ -47,8 +50,8 @@ def url_findings(report: AuditReport, urls: UrlSettings) -> dict[str, list[Findi
             code="url-error", severity=Severity.ERROR, subject=branch.branch,
             message=f"cannot compute zip URLs: {problem}", file="Package.swift",
         ) for problem in problems]
-    results = verify_each([z for _b, z in targets], urls)
+    results, stats = verify_with_stats([z for _b, z in targets], urls)
     for (branch_name, _zip), finding in zip(targets, results, strict=True):
         if finding is not None:
             found[branch_name].append(finding)
-    return found
+    return found, stats

@@ -49,7 +49,7 @@ def gather_artifacts(settings: CheckRequest) -> tuple[list[Artifact], list[Findi
 
         for workflow in settings.frameworks_from:
             names = read_workflow_frameworks(workflow)
-            artifacts += expand_declared(names, settings.debug_suffix)
+            artifacts += expand_declared(names, settings.debug_suffix, "workflow")
     return artifacts, findings
 
 

@@ -8,7 +8,7 @@ from pathlib import Path
 
 from swiftpm_guard.core.checks import DEFAULT_VERSION_PATTERN
 from swiftpm_guard.core.model import CODES, Artifact, Finding
-from swiftpm_guard.core.versions import validate_version
+from swiftpm_guard.core.versions import check_version_shape, validate_version
 from swiftpm_guard.errors import UsageError
 from swiftpm_guard.infra.swiftpm import validate_swift_option
 from swiftpm_guard.sources.workflow import WorkflowSpec
@@ -62,6 +62,8 @@ class CheckRequest:
             re.compile(self.version_pattern)
         except re.error as error:
             raise UsageError(f"--version-pattern is not a regular expression: {error}") from None
+        check_version_shape(self.version, self.version_pattern,
+                            custom_pattern=self.version_pattern != DEFAULT_VERSION_PATTERN)
         if not 0 < self.render_seconds <= 600:
             raise UsageError(f"--render-timeout {self.render_seconds} is not in (0, 600]")
         validate_swift_option(self.swift)

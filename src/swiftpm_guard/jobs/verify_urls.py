@@ -20,13 +20,17 @@ def with_hosted(outcome: Outcome, version: str, options: UrlSettings, *,
                 warn: frozenset[str] = frozenset(),
                 log: Callable[[str], None] | None = None) -> Outcome:
     """The outcome with url-* findings for every zip the rendered manifests name."""
-    from swiftpm_guard.sources.hosted import verify_hosted
+    from swiftpm_guard.sources.hosted import verify_with_stats
 
     zips = zips_of_rendered(outcome.rendered, outcome.built, version, options)
     if log is not None:
         log(f"verify-urls: fetching {len(zips)} zip URLs")
-    found = apply_warn(verify_hosted(zips, options), warn)
-    report = dataclasses.replace(outcome.report, findings=(*outcome.report.findings, *found))
+    results, stats = verify_with_stats(zips, options)
+    if log is not None:
+        log(f"verify-urls: {stats.sentence()}")
+    found = apply_warn([f for f in results if f is not None], warn)
+    report = dataclasses.replace(outcome.report, findings=(*outcome.report.findings, *found),
+                                 hosted=stats)
     return dataclasses.replace(outcome, report=report)
 
 

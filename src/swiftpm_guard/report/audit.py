@@ -16,6 +16,8 @@ from dataclasses import dataclass
 
 from swiftpm_guard.core.audit_rules import NIGHTLY_RE, AuditReport, BranchAudit
 from swiftpm_guard.core.model import Finding, Severity
+from swiftpm_guard.report import markdown as md
+from swiftpm_guard.report.check import SCHEMA_VERSION, TOOL, finding_line
 from swiftpm_guard.workflow_commands import neutralise
 
 #: How a count of findings of one code reads: (one, many).
@@ -53,13 +55,19 @@ _MAX_SUBJECTS = 4
 
 def to_dict(report: AuditReport) -> dict[str, object]:
     return {
+        "schema_version": SCHEMA_VERSION,
+        "kind": "audit",
+        "tool": dict(TOOL),
         "consistent": report.consistent,
+        "source": report.source or None,
+        "pattern": report.pattern or None,
         "branches": [
             {"branch": b.branch, "version": b.version,
              "findings": [f.as_dict() for f in sorted(b.findings, key=_order)],
              "tip": b.tip.as_dict() if b.tip else None}
             for b in report.branches
         ],
+        "verify_urls": report.hosted.as_dict() if report.hosted else None,
     }
 
 
@@ -84,8 +92,9 @@ def verdict(report: AuditReport) -> str:
     errors = sum(b.has_errors for b in report.branches)
     warned = sum(bool(b.findings) and not b.has_errors for b in report.branches)
     state = "consistent" if report.consistent else "NOT consistent"
+    hosted = f"; {report.hosted.sentence()}" if report.hosted else ""
     return (f"swiftpm-guard audit: {state}: {len(report.branches)} branches, {errors} with "
-            f"errors, {warned} with warnings only")
+            f"errors, {warned} with warnings only{hosted}")
 
 
 @dataclass(frozen=True, slots=True)
@@ -124,7 +133,8 @@ class Group:
         order = sorted(subjects, key=lambda c: (severity[c] != "error", c))
         for code in order:
             names = subjects[code]
-            one, many = _PHRASES.get(code, (f"`{code}` finding", f"`{code}` findings"))
+            shown = md.text(code)
+            one, many = _PHRASES.get(code, (f"{shown} finding", f"{shown} findings"))
             parts.append(f"{len(names)} {one if len(names) == 1 else many}")
         return ", ".join(parts)
 
@@ -164,34 +174,46 @@ def groups(report: AuditReport) -> list[Group]:
     return found
 
 
-def _escape(text: str) -> str:
-    return text.replace("|", "\\|").replace("\n", " ")
-
-
 def _names(names: Sequence[str]) -> str:
-    shown = ", ".join(f"`{n}`" for n in names[:_MAX_SUBJECTS])
+    shown = ", ".join(md.code(n) for n in names[:_MAX_SUBJECTS])
     return shown + (f" and {len(names) - _MAX_SUBJECTS} more" if len(names) > _MAX_SUBJECTS
                     else "")
 
 
-def to_markdown(report: AuditReport) -> str:
-    """A timeline of groups, then each problem group's findings (from its first branch)."""
+def _timeline(all_groups: Sequence[Group], sound_groups: bool) -> list[str]:
+    lines: list[str] = []
+    sound = sum(len(g.branches) for g in all_groups if not g.signature)
+    for group in all_groups:
+        if not group.signature and not sound_groups:
+            continue
+        span = md.code(group.branches[0].branch)
+        if len(group.branches) > 1:
+            span += f" … {md.code(group.branches[-1].branch)}"
+        if group.signature:
+            lines.append(f"- **{md.text(group.label)}: {group.problem}** "
+                         f"({_names(group.subjects)}) — {span}")
+        else:
+            lines.append(f"- {md.text(group.label)}: sound — {span}")
+    if sound and not sound_groups:
+        lines.append(f"- {sound} sound branches (the whole timeline is in the check run)")
+    return lines
+
+
+def to_markdown(report: AuditReport, *, sound_groups: bool = True) -> str:
+    """A timeline of groups, then each problem group's findings (from its first branch).
+
+    Without `sound_groups` the timeline lists only the groups with problems and counts the
+    rest (the job summary beside a check run that carries the whole timeline)."""
     errors = sum(b.has_errors for b in report.branches)
     title = "consistent" if report.consistent else "**not consistent**"
-    source = f" of `{report.source}`" if report.source else ""
-    pattern = f" (`{report.pattern}`)" if report.pattern else ""
+    source = f" of {md.code(report.source)}" if report.source else ""
+    pattern = f" ({md.code(report.pattern)})" if report.pattern else ""
     lines = [f"### SwiftPM audit{source}{pattern}: {title}", "",
              f"{len(report.branches)} branches, {errors} with errors.", ""]
+    if report.hosted is not None:
+        lines += [f"Hosted zips (verify-urls): {md.text(report.hosted.sentence())}.", ""]
     all_groups = groups(report)
-    for group in all_groups:
-        span = f"`{group.branches[0].branch}`"
-        if len(group.branches) > 1:
-            span += f" … `{group.branches[-1].branch}`"
-        if group.signature:
-            lines.append(f"- **{group.label}: {group.problem}** ({_names(group.subjects)}) "
-                         f"— {span}")
-        else:
-            lines.append(f"- {group.label}: sound — {span}")
+    lines += _timeline(all_groups, sound_groups)
     problems = [g for g in all_groups if g.signature]
     if problems:
         lines += ["", "#### Findings", ""]
@@ -200,14 +222,11 @@ def to_markdown(report: AuditReport) -> str:
         others = len(group.branches) - 1
         same = f" (the same in the {others} other branches of this run)" if others > 1 else \
             " (the same in the next branch)" if others == 1 else ""
-        lines += [f"**{group.label}** — `{first.branch}`{same}:", ""]
-        for finding in sorted(first.findings, key=_order):
-            where = f" — `{finding.file}{':' + str(finding.line) if finding.line else ''}`" \
-                if finding.file else ""
-            lines.append(f"- **{finding.severity}** `{finding.code}` "
-                         f"{_escape(finding.message)}{where}")
+        lines += [f"**{md.text(group.label)}** — {md.code(first.branch)}{same}:", ""]
+        lines += [finding_line(f) for f in sorted(first.findings, key=_order)]
         lines.append("")
-    lines += tips_markdown(report)
+    if sound_groups:  # beside a check run (which has them) the job summary leaves them out
+        lines += tips_markdown(report)
     return "\n".join(lines).rstrip("\n") + "\n"
 
 
@@ -230,9 +249,9 @@ def tips_markdown(report: AuditReport) -> list[str]:
     for branch in rows:
         tip = branch.tip
         assert tip is not None
-        cells = [f"`{branch.branch}`", f"`{tip.commit[:12]}`", tip.author, tip.date,
-                 tip.subject[:80]]
-        lines.append("| " + " | ".join(_escape(c) for c in cells) + " |")
+        cells = [md.code(branch.branch), md.code(tip.commit[:12]), md.text(tip.author),
+                 md.text(tip.date), md.text(tip.subject[:80])]
+        lines.append("| " + " | ".join(md.cell(c) for c in cells) + " |")
     return [*lines, "", "</details>", ""]
 
 

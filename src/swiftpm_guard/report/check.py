@@ -1,23 +1,33 @@
 """Report → JSON, Markdown and console lines (pure).
 
-The JSON shape is a public interface (documented in the README); add keys, never rename.
+The JSON shape is a public interface (documented in the README, described by
+`report/schemas/check.json`); add keys, never rename. Every value in the Markdown goes through
+`report.markdown` (code spans, escaped text), so it renders exactly as written.
 """
 
 from __future__ import annotations
 
 import json
 
+from swiftpm_guard import __version__
 from swiftpm_guard.core.checks import base_name
-from swiftpm_guard.core.model import Finding, Report, Severity
+from swiftpm_guard.core.model import Artifact, Finding, Report, Severity
+from swiftpm_guard.report.markdown import cell, code, message, text
 from swiftpm_guard.workflow_commands import neutralise
 
+#: The JSON reports' shape version: the major moves only when a key changes meaning or goes.
+SCHEMA_VERSION = "1.1"
+TOOL = {"name": "swiftpm-guard", "version": __version__}
 _YES, _NO = "✓", "✗"
 
 
 def to_dict(report: Report) -> dict[str, object]:
     return {
+        "schema_version": SCHEMA_VERSION,
+        "kind": "check",
+        "tool": dict(TOOL),
         "consistent": report.consistent,
-        "version": report.version,
+        "version": report.version or None,
         "template": report.templates[0].path if report.templates else None,
         "templates": [
             {"path": t.path, "placeholders": list(t.placeholders), "products": t.products,
@@ -33,7 +43,18 @@ def to_dict(report: Report) -> dict[str, object]:
         "counts_source": report.counts_source,
         "findings": [f.as_dict() for f in sorted(report.findings, key=_order)],
         "swiftpm": report.swiftpm.as_dict() if report.swiftpm else None,
+        "declared": list(report.declared),
+        "checksums": {a.name: a.sha256 for a in report.artifacts if a.sha256 is not None},
+        "origins": {a.name: origin_of(a) for a in report.artifacts},
+        "verify_urls": report.hosted.as_dict() if report.hosted else None,
     }
+
+
+def origin_of(artifact: Artifact) -> dict[str, object]:
+    """Where a name (and its checksum) came from: kind, file (zip path, checksums file,
+    list, workflow) and line."""
+    return {"kind": artifact.origin_kind, "file": artifact.origin.file,
+            "line": artifact.origin.line, "file_name": artifact.file_name}
 
 
 def to_json(report: Report) -> str:
@@ -55,6 +76,19 @@ def console_line(finding: Finding) -> str:
     return neutralise(f"{where}: {finding.severity}: {finding.code}: {finding.message}")
 
 
+def _counts(report: Report) -> str:
+    declared = len(report.declared)
+    built = len(report.built) - declared
+    line = f"{len(report.placeholders)} asked, {built} built"
+    return line + (f", {declared} declared (not built)" if declared else "")
+
+
+def only_branch_exists(report: Report) -> bool:
+    """The check found nothing; the one error is that the version is already published."""
+    errors = {f.code for f in report.findings if f.severity is Severity.ERROR}
+    return errors == {"branch-exists"}
+
+
 def verdict(report: Report) -> str:
     errors = sum(f.severity is Severity.ERROR for f in report.findings)
     warnings = sum(f.severity is Severity.WARNING for f in report.findings)
@@ -63,54 +97,104 @@ def verdict(report: Report) -> str:
         products = "?" if report.products is None else str(report.products)
         counts = f"; {products} products, {report.binary_targets} binary targets"
         counts += f" ({report.counts_source})"
-    state = "consistent" if report.consistent else "NOT consistent"
-    return (f"swiftpm-guard: {state} for {report.version}: {len(report.placeholders)} asked, "
-            f"{len(report.built)} built, {errors} errors, {warnings} warnings{counts}")
+    if report.hosted is not None:
+        counts += f"; {report.hosted.sentence()}"
+    if report.consistent:
+        state = "consistent"
+    elif only_branch_exists(report):
+        state = "already published (branch-exists; the manifest itself is consistent)"
+    else:
+        state = "NOT consistent"
+    version = f" for {report.version}" if report.version else ""
+    return (f"swiftpm-guard: {state}{version}: {_counts(report)}, {errors} errors, "
+            f"{warnings} warnings{counts}")
 
 
-def _escape(text: str) -> str:
-    return text.replace("|", "\\|").replace("\n", " ")
+def _title(report: Report) -> str:
+    version = f" {code(report.version)}" if report.version else ""
+    if report.consistent:
+        state = "consistent"
+    elif only_branch_exists(report):
+        state = "**already published** (`branch-exists`); the manifest itself is consistent"
+    else:
+        state = "**not consistent**"
+    return f"### SwiftPM manifest{version}: {state}"
 
 
-def to_markdown(report: Report, debug_suffix: str = "_debug") -> str:
-    """One two-way table (asked by the template / built), then the findings."""
+def _rows(report: Report, debug_suffix: str) -> tuple[list[str], list[str]]:
+    """Table rows: (problems, the rest), each `| name | asked | built | note |`."""
     asked = set(report.placeholders)
-    built = set(report.built)
+    built: dict[str, Artifact | None] = {a.name: a for a in report.artifacts}
+    if not built:  # a Report built by hand, without its artifacts
+        built = dict.fromkeys(report.built)
     claimed_bases = {base_name(n, debug_suffix) for n in asked}
-    title = "consistent" if report.consistent else "**not consistent**"
-    lines = [
-        f"### SwiftPM manifest {report.version}: {title}",
-        "",
-        "| name | asked by template | built | |",
-        "|---|:-:|:-:|---|",
-    ]
-    for name in sorted(asked | built):
-        in_template = name in asked
-        is_built = name in built
+    problems: list[str] = []
+    fine: list[str] = []
+    for name in sorted(asked | set(built)):
+        artifact = built.get(name)
+        in_template, is_built = name in asked, name in built
+        problem = True
         if in_template and is_built:
-            note = ""
+            note, problem = "", False
         elif in_template:
             note = "unfilled: would ship the placeholder"
         elif base_name(name, debug_suffix) in claimed_bases:
-            note = "debug twin of a product"
+            note, problem = "debug twin of a product", False
         else:
             note = "unclaimed: product would vanish"
-        lines.append(f"| `{name}` | {_YES if in_template else _NO} | "
-                     f"{_YES if is_built else _NO} | {note} |")
+        shown = _NO if not is_built else "declared" if artifact and not artifact.sha256 else _YES
+        row = (f"| {cell(code(name))} | {_YES if in_template else _NO} | {shown} | "
+               f"{cell(text(note))} |")
+        (problems if problem else fine).append(row)
+    return problems, fine
+
+
+_HEADER = ["| name | asked by a template | built | note |", "|---|:-:|:-:|---|"]
+
+
+def table(report: Report, debug_suffix: str = "_debug", *, sound_rows: bool = True) -> list[str]:
+    """The two-way table: problem rows first, the sound rows folded in a `<details>` block
+    (or, without `sound_rows`, only counted: the job summary beside a check run)."""
+    problems, fine = _rows(report, debug_suffix)
+    lines: list[str] = []
+    if problems:
+        lines += [*_HEADER, *problems, ""]
+    if fine:
+        what = "declared" if report.declared and len(report.declared) == len(report.built) \
+            else "built"
+        summary = (f"{len(fine)} names asked for and {what}" if not problems
+                   else f"{len(fine)} more names, asked for and {what}")
+        if not sound_rows:
+            return [*lines, f"{summary}: no problem (their rows are in the check run).", ""]
+        lines += [f"<details><summary>{summary} (no problem)</summary>", "", *_HEADER, *fine,
+                  "", "</details>", ""]
+    return lines
+
+
+def finding_line(finding: Finding) -> str:
+    """`- **error** `code` message — `file:line``, every value escaped or in a code span."""
+    where = ""
+    if finding.file:
+        where = f" — {code(finding.file + (f':{finding.line}' if finding.line else ''))}"
+    return f"- **{finding.severity}** {code(finding.code)} {message(finding.message)}{where}"
+
+
+def to_markdown(report: Report, debug_suffix: str = "_debug", *, sound_rows: bool = True) -> str:
+    """The verdict, the two-way table (`sound_rows`: see `table`), then the findings."""
+    lines = [_title(report), "", text(_counts(report)) + ".", ""]
+    lines += table(report, debug_suffix, sound_rows=sound_rows)
     if report.binary_targets is not None:
         products = "unknown" if report.products is None else str(report.products)
-        lines += ["", f"Products: {products}; binary targets: {report.binary_targets} "
-                      f"(counted: {report.counts_source})."]
+        lines += [f"Products: {products}; binary targets: {report.binary_targets} "
+                  f"(counted: {text(report.counts_source or 'unknown')}).", ""]
     if report.swiftpm is not None:
-        lines += ["", _swift_line(report)]
-    lines += ["", "#### Findings", ""]
+        lines += [_swift_line(report), ""]
+    if report.hosted is not None:
+        lines += [f"Hosted zips (verify-urls): {text(report.hosted.sentence())}.", ""]
+    lines += ["#### Findings", ""]
     if not report.findings:
         lines.append("None.")
-    for finding in sorted(report.findings, key=_order):
-        where = f" — `{finding.file}{':' + str(finding.line) if finding.line else ''}`" \
-            if finding.file else ""
-        lines.append(f"- **{finding.severity}** `{finding.code}` {_escape(finding.message)}"
-                     f"{where}")
+    lines += [finding_line(f) for f in sorted(report.findings, key=_order)]
     return "\n".join(lines) + "\n"
 
 
@@ -118,7 +202,7 @@ def _swift_line(report: Report) -> str:
     status = report.swiftpm
     assert status is not None
     if not status.used:
-        return f"SwiftPM not run: {_escape(status.reason)}."
+        return f"SwiftPM not run: {text(status.reason)}."
     seconds = f" in {status.seconds:.1f} s" if status.seconds is not None else ""
     cached = " (cached)" if status.cached else ""
-    return f"SwiftPM: {_escape(status.reason)}{seconds}{cached}."
+    return f"SwiftPM: {text(status.reason)}{seconds}{cached}."

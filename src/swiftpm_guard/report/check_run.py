@@ -20,8 +20,10 @@ from swiftpm_guard.core.check_run import (
 )
 from swiftpm_guard.core.model import Finding, Report, Severity
 from swiftpm_guard.report.check import console_line, verdict
+from swiftpm_guard.report.markdown import code
 
 _LEVEL = {Severity.ERROR: "failure", Severity.WARNING: "warning", Severity.NOTICE: "notice"}
+_CLOSE = "\n\n</details>"
 
 
 def conclusion_for(report: Report, *, pull_request: bool, pr_conclusion: str) -> str:
@@ -38,10 +40,12 @@ def clip(text: str, limit: int, what: str) -> tuple[str, str | None]:
     lines = text.count("\n") + 1
     note_template = "\n\n… cut: {n} of {total} lines not shown ({what} limit: {limit} characters)\n"
     room = limit - len(note_template.format(n=lines, total=lines, what=what, limit=limit))
-    head = text[:room]
+    head = text[: room - len(_CLOSE)]
     if "\n" in head:
         head = head[: head.rindex("\n")]
     hidden = lines - (head.count("\n") + 1)
+    if head.count("<details>") > head.count("</details>"):
+        head += _CLOSE  # cut inside the folded rows: close them, or the note is folded away
     note = note_template.format(n=hidden, total=lines, what=what, limit=limit)
     return head + note, f"{what}: {hidden} of {lines} lines cut (limit {limit} characters)"
 
@@ -88,7 +92,7 @@ def build_output(
             "are listed in the text instead"
         )
         text_parts.append(f"#### {len(overflow)} more findings (not annotated)\n")
-        text_parts += [f"- `{console_line(f)}`" for f in overflow]
+        text_parts += [f"- {code(console_line(f))}" for f in overflow]
     text: str | None = None
     if text_parts:
         text, text_cut = clip("\n".join(text_parts) + "\n", TEXT_MAX, "text")

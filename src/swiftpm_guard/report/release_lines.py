@@ -6,6 +6,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 
 from swiftpm_guard.core.model import Finding, Severity
+from swiftpm_guard.report import markdown as md
 
 
 @dataclass(frozen=True, slots=True)
@@ -44,6 +45,6 @@ def matrix_markdown(lines: Sequence[LineResult], debug_suffix: str) -> str:
         result = "consistent" if errors == 0 else f"{errors} error(s): " + "; ".join(
             words or sorted({f.code for f in line.findings if f.severity is Severity.ERROR})
         )
-        ref, cell = (text.replace("|", "\\|") for text in (line.ref, result))
-        rows.append(f"| `{ref}` | {line.names} | {cell} |")
+        rows.append(f"| {md.cell(md.code(line.ref))} | {line.names} | "
+                    f"{md.cell(md.text(result))} |")
     return "\n".join(rows) + "\n"

@@ -24,18 +24,39 @@ def write_atomically(items: Sequence[tuple[Path, bytes]]) -> None:
         for temporary, path in staged:
             current = path
             os.replace(temporary, path)
-    except (OSError, ValueError) as error:
+    except (OSError, ValueError, InputError) as error:
         for temporary, _path in staged:
             with contextlib.suppress(FileNotFoundError):
                 os.unlink(temporary)
+        if isinstance(error, InputError):  # already names the folder or the file
+            raise
         # Name the file asked for, not the temporary sibling the error is about.
         reason = getattr(error, "strerror", None) or "not a usable path"
         raise InputError(f"cannot write: {reason}", file=str(current)) from None
 
 
-def _stage(path: Path, data: bytes) -> str:
+def _folder(path: Path) -> Path:
+    """The folder `path` goes into, created when missing (`--output out/Package.swift`)."""
     directory = path.parent if str(path.parent) else Path(".")
-    handle, temporary = tempfile.mkstemp(prefix=f".{path.name}.", dir=directory)
+    if directory.is_dir():
+        return directory
+    if directory.exists() or directory.is_symlink():
+        raise InputError(f"is not a folder, cannot write {path.name} into it", file=str(directory))
+    try:
+        directory.mkdir(parents=True)
+    except OSError as error:
+        raise InputError(f"cannot create the folder for {path.name}: {error.strerror}",
+                         file=str(directory)) from None
+    return directory
+
+
+def _stage(path: Path, data: bytes) -> str:
+    directory = _folder(path)
+    try:
+        handle, temporary = tempfile.mkstemp(prefix=f".{path.name}.", dir=directory)
+    except OSError as error:  # the error would name our temporary file, not the folder
+        raise InputError(f"cannot write {path.name} here: {error.strerror}",
+                         file=str(directory)) from None
     try:
         with os.fdopen(handle, "wb") as stream:
             stream.write(data)

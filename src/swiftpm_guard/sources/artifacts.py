@@ -227,12 +227,17 @@ class DeclaredName:
     origin: Location
 
 
-def expand_declared(names: Iterable[DeclaredName], debug_suffix: str) -> list[Artifact]:
-    """Each declared base name means the release zip and its debug twin, checksums unknown."""
+def expand_declared(names: Iterable[DeclaredName], debug_suffix: str,
+                    source: str | None = None) -> list[Artifact]:
+    """Each declared base name means the release zip and its debug twin, checksums unknown.
+
+    `source="workflow"` marks names read from a workflow's array (reports say where from).
+    """
     artifacts: list[Artifact] = []
     for declared in names:
         for name in (declared.name, declared.name + debug_suffix):
-            artifacts.append(Artifact(name=name, sha256=None, origin=declared.origin))
+            artifacts.append(Artifact(name=name, sha256=None, origin=declared.origin,
+                                      source=source))
     return artifacts
 
 

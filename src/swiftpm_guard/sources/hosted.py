@@ -29,7 +29,7 @@ from dataclasses import dataclass
 from typing import IO
 
 from swiftpm_guard import __version__
-from swiftpm_guard.core.model import Finding, Severity
+from swiftpm_guard.core.model import Finding, HostedStats, Severity
 from swiftpm_guard.core.urls import HostedZip, UrlSettings
 from swiftpm_guard.core.zip_rules import ZipContents, decode_xcframework, derive_artifacts
 from swiftpm_guard.sources.zip_contents import UnreadableZip, read_zip_contents
@@ -245,6 +245,20 @@ def verify_each(targets: Sequence[HostedZip], settings: UrlSettings) -> list[Fin
     """The finding for each target, in order (None: the URL serves the promised zip)."""
     fetched = fetch_all([t.url for t in targets], settings)
     return [_judge(target, fetched[target.url]) for target in targets]
+
+
+def verify_with_stats(targets: Sequence[HostedZip],
+                      settings: UrlSettings) -> tuple[list[Finding | None], HostedStats]:
+    """`verify_each`, plus what it took: distinct URLs fetched, how many served the promised
+    zip, bytes received and wall time (a successful run says so in every report)."""
+    started = time.monotonic()
+    fetched = fetch_all([t.url for t in targets], settings)
+    results = [_judge(target, fetched[target.url]) for target in targets]
+    failed = {t.url for t, r in zip(targets, results, strict=True) if r is not None}
+    stats = HostedStats(urls=len(fetched), verified=len(fetched.keys() - failed),
+                        bytes=sum(f.size for f in fetched.values()),
+                        seconds=time.monotonic() - started)
+    return results, stats
 
 
 def _judge(target: HostedZip, result: Fetched) -> Finding | None:

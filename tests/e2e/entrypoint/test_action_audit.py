@@ -89,6 +89,7 @@ def test_audit_names_the_broken_published_branch(tmp_path, repo, fake_github):
     assert outputs["consistent"] == "false" and outputs["pushed"] == "false"
     assert outputs["report"] == ".swiftpm-guard/audit.json"
     report = json.loads((workspace / outputs["report"]).read_text())
+    assert json.loads(outputs["json"]) == report and report["kind"] == "audit"
     broken = [b["branch"] for b in report["branches"] if b["findings"]]
     assert broken == [BROKEN]
     for line_text in (result.stdout + result.stderr).splitlines():
@@ -105,7 +106,12 @@ def test_audit_of_the_sound_branches_only(tmp_path, repo, fake_github):
     assert run["conclusion"] == "success"
     assert fake_github.annotations[run["id"]] == []
     assert step.outputs()["consistent"] == "true"
-    assert "3 nightlies" in step.summary()
+    # The check run carries the whole timeline; the job summary beside it only counts the
+    # sound branches and links to it (one table, not two, in one job's view).
+    assert "3 nightlies" in run["output"]["summary"]
+    assert "3 nightlies" not in step.summary()
+    assert "3 sound branches" in step.summary() and "The whole report is in the check run" \
+        in step.summary()
 
 
 def test_audit_without_matching_branches_is_bad_input(tmp_path, repo, fake_github):

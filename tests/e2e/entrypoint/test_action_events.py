@@ -1,3 +1,4 @@
+
 """`entrypoint.py` run as the runner runs a Docker action (without the container: that is
 issue 6's tier), once per kind of event.
 
@@ -9,6 +10,7 @@ entry point in a fresh process against the fake GitHub API, which validates ever
 from __future__ import annotations
 
 import io
+import json
 import zipfile
 from pathlib import Path
 
@@ -34,6 +36,7 @@ from support.actions_env import (
     schedule_payload,
 )
 from support.fake_github import READ, FakeGitHub
+from support.markdown import rendered_text
 from support.release import (
     BINARY_ONLY_KEYS,
     PRODUCT_KEYS,
@@ -42,6 +45,7 @@ from support.release import (
     write_template_branch,
     write_zip,
 )
+from support.report_schemas import validate
 
 TOKEN = "ghs_e2eWriteToken0123456789"
 READ_TOKEN = "ghs_e2eReadOnlyToken0123456789"
@@ -131,8 +135,19 @@ def test_pull_request_from_the_same_repo_changing_the_workflow(
     assert outputs["report"] == ".swiftpm-guard/report.json"
     assert (workspace / outputs["report"]).is_file()
     assert outputs["manifest"] == "" and outputs["branch"] == "" and outputs["pushed"] == "false"
+    # The `json` output is the report itself, the same as the file, and meets its schema.
+    inline = json.loads(outputs["json"])
+    assert inline == json.loads((workspace / outputs["report"]).read_text())
+    validate(inline, "the json output")
+    assert inline["version"] is None and inline["declared"] and inline["checksums"] == {}
+    assert inline["origins"]["kernels_new"] == {
+        "kind": "workflow", "file": WORKFLOW, "line": workflow_line, "file_name": None}
     summary = step.summary()
     assert "kernels_new" in summary and "unclaimed: product would vanish" in summary
+    # Nothing was built on a PR: the names are declared, and there is no version to show.
+    shown = rendered_text(summary)
+    assert "20 asked, 0 built, 22 declared (not built)." in shown
+    assert "no version" not in shown and "no version" not in run["output"]["title"]
     assert not _stdout_lines(result.stdout, "::error")  # the check run carried them
     _assert_token_never_logged(result, TOKEN)
 

@@ -44,6 +44,7 @@ from support.executorch import (
     make_executorch,
 )
 from support.fake_github import FakeGitHub
+from support.markdown import rendered_text
 from support.release import all_names, workflow_text, write_template_branch, write_zip
 from support.zip_server import Route, serve_zips
 
@@ -152,14 +153,15 @@ def test_a_template_pr_fails_by_default_against_every_release_line(tmp_path, rep
 
     run = fake_github.only_check_run()
     assert run["head_sha"] == head and run["conclusion"] == "failure"
-    summary = run["output"]["summary"]
-    assert "#### Release lines" in summary
-    assert "| `main` |" in summary and "| `release/1.0` |" in summary
+    summary = rendered_text(run["output"]["summary"])  # as the page shows it
+    assert "Release lines" in summary
+    assert "main | " in summary and "release/1.0 | " in summary
     assert (f"release/1.0 still builds {REMOVED}: publishing from it would drop the product"
             in summary)
     assert "release/1.0 does not build kernels_new" in summary
     assert f"main still builds {REMOVED}" not in summary
-    assert f"release/1.0: '{REMOVED}' was built but no template asks" in summary
+    # Nothing was built on a PR: the workflow's names are declared.
+    assert f"release/1.0: '{REMOVED}' was declared but no template asks" in summary
     titles = sorted(a["title"] for a in fake_github.annotations[run["id"]])
     # kernels_new is missing from both lines' lists: one finding each, not one per line.
     assert titles.count("unfilled-placeholder: kernels_new") == 1
@@ -220,7 +222,7 @@ def test_a_pr_into_main_is_annotated_on_the_workflow_line_that_dropped_the_name(
     side = f"Package.swift.template:{line_of(template, '__SHA256_kernels_llm__')}"
     summary = run["output"]["summary"]
     assert "#### Template side (`swiftpm`, not in this pull request's tree)" in summary
-    assert f"- `{side}` `unfilled-placeholder` kernels_llm" in summary
+    assert f"{side} unfilled-placeholder kernels_llm" in rendered_text(summary)
     assert side in step.summary()
 
 
@@ -387,8 +389,11 @@ def test_the_audit_reports_tips_and_flags_the_hand_fixed_branch(tmp_path, repo, 
         ("edited-after-publish", "warning")]
     assert clean["tip"]["commit"] == repo.et.publish_110 and clean["findings"] == []
     summary = step.summary()
-    assert "tip edited after publishing" in summary and "Branch tips" in summary
-    assert f"| `swiftpm-1.0.0` | `{repo.et.hand_fix[:12]}` |" in summary
+    assert "tip edited after publishing" in summary
+    # The tips table is in the check run; the job summary beside it does not repeat it.
+    checked = fake_github.only_check_run()["output"]["summary"]
+    assert "Branch tips" in checked and "Branch tips" not in summary
+    assert f"| `swiftpm-1.0.0` | `{repo.et.hand_fix[:12]}` |" in checked
     assert f"swiftpm-1.0.0: tip {repo.et.hand_fix[:12]} by {MAINTAINER}" in result.stderr
     assert fake_github.only_check_run()["conclusion"] == "success"
     _assert_tokens_kept_apart(repo, fake_github, result)

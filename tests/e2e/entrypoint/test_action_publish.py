@@ -510,7 +510,8 @@ def test_publish_and_audit_when_the_jobs_path_leads_nowhere(tmp_path, path_repo,
     result = run_entrypoint(audit, workspace)
     assert result.returncode == 0, result.stdout + result.stderr
     assert audit.outputs()["consistent"] == "true"
-    assert "release 1.2.3: sound" in audit.summary()
+    assert "release 1.2.3: sound" in list(fake_github.check_runs.values())[-1]["output"]["summary"]
+    assert "1 sound branches" in audit.summary()
 
 
 @pytest.mark.parametrize(

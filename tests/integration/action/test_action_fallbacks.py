@@ -26,6 +26,7 @@ from support.actions_env import (
     runner_env,
 )
 from support.fake_github import READ, FakeGitHub
+from support.markdown import rendered_text
 from support.release import BINARY_ONLY_KEYS, PRODUCT_KEYS, workflow_text
 from swiftpm_guard.action import main as action
 from swiftpm_guard.infra.github import RetryPolicy
@@ -111,9 +112,18 @@ def test_verdict_and_exit_code_never_depend_on_the_check_run(
     assert step.outputs()["consistent"] == "false"
     assert "kernels_llm" in step.summary()
     commands = [line for line in out.splitlines() if line.startswith("::error file=")]
+    shown = rendered_text(step.summary())
     if fault is None:
-        assert fake_github.only_check_run()["conclusion"] == "failure" and commands == []
+        run = fake_github.only_check_run()
+        assert run["conclusion"] == "failure" and commands == []
+        # One table in one job's view: the check run has the folded sound rows, the job
+        # summary only the problem rows and a link to the check run.
+        assert "<details>" in run["output"]["summary"] and "<details>" not in step.summary()
+        assert "The whole report is in the check run SwiftPM manifest." in shown
+        assert "(their rows are in the check run)" in shown
         return
+    # No check run: the job summary is the only place left, so it is the whole report.
+    assert "<details>" in step.summary() and "whole report is in the check run" not in shown
     assert fake_github.check_runs == {}
     assert len(commands) == 2
     assert all(c.startswith("::error file=Package.swift.template,line=") for c in commands)

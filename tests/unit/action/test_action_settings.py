@@ -202,6 +202,11 @@ def test_multi_line_inputs(tmp_path):
         ({"dry-run": "yes"}, "input dry-run must be true or false, got 'yes'"),
         ({"version": "1.0.0;rm -rf /"}, "input version '1.0.0;rm -rf /' is not a safe version"),
         ({"version": "../x"}, "input version '../x' is not a safe version"),
+        # What github.ref_name gives on a tag: bad usage with a hint, not 21 findings.
+        ({"version": "v1.1.0"}, "input version 'v1.1.0' is not X.Y.Z or X.Y.Z.YYYYMMDD; drop "
+                                "the leading 'v': input version 1.1.0"),
+        ({"version": "1.1"}, "input version '1.1' is not X.Y.Z or X.Y.Z.YYYYMMDD; give one"),
+        ({"version": "1.1.0-rc1"}, "input version '1.1.0-rc1' is not X.Y.Z"),
         ({"template": "../etc/passwd"}, "input template '../etc/passwd' must be a relative path"),
         ({"template": "/abs/T"}, "input template '/abs/T' must be a relative path"),
         ({"template-ref": "-upload-pack=x"}, "input template-ref '-upload-pack=x' is not a valid"),

@@ -19,14 +19,24 @@ def test_check_writes_stable_json_and_markdown(release, tmp_path, capsys):
                                     "--json", str(out_json), "--markdown", str(out_md))])
     assert code == 0
     report = json.loads(out_json.read_text())
-    assert list(report) == [
+    old_keys = [
         "consistent", "version", "template", "templates", "placeholders", "built", "unfilled",
         "unclaimed", "products", "binary_targets", "counts_source", "findings", "swiftpm",
     ]
+    # Keys are only ever added (schema 1.x): the old ones keep their order.
+    assert [k for k in report if k in old_keys] == old_keys
+    assert list(report)[:3] == ["schema_version", "kind", "tool"]
+    assert report["tool"]["name"] == "swiftpm-guard" and report["kind"] == "check"
     assert report["consistent"] is True and report["placeholders"] == sorted(report["built"])
     assert (report["products"], report["binary_targets"]) == (18, 20)
+    assert set(report["checksums"]) == set(report["built"]) and report["declared"] == []
+    origin = report["origins"]["executorch_debug"]
+    assert origin["kind"] == "zip" and origin["file"].endswith("executorch_debug-1.2.3.zip")
     markdown = out_md.read_text()
-    assert "| `executorch_debug` | ✓ | ✓ |" in markdown
+    # All sound: every row is folded under <details>, headed, with the name in a code span.
+    assert "<details><summary>20 names asked for and built (no problem)</summary>" in markdown
+    assert "| `executorch_debug` | ✓ | ✓ |  |" in markdown
+    assert "| name | asked by a template | built | note |" in markdown
     assert "consistent for 1.2.3" in capsys.readouterr().out
 
 
@@ -121,3 +131,49 @@ def test_module_entry_point_and_codes():
                             capture_output=True, text=True, check=False, timeout=60)
     assert result.returncode == 0
     assert "unfilled-placeholder" in result.stdout and "zip-layout" in result.stdout
+
+
+def test_render_creates_a_missing_output_folder(release, tmp_path, capsys):
+    out = tmp_path / "new" / "dir" / "Package.swift"
+    assert main(["render", *args_for(release, "--artifacts", str(release.artifacts),
+                                     "--output", str(out))]) == 0
+    assert out.read_text().startswith("// swift-tools-version")
+
+
+def test_render_into_a_file_names_that_file_not_a_temporary(release, tmp_path, capsys):
+    blocker = tmp_path / "afile"
+    blocker.write_text("x")
+    code = main(["render", *args_for(release, "--artifacts", str(release.artifacts),
+                                     "--output", str(blocker / "Package.swift"))])
+    err = capsys.readouterr().err
+    assert code == 2 and err.count("\n") == 1
+    assert f"{blocker}: is not a folder, cannot write Package.swift into it" in err
+    assert ".Package.swift." not in err  # no temporary file name
+
+
+def test_help_has_no_docstring_and_ends_with_exit_codes(capsys):
+    for argv in (["--help"], ["check", "--help"], ["publish", "--help"], ["schema", "--help"]):
+        with pytest.raises(SystemExit):
+            main(argv)
+        out = capsys.readouterr().out
+        assert "Command line: argparse" not in out and "GuardError" not in out
+        assert out.rstrip().endswith("3  broken infrastructure (git, the network, SwiftPM)")
+        assert "2  bad usage or unreadable input" in out
+
+
+def test_a_missing_subcommand_is_one_line_without_a_doubled_prefix(capsys):
+    assert main([]) == 2
+    err = capsys.readouterr().err
+    assert err.count("\n") == 1 and err.count("swiftpm-guard:") == 1
+    assert "required: COMMAND" in err and "--help" in err
+    assert main(["check", "--nope"]) == 2
+    err = capsys.readouterr().err
+    assert err.startswith("swiftpm-guard: error: check: ") and err.count("swiftpm-guard:") == 1
+
+
+def test_schema_prints_each_shipped_schema(capsys):
+    for kind in ("check", "audit"):
+        assert main(["schema", kind]) == 0
+        schema = json.loads(capsys.readouterr().out)
+        assert schema["$schema"].endswith("2020-12/schema")
+        assert schema["properties"]["kind"] == {"const": kind}

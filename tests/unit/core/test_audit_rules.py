@@ -2,6 +2,7 @@
 
 import dataclasses
 
+from support.markdown import table_rows
 from support.published import BranchSpec
 from support.release import PRODUCT_KEYS, all_names
 from swiftpm_guard.core.audit_rules import (
@@ -15,6 +16,7 @@ from swiftpm_guard.core.audit_rules import (
 )
 from swiftpm_guard.core.model import Finding, Location, Severity, Stub
 from swiftpm_guard.report.audit import groups, to_dict, to_markdown
+from swiftpm_guard.report.check import SCHEMA_VERSION
 
 
 def branch_of(spec: BranchSpec) -> PublishedBranch:
@@ -115,8 +117,14 @@ def test_markdown_lists_errors_before_warnings_and_caps_subjects():
 
 def test_json_dict_is_exactly_the_documented_shape():
     data = to_dict(report_of(("1.0.0", [finding("placeholder-left", "x")]), ("1.0.1", [])))
+    assert data.pop("tool")["name"] == "swiftpm-guard"
     assert data == {
+        "schema_version": SCHEMA_VERSION,
+        "kind": "audit",
         "consistent": False,
+        "source": "repo",
+        "pattern": "swiftpm-*",
+        "verify_urls": None,
         "branches": [
             {"branch": "swiftpm-1.0.0", "version": "1.0.0", "findings": [
                 {"code": "placeholder-left", "severity": "error", "subject": "x",
@@ -151,6 +159,8 @@ def test_a_tip_that_is_not_the_publish_commit_is_a_warning_with_who_and_when():
     assert to_dict(edited)["branches"][0]["tip"] == fixed.as_dict()
     text = to_markdown(edited)
     assert "tip edited after publishing" in text
-    assert "| `swiftpm-1.0.0` | `aaaaaaaaaaaa` | Jane <jane@example.org> |" in text
+    # As GitHub renders it: the author's <email> is text, not swallowed as an HTML tag.
+    assert ["swiftpm-1.0.0", "aaaaaaaaaaaa", "Jane <jane@example.org>"] in [
+        row[:3] for row in table_rows(text)]
     clean = audit([dataclasses.replace(branch_of(spec), tip=published)], AuditOptions())
     assert clean.branches[0].findings == ()

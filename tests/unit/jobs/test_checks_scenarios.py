@@ -6,6 +6,7 @@ import pytest
 
 from support.release import BINARY_ONLY_KEYS, PRODUCT_KEYS, write_release, write_template_branch
 from swiftpm_guard.core.model import Severity
+from swiftpm_guard.errors import UsageError
 from swiftpm_guard.jobs.check import evaluate
 from swiftpm_guard.jobs.check_request import CheckRequest
 
@@ -143,17 +144,28 @@ def test_checksum_conflicts_bad_values_and_versions(tmp_path):
     assert (conflict.file, conflict.line) == (str(sums), 1)
 
 
-@pytest.mark.parametrize(("version", "ok"), [
-    ("1.2.3", True), ("1.2.3.20250819", True), ("1.2", False), ("1.2.3.2025", False),
-    ("1.2.3-rc1", False), ("v1.2.3", False),
-])
-def test_version_shapes(tmp_path, version, ok):
-    release = write_release(tmp_path, version=version if ok else "1.2.3")
+@pytest.mark.parametrize("version", ["1.2.3", "1.2.3.20250819"])
+def test_version_shapes(tmp_path, version):
+    release = write_release(tmp_path, version=version)
     report = evaluate(CheckRequest(templates=(release.template,), version=version,
                                checksums=(release.checksums,))).report
-    assert report.consistent is ok
-    if not ok:
-        assert codes(report) == [("bad-version", version)]
+    assert report.consistent
+
+
+@pytest.mark.parametrize(("version", "hint"), [
+    ("1.2", "give one of those, or accept other shapes with --version-pattern REGEX"),
+    ("1.2.3.2025", "--version-pattern"), ("1.2.3-rc1", "--version-pattern"),
+    ("v1.2.3", "drop the leading 'v': --version 1.2.3"),
+    ("V1.2.3.20250819", "drop the leading 'V': --version 1.2.3.20250819"),
+])
+def test_other_version_shapes_are_bad_usage_with_a_hint(tmp_path, version, hint):
+    """Not a finding per zip (exit 1 with 21 findings): one line, exit 2, before any read."""
+    with pytest.raises(UsageError) as caught:
+        CheckRequest(templates=(tmp_path / "missing.template",), version=version,
+                     checksums=(tmp_path / "missing.txt",))
+    message = str(caught.value)
+    assert "\n" not in message and repr(version) in message and hint in message
+    assert caught.value.exit_code == 2
 
 
 def test_version_pattern_and_warn_downgrade(tmp_path):
