@@ -1,4 +1,5 @@
-"""Size caps for the text inputs we read whole: real ones are kilobytes; hostile ones are not."""
+"""Size caps for the text inputs we read whole (real ones are kilobytes; hostile ones are not),
+and the time bounds every layer shares."""
 
 TEMPLATE_MAX_BYTES = 4 * 1024 * 1024
 WORKFLOW_MAX_BYTES = 2 * 1024 * 1024
@@ -15,3 +16,8 @@ BASH_PARSE_SECONDS = 20.0
 #: Entries per framework zip. A real xcframework zip holds a few thousand; a central directory
 #: of millions is hostile (3 million cost 1.45 GB with zipfile), so we stop at the cap.
 ZIP_MAX_ENTRIES = 200_000
+
+#: One git process that talks to a remote: a slow runner can take a while, not forever.
+GIT_NETWORK_SECONDS = 180.0
+#: One git process of an audit; a fetch of hundreds of shallow branches fits easily.
+GIT_AUDIT_SECONDS = 300.0

@@ -14,24 +14,18 @@ import argparse
 import re
 import sys
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from swiftpm_guard.cli.url_options import add_url_arguments, url_settings
-from swiftpm_guard.core.audit_rules import (
-    DEFAULT_BRANCH_PREFIX,
-    AuditOptions,
-)
 from swiftpm_guard.core.checks import DEFAULT_VERSION_PATTERN
+from swiftpm_guard.core.git_names import DEFAULT_BRANCH_GLOB as DEFAULT_PATTERN
+from swiftpm_guard.core.git_names import DEFAULT_BRANCH_PREFIX
 from swiftpm_guard.core.model import CODES
 from swiftpm_guard.errors import UsageError
-from swiftpm_guard.jobs.audit import audit_repository
-from swiftpm_guard.report.audit import console_line, tip_line, to_json, to_markdown, verdict
-from swiftpm_guard.sinks.files import write_atomically
-from swiftpm_guard.sources.git_branches import (
-    DEFAULT_PATTERN,
-    GIT_TIMEOUT,
-    validate_pattern,
-)
+from swiftpm_guard.limits import GIT_AUDIT_SECONDS as GIT_TIMEOUT
+
+if TYPE_CHECKING:
+    from swiftpm_guard.core.audit_rules import AuditOptions
 
 EXIT_OK, EXIT_FINDINGS = 0, 1
 
@@ -60,6 +54,9 @@ def add_parser(commands: argparse._SubParsersAction[Any]) -> None:
 
 
 def options_from(args: argparse.Namespace) -> AuditOptions:
+    from swiftpm_guard.core.audit_rules import AuditOptions
+    from swiftpm_guard.sources.git_branches import validate_pattern
+
     validate_pattern(args.branches)
     if args.branch_prefix and not re.fullmatch(r"[A-Za-z0-9._/+-]{1,100}", args.branch_prefix):
         raise UsageError(f"--branch-prefix {args.branch_prefix!r} is not a branch name prefix")
@@ -77,6 +74,11 @@ def options_from(args: argparse.Namespace) -> AuditOptions:
 
 
 def run(args: argparse.Namespace) -> int:
+    # Imported here, not at the top: building the parser for any subcommand stays cheap.
+    from swiftpm_guard.jobs.audit import audit_repository
+    from swiftpm_guard.report.audit import console_line, tip_line, to_json, to_markdown, verdict
+    from swiftpm_guard.sinks.files import write_atomically
+
     options = options_from(args)
     # Without --base-url each branch's own `let url = "…"` is the base of its URLs.
     urls = url_settings(args) if args.verify_urls else None

@@ -13,8 +13,6 @@ from swiftpm_guard.cli.remote_options import add_remote_arguments, token_from_en
 from swiftpm_guard.cli.url_options import add_url_arguments, url_settings
 from swiftpm_guard.core.checks import DEFAULT_VERSION_PATTERN
 from swiftpm_guard.core.git_names import DEFAULT_TEMPLATE_REF
-from swiftpm_guard.jobs.preflight import PreflightRequest, preflight
-from swiftpm_guard.report.check import console_line
 
 
 def add_parser(commands: argparse._SubParsersAction[Any]) -> None:
@@ -40,6 +38,9 @@ def add_parser(commands: argparse._SubParsersAction[Any]) -> None:
 
 
 def run(args: argparse.Namespace) -> int:
+    from swiftpm_guard.jobs.preflight import PreflightRequest, preflight
+    from swiftpm_guard.report.check import console_line
+
     token, source = token_from_env(args)
     request = PreflightRequest(
         version=args.version,

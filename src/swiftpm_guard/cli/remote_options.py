@@ -7,7 +7,7 @@ import os
 
 from swiftpm_guard.core.git_names import DEFAULT_BRANCH_PREFIX
 from swiftpm_guard.errors import UsageError
-from swiftpm_guard.sinks.git_push import NETWORK_TIMEOUT
+from swiftpm_guard.limits import GIT_NETWORK_SECONDS as NETWORK_TIMEOUT
 
 DEFAULT_TOKEN_ENV = "GITHUB_TOKEN"
 

@@ -10,12 +10,14 @@ from __future__ import annotations
 
 import argparse
 from collections.abc import Sequence
+from typing import TYPE_CHECKING
 
-from swiftpm_guard.core.model import Finding, Template
 from swiftpm_guard.core.urls import DEFAULT_URL_TEMPLATE, UrlSettings
-from swiftpm_guard.jobs import verify_urls
-from swiftpm_guard.jobs.check import Outcome
-from swiftpm_guard.jobs.check_request import CheckRequest
+
+if TYPE_CHECKING:
+    from swiftpm_guard.core.model import Finding, Template
+    from swiftpm_guard.jobs.check import Outcome
+    from swiftpm_guard.jobs.check_request import CheckRequest
 
 
 def add_url_arguments(parser: argparse.ArgumentParser, *, flag: str = "--verify-urls") -> None:
@@ -56,6 +58,8 @@ def with_url_findings(args: argparse.Namespace, outcome: Outcome,
     """The outcome with url-* findings added when `--verify-urls` was given."""
     if not getattr(args, "verify_urls", False):
         return outcome
+    from swiftpm_guard.jobs import verify_urls
+
     return verify_urls.with_hosted(outcome, request.version, url_settings(args),
                                    warn=request.warn)
 
@@ -65,4 +69,6 @@ def absent_findings(args: argparse.Namespace, templates: Sequence[Template], ver
     """`url-exists` for each zip URL of `version` that is already there (`--verify-absent`)."""
     if not getattr(args, "verify_absent", False):
         return []
+    from swiftpm_guard.jobs import verify_urls
+
     return verify_urls.absent(templates, version, url_settings(args), warn)

@@ -20,6 +20,8 @@ from swiftpm_guard.errors import UsageError
 from swiftpm_guard.redact import shown_location
 
 DEFAULT_BRANCH_PREFIX = "swiftpm-"
+#: The published branches an audit reads by default.
+DEFAULT_BRANCH_GLOB = f"{DEFAULT_BRANCH_PREFIX}*"
 DEFAULT_TEMPLATE_REF = "swiftpm"
 DEFAULT_AUTHOR = "github-actions[bot] <41898282+github-actions[bot]@users.noreply.github.com>"
 

@@ -28,11 +28,12 @@ from swiftpm_guard.core.git_names import Identity, Remote, authorization_header
 from swiftpm_guard.core.text_lines import split_lines
 from swiftpm_guard.errors import InfrastructureError, InputError, os_problem
 from swiftpm_guard.infra.git import GitTimeout, contain_credentials, find_git, run_git
+from swiftpm_guard.limits import GIT_NETWORK_SECONDS
 from swiftpm_guard.workflow_commands import neutralise
 
 #: Local plumbing is instant; a network call on a slow runner can take a while, not forever.
 LOCAL_TIMEOUT = 60.0
-NETWORK_TIMEOUT = 180.0
+NETWORK_TIMEOUT = GIT_NETWORK_SECONDS
 #: What we read out of the template ref into files: real ones are a few kilobytes.
 EXPORT_MAX_BYTES = 32 * 1024 * 1024
 EXPORT_MAX_FILES = 20_000

@@ -20,6 +20,7 @@ from pathlib import Path, PurePosixPath
 
 from swiftpm_guard.core.audit_rules import ManifestFile, PublishedBranch
 from swiftpm_guard.core.audit_tips import TipCommit
+from swiftpm_guard.core.git_names import DEFAULT_BRANCH_GLOB
 from swiftpm_guard.core.model import Location, Stub
 from swiftpm_guard.core.text_lines import split_lines
 from swiftpm_guard.errors import InfrastructureError, InputError, UsageError
@@ -30,14 +31,13 @@ from swiftpm_guard.infra.git import (
     git_environment,
     run_git,
 )
-from swiftpm_guard.limits import TEMPLATE_MAX_BYTES
+from swiftpm_guard.limits import GIT_AUDIT_SECONDS, TEMPLATE_MAX_BYTES
 from swiftpm_guard.redact import shown_location
 from swiftpm_guard.sources.files import is_directory, resolved
 from swiftpm_guard.sources.template import SOURCE_SUFFIXES, STUB_DIRS
 
-DEFAULT_PATTERN = "swiftpm-*"
-#: Seconds any one git process may take; a fetch of hundreds of shallow branches fits easily.
-GIT_TIMEOUT = 300.0
+DEFAULT_PATTERN = DEFAULT_BRANCH_GLOB
+GIT_TIMEOUT = GIT_AUDIT_SECONDS
 #: Stub folders nested deeper than this are not searched for sources.
 _MAX_STUB_DEPTH = 8
 _GLOB_RE = re.compile(r"[A-Za-z0-9._/*?+-]{1,200}")

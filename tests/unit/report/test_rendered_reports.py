@@ -13,7 +13,7 @@ from support.published import BranchSpec
 from support.release import BINARY_ONLY_KEYS, PRODUCT_KEYS, all_names
 from swiftpm_guard.action.publish import publish_section
 from swiftpm_guard.action.remote import RepositoryRemote
-from swiftpm_guard.cli.publish import _markdown as cli_publish_markdown
+from swiftpm_guard.cli.publish_run import _markdown as cli_publish_markdown
 from swiftpm_guard.core.audit_rules import (
     AuditOptions,
     ManifestFile,
