@@ -1,8 +1,8 @@
 """The action's `audit` mode: judge every published branch, report it like a check.
 
-The branches matching input `branches` are read from the repository `action_remote` picks (the
+The branches matching input `branches` are read from the repository `action.remote` picks (the
 workspace clone's origin, else the server URL; the token as a header), judged by the same
-`cli_audit.audit_repository` as `swiftpm-guard audit`, and optionally their zip URLs fetched
+`jobs.audit.audit_repository` as `swiftpm-guard audit`, and optionally their zip URLs fetched
 (`verify-urls`). The audit's Markdown is the check run's summary and the job summary; findings
 with a file and line become annotations naming their branch.
 

@@ -5,7 +5,7 @@ refs of the repository, a run's artifact downloaded and unpacked into a scratch 
 by repository path so annotations land on workflow lines, and handed to `publish` as
 `Settings.read`. The template and its stubs are read by `publish` from `template-ref` on the
 remote, so the commit is built on exactly the tree that was checked. The remote and the token
-come from `action_remote`; the commit identity from input `author`.
+come from `action.remote`; the commit identity from input `author`.
 
 Nothing is pushed on any error finding, on `dry-run`, or on a pull-request or merge-queue event
 (those never get here: `action.run` checks them instead). The report, the check run, the job

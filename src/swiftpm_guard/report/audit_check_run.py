@@ -1,6 +1,6 @@
 """What an audit's check run says: conclusion, title, summary and annotations (pure).
 
-The same limits as `check_output`: title ≤ 255, summary ≤ 65535 characters, at most
+The same limits as `report.check_run`: title ≤ 255, summary ≤ 65535 characters, at most
 ANNOTATIONS_MAX annotations; whatever is cut is said first in the summary. A finding becomes
 an annotation only when it names a file and a line (`Package.swift:12` of a branch); the
 branch is named in its title and message, since the path is not in the checked-out commit.

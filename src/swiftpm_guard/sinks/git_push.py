@@ -74,7 +74,7 @@ def scrubbed_env(
 ) -> dict[str, str]:
     """`base` without any GIT_* or askpass variable, plus our own config and settings.
 
-    A header in `config` comes with `http.followRedirects=false` (gitenv.contain_credentials).
+    A header in `config` comes with `http.followRedirects=false` (infra.git.contain_credentials).
     """
     config = contain_credentials(config)
     env = {

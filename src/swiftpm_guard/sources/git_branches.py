@@ -88,7 +88,7 @@ _TRACE_VARS = ("GIT_TRACE", "GIT_TRACE_CURL", "GIT_CURL_VERBOSE", "GIT_TRACE_PAC
 
 
 def _env(config: Iterable[tuple[str, str]] = ()) -> dict[str, str]:
-    """The caller's environment plus `config` in git's command-line scope (see gitenv)."""
+    """The caller's environment plus `config` in git's command-line scope (see infra.git)."""
     pairs = list(config)
     env = dict(os.environ)
     env.update(GIT_TERMINAL_PROMPT="0", LC_ALL="C", GIT_OPTIONAL_LOCKS="0")
@@ -108,7 +108,7 @@ def _env(config: Iterable[tuple[str, str]] = ()) -> dict[str, str]:
 
 def _git(args: Sequence[str], *, git_dir: str | None = None, stdin: bytes | None = None,
          timeout: float = GIT_TIMEOUT, config: Iterable[tuple[str, str]] = ()) -> bytes:
-    """Run git with an argument list and a deadline (gitenv.run_git); output or a clear error."""
+    """Run git with an argument list and a deadline (infra.git.run_git); output or a clear error."""
     # By absolute path: in the action's container the job's PATH may not lead to git.
     git = find_git(os.environ.get("PATH"))
     argv = [git, *(["--git-dir", git_dir] if git_dir else []), *args]

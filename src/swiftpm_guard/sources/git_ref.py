@@ -195,7 +195,7 @@ def _kind(mode: str, kind: str) -> str:
 def _git(workspace: Path, *args: str) -> subprocess.CompletedProcess[bytes]:
     root = str(workspace.resolve())
     # The runner's workspace belongs to another user (uid 1001) than the container's root:
-    # vouch for it in git's command-line scope, through the environment (see gitenv).
+    # vouch for it in git's command-line scope, through the environment (see infra.git).
     # The clone's own config may hold a token (actions/checkout persists one as an
     # extraHeader by default): a redirect from origin must not carry it to another host.
     env = git_environment(
