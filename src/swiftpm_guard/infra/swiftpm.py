@@ -16,7 +16,6 @@ from __future__ import annotations
 
 import contextlib
 import hashlib
-import json
 import os
 import posixpath
 import shutil
@@ -40,6 +39,7 @@ from swiftpm_guard.core.evaluation import (
 from swiftpm_guard.core.model import Rendered
 from swiftpm_guard.errors import InfrastructureError, InputError, UsageError
 from swiftpm_guard.infra.fs import read_bytes
+from swiftpm_guard.infra.result_cache import ResultCache
 
 #: Generous: the real manifest took ~45 s of CPU, and CI shares two cores.
 DEFAULT_TIMEOUT = 900.0
@@ -180,18 +180,19 @@ class SwiftPM:
     ) -> None:
         self.swift = swift
         self.cache_dir = cache_dir if cache_dir is not None else default_cache_dir()
+        self.cache = ResultCache(self.cache_dir, _CACHE_FORMAT)
         self.timeout = timeout
 
     def evaluate(self, package: PackageFiles) -> Run:
         started = time.monotonic()
-        key = self._key(package)
+        key = self.cache.key(self.swift, package.digest())
         cached = self._load(key)
         if cached is not None:
             dump, describe = cached
             return Run(self._interpret(dump, describe), time.monotonic() - started, True)
         dump, describe = self._run_both(package)
         evaluation = self._interpret(dump, describe)
-        self._store(key, dump, describe)
+        self.cache.store(key, {"dump": dump.as_dict(), "describe": describe.as_dict()})
         return Run(evaluation, time.monotonic() - started, False)
 
     def _interpret(self, dump: CommandResult, describe: CommandResult) -> Evaluation:
@@ -200,37 +201,14 @@ class SwiftPM:
         except UnreadableOutput as error:
             raise InfrastructureError(f"{self.swift}: {error}") from None
 
-    # The executable's identity is part of the key: another toolchain may judge differently.
-    def _key(self, package: PackageFiles) -> str:
-        real = os.path.realpath(self.swift)
-        try:
-            stat = os.stat(real)
-            identity = f"{real}\0{stat.st_size}\0{stat.st_mtime_ns}"
-        except OSError:
-            identity = real
-        hasher = hashlib.sha256(f"{_CACHE_FORMAT}\0{identity}\0".encode())
-        hasher.update(package.digest().encode())
-        return hasher.hexdigest()
-
     def _load(self, key: str) -> tuple[CommandResult, CommandResult] | None:
+        data = self.cache.load(key)
+        if data is None:
+            return None
         try:
-            data = json.loads((self.cache_dir / f"{key}.json").read_text(encoding="utf-8"))
-            if data.get("format") != _CACHE_FORMAT:
-                return None
             return CommandResult.from_dict(data["dump"]), CommandResult.from_dict(data["describe"])
-        except (OSError, ValueError, KeyError, TypeError):
-            return None  # a missing or damaged entry is simply a miss
-
-    def _store(self, key: str, dump: CommandResult, describe: CommandResult) -> None:
-        data = {"format": _CACHE_FORMAT, "dump": dump.as_dict(), "describe": describe.as_dict()}
-        try:
-            self.cache_dir.mkdir(parents=True, exist_ok=True)
-            handle, temporary = tempfile.mkstemp(prefix=f".{key}.", dir=self.cache_dir)
-            with os.fdopen(handle, "w", encoding="utf-8") as stream:
-                json.dump(data, stream)
-            os.replace(temporary, self.cache_dir / f"{key}.json")
-        except OSError:
-            return  # a cache we cannot write only costs time next run
+        except (ValueError, KeyError, TypeError):
+            return None  # a damaged entry is simply a miss
 
     def _run_both(self, package: PackageFiles) -> tuple[CommandResult, CommandResult]:
         with tempfile.TemporaryDirectory(prefix="swiftpm-guard.") as scratch:

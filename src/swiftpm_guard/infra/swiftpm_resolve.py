@@ -15,8 +15,6 @@ with a fresh cache folder.
 
 from __future__ import annotations
 
-import hashlib
-import json
 import os
 import subprocess
 import tempfile
@@ -27,6 +25,7 @@ from pathlib import Path
 
 from swiftpm_guard.core.resolution import Resolution, ResolveTarget, interpret
 from swiftpm_guard.errors import InfrastructureError, UsageError
+from swiftpm_guard.infra.result_cache import ResultCache
 from swiftpm_guard.infra.swiftpm import PackageFiles, _stop_group, default_cache_dir
 
 DEFAULT_TIMEOUT = 900.0
@@ -84,54 +83,30 @@ class Resolver:
         _refuse_offline_wrapper(swift)
         self.swift = swift
         self.cache_dir = cache_dir if cache_dir is not None else default_resolve_cache_dir()
+        self.cache = ResultCache(self.cache_dir, _CACHE_FORMAT)
         self.timeout = timeout
         self.ca_file = ca_file
 
     def resolve(self, manifest: str, package: PackageFiles,
                 targets: Sequence[ResolveTarget]) -> ResolveRun:
         started = time.monotonic()
-        key = self._key(package, targets)
+        asked = [f"{t.name}\0{t.url}\0{t.checksum}" for t in sorted(targets, key=lambda t: t.name)]
+        key = self.cache.key(self.swift, package.digest(), *asked)
         stored = self._load(key)
         cached = stored is not None
         if stored is None:
             stored = self._run(package)
-            self._store(key, *stored)
+            self.cache.store(key, {"exit_code": stored[0], "output": stored[1]})
         code, output = stored
         return ResolveRun(interpret(manifest, targets, code, output),
                           time.monotonic() - started, cached)
 
-    def _key(self, package: PackageFiles, targets: Sequence[ResolveTarget]) -> str:
-        real = os.path.realpath(self.swift)
-        try:
-            info = os.stat(real)
-            identity = f"{real}\0{info.st_size}\0{info.st_mtime_ns}"
-        except OSError:
-            identity = real
-        hasher = hashlib.sha256(f"{_CACHE_FORMAT}\0{identity}\0".encode())
-        hasher.update(package.digest().encode())
-        for target in sorted(targets, key=lambda t: t.name):
-            hasher.update(f"\0{target.name}\0{target.url}\0{target.checksum}".encode())
-        return hasher.hexdigest()
-
     def _load(self, key: str) -> tuple[int, str] | None:
+        data = self.cache.load(key)
         try:
-            data = json.loads((self.cache_dir / f"{key}.json").read_text(encoding="utf-8"))
-            if data.get("format") != _CACHE_FORMAT:
-                return None
-            return int(data["exit_code"]), str(data["output"])
-        except (OSError, ValueError, KeyError, TypeError):
-            return None  # a missing or damaged entry is a miss
-
-    def _store(self, key: str, code: int, output: str) -> None:
-        data = {"format": _CACHE_FORMAT, "exit_code": code, "output": output}
-        try:
-            self.cache_dir.mkdir(parents=True, exist_ok=True)
-            handle, temporary = tempfile.mkstemp(prefix=f".{key}.", dir=self.cache_dir)
-            with os.fdopen(handle, "w", encoding="utf-8") as stream:
-                json.dump(data, stream)
-            os.replace(temporary, self.cache_dir / f"{key}.json")
-        except OSError:
-            return  # a cache we cannot write only costs time next run
+            return None if data is None else (int(data["exit_code"]), str(data["output"]))
+        except (ValueError, KeyError, TypeError):
+            return None  # a damaged entry is a miss
 
     def _run(self, package: PackageFiles) -> tuple[int, str]:
         with tempfile.TemporaryDirectory(prefix="swiftpm-guard-resolve.") as scratch:
