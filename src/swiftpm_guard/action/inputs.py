@@ -17,7 +17,7 @@ from swiftpm_guard.core.text_lines import split_lines
 from swiftpm_guard.core.versions import check_version_shape, validate_version
 from swiftpm_guard.errors import UsageError
 from swiftpm_guard.infra.swiftpm import validate_swift_option
-from swiftpm_guard.sources.git_branches import DEFAULT_PATTERN, validate_pattern
+from swiftpm_guard.sources.git_repository import DEFAULT_PATTERN, validate_pattern
 
 #: Every input with its default; action.yml declares the same names and defaults (tested).
 INPUTS: dict[str, str] = {

@@ -27,8 +27,8 @@ from swiftpm_guard.core.git_names import DEFAULT_AUTHOR, check_token
 from swiftpm_guard.core.publish_refs import validate_excluded, validate_ref_glob
 from swiftpm_guard.core.urls import validate_base_url
 from swiftpm_guard.errors import UsageError
-from swiftpm_guard.sources.git_branches import DEFAULT_PATTERN
 from swiftpm_guard.sources.git_ref import relative_path, validate_ref
+from swiftpm_guard.sources.git_repository import DEFAULT_PATTERN
 from swiftpm_guard.sources.workflow import WorkflowSpec
 
 #: `auto` publishes only on these; pushes, pull requests and merge queues only check.

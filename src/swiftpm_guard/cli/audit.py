@@ -55,7 +55,7 @@ def add_parser(commands: argparse._SubParsersAction[Any]) -> None:
 
 def options_from(args: argparse.Namespace) -> AuditOptions:
     from swiftpm_guard.core.audit_rules import AuditOptions
-    from swiftpm_guard.sources.git_branches import validate_pattern
+    from swiftpm_guard.sources.git_repository import validate_pattern
 
     validate_pattern(args.branches)
     if args.branch_prefix and not re.fullmatch(r"[A-Za-z0-9._/+-]{1,100}", args.branch_prefix):

@@ -11,7 +11,8 @@ from swiftpm_guard.core.audit_rules import AuditOptions, AuditReport, audit, wit
 from swiftpm_guard.core.model import Finding, HostedStats, Severity
 from swiftpm_guard.core.urls import HostedZip, UrlSettings, zips_of_published
 from swiftpm_guard.errors import InputError
-from swiftpm_guard.sources.git_branches import GIT_TIMEOUT, read_published_with_tips
+from swiftpm_guard.sources.branch_tips import read_published_with_tips
+from swiftpm_guard.sources.git_repository import GIT_TIMEOUT
 
 
 def audit_repository(repo: str, pattern: str, options: AuditOptions, *,
