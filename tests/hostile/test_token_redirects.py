@@ -167,7 +167,7 @@ def test_every_environment_that_carries_a_header_forbids_redirects_last(key: str
     """Both builders of git's environment; an inherited entry (plain or at the header's very
     URL) cannot turn redirects back on: ours come after it."""
     from swiftpm_guard.infra.git import git_environment
-    from swiftpm_guard.sinks.git_push import scrubbed_env
+    from swiftpm_guard.sinks.git_runner import scrubbed_env
 
     inherited = {
         "GIT_CONFIG_COUNT": "2",

@@ -34,7 +34,8 @@ from swiftpm_guard.jobs.publish_request import (
     local_remote_exists,
 )
 from swiftpm_guard.jobs.release_tree import load_exported, wanted
-from swiftpm_guard.sinks.git_push import NETWORK_TIMEOUT, ScratchRepo
+from swiftpm_guard.sinks.git_push import ScratchRepo
+from swiftpm_guard.sinks.git_runner import NETWORK_TIMEOUT
 
 
 @dataclass(frozen=True, kw_only=True)

@@ -56,7 +56,8 @@ from swiftpm_guard.jobs.publish_request import (
 )
 from swiftpm_guard.jobs.release_tree import load_exported, wanted
 from swiftpm_guard.jobs.resolve import with_resolution
-from swiftpm_guard.sinks.git_push import GitError, PushStatus, ScratchRepo, commit_onto, tree_of
+from swiftpm_guard.sinks.git_push import PushStatus, ScratchRepo, commit_onto, tree_of
+from swiftpm_guard.sinks.git_runner import GitError
 
 Log = Callable[[str], None]
 

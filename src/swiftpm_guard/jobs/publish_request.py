@@ -30,7 +30,7 @@ from swiftpm_guard.core.versions import validate_version
 from swiftpm_guard.errors import InputError, UsageError
 from swiftpm_guard.jobs.check_request import CheckRequest
 from swiftpm_guard.jobs.resolve import ResolveSettings
-from swiftpm_guard.sinks.git_push import NETWORK_TIMEOUT
+from swiftpm_guard.sinks.git_runner import NETWORK_TIMEOUT
 
 #: Events that never publish, whatever the mode says: code under review is not a release.
 NO_PUSH_EVENTS = frozenset(
