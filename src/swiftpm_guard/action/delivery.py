@@ -5,6 +5,7 @@ workflow commands; then the job summary. Best effort: the verdict never depends 
 from __future__ import annotations
 
 from collections.abc import Sequence
+from dataclasses import dataclass
 
 from swiftpm_guard.action.settings import ActionSettings
 from swiftpm_guard.core.check_run import CheckRunOutput
@@ -17,63 +18,68 @@ def _say(line: str) -> None:
     print(line, flush=True)
 
 
+@dataclass(frozen=True, slots=True)
+class _Attempt:
+    """How creating the check run went: what it carried, or why it did not."""
+
+    reason: str | None = None  # why workflow commands carry (the rest of) the annotations
+    posted: int = 0
+    url: str | None = None
+    expected: bool = True  # a read-only token is normal on forks: a notice, not a warning
+
+
+def _create(settings: ActionSettings, github: GitHubSession, output: CheckRunOutput) -> _Attempt:
+    if settings.dry_run:
+        return _Attempt("dry-run: no check run was created")
+    if not settings.token:
+        return _Attempt("no github-token: no check run was created")
+    from swiftpm_guard.infra.github import GitHubApiError
+    from swiftpm_guard.sinks.checks_api import CheckRunTarget, publish_check_run
+
+    target = CheckRunTarget(
+        repository=settings.event.repository,
+        name=settings.check_name,
+        head_sha=settings.event.head_sha,
+        details_url=settings.details_url,
+    )
+    try:
+        published = publish_check_run(github.client, target, output, github.policy)
+    except GitHubApiError as error:
+        why = (
+            "the token cannot write check runs (fork pull requests and Dependabot "
+            "get a read-only token)"
+            if error.not_writable
+            else "the check run could not be created"
+        )
+        return _Attempt(f"{why}: {error}", expected=error.not_writable)
+    posted = published.annotations_posted
+    if published.error:
+        return _Attempt(f"only {posted} annotations reached the check run: {published.error}",
+                        posted, published.html_url, expected=False)
+    return _Attempt(None, posted, published.html_url)
+
+
 def deliver(
     settings: ActionSettings, github: GitHubSession, output: CheckRunOutput
 ) -> tuple[list[str], str | None]:
     """The check run, else workflow commands for what it could not carry; summary notes and
     the check run's address (None when none was created)."""
-    reason: str | None = None
-    posted = 0
-    url: str | None = None
-    expected = True  # a read-only token is normal on forks: a notice, not a warning
-    if settings.dry_run:
-        reason = "dry-run: no check run was created"
-    elif not settings.token:
-        reason = "no github-token: no check run was created"
-    else:
-        from swiftpm_guard.infra.github import GitHubApiError
-        from swiftpm_guard.sinks.checks_api import CheckRunTarget, publish_check_run
-
-        target = CheckRunTarget(
-            repository=settings.event.repository,
-            name=settings.check_name,
-            head_sha=settings.event.head_sha,
-            details_url=settings.details_url,
-        )
-        try:
-            published = publish_check_run(github.client, target, output, github.policy)
-        except GitHubApiError as error:
-            expected = error.not_writable
-            reason = (
-                "the token cannot write check runs (fork pull requests and Dependabot "
-                "get a read-only token)"
-                if error.not_writable
-                else "the check run could not be created"
-            ) + f": {error}"
-        else:
-            posted = published.annotations_posted
-            url = published.html_url
-            if published.error:
-                expected = False
-                reason = f"only {posted} annotations reached the check run: {published.error}"
-    notes: list[str] = []
-    if reason is None:
-        return notes, url
+    attempt = _create(settings, github, output)
+    if attempt.reason is None:
+        return [], attempt.url
     _say(
         actions_io.command(
-            "notice" if expected else "warning",
-            f"{reason}; annotating with workflow commands instead",
+            "notice" if attempt.expected else "warning",
+            f"{attempt.reason}; annotating with workflow commands instead",
             {"title": "swiftpm-guard"},
         )
     )
-    rest = output.annotations[posted:]
+    rest = output.annotations[attempt.posted:]
     for line in actions_io.annotation_commands(rest):
         _say(line)
-    notes.append(
-        f"> [!NOTE]\n> {md.text(reason)}; {len(rest)} annotations were written as workflow "
-        "commands instead."
-    )
-    return notes, url
+    note = (f"> [!NOTE]\n> {md.text(attempt.reason)}; {len(rest)} annotations were written as "
+            "workflow commands instead.")
+    return [note], attempt.url
 
 
 def post(

@@ -196,6 +196,12 @@ def run_publish(settings: ActionSettings, github: GitHubSession) -> int:
                                            branch=result.branch, commit=result.commit,
                                            remote=remote.url):
             _say(line)
+    return _report(settings, github, result, remote, loaded)
+
+
+def _report(settings: ActionSettings, github: GitHubSession, result: PublishResult,
+            remote: RepositoryRemote, loaded: Loaded) -> int:
+    """What publishing did, everywhere it is shown: files, log, check run, summary, outputs."""
     report = result.report
     report_rel, manifest_rel = _write(settings, result)
     log_findings([console_line(f) for f in report.findings])
