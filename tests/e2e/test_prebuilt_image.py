@@ -8,7 +8,6 @@ runs a `docker://` action — here a pull-request check against the fake GitHub 
 from __future__ import annotations
 
 import re
-import shutil
 import subprocess
 import sys
 from dataclasses import dataclass
@@ -22,6 +21,7 @@ from support import fake_github
 from support.container import API_VERSION, REPO_ROOT, engine_required
 from support.pr_check import TOKEN, pull_request_check
 from support.registry import Registry, loopback_registry, private_engine, registry_missing
+from support.tree_copy import copy_worktree
 
 pytestmark = pytest.mark.container
 
@@ -61,8 +61,7 @@ def released(engine, built, registry: Registry, tmp_path_factory) -> Released:
     """scripts/release.sh on a clean clone of this tree, against the loopback registry (the
     shared engine's layer cache from the `built` fixture makes its build quick)."""
     clone = tmp_path_factory.mktemp("release") / "clone"
-    shutil.copytree(REPO_ROOT, clone, ignore=shutil.ignore_patterns(
-        ".venv", ".git", "*cache*", "demo-out", "dist", "build"))
+    copy_worktree(REPO_ROOT, clone)
     _git(clone, "init", "-q", "-b", "main")
     _git(clone, "add", "-A")
     _git(clone, "commit", "-qm", "source")

@@ -1,7 +1,6 @@
 """The version lives in one place; the changelog, the package metadata and the tags agree."""
 
 import re
-import shutil
 import subprocess
 import sys
 from importlib.metadata import version as installed_version
@@ -10,6 +9,7 @@ from pathlib import Path
 import pytest
 
 import swiftpm_guard
+from support.tree_copy import copy_worktree
 
 ROOT = Path(__file__).resolve().parents[2]
 
@@ -25,7 +25,7 @@ def test_code_changelog_and_metadata_agree():
 
 def test_release_script_tags_and_moves_the_major(tmp_path):
     clone = tmp_path / "clone"
-    shutil.copytree(ROOT, clone, ignore=shutil.ignore_patterns(".venv", ".git", "*cache*"))
+    copy_worktree(ROOT, clone)
     git = ["git", "-C", str(clone), "-c", "user.name=t", "-c", "user.email=t@example.invalid"]
     subprocess.run([*git, "init", "-q"], check=True, timeout=60)
     subprocess.run([*git, "add", "-A"], check=True, timeout=60)
