@@ -16,11 +16,9 @@ from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
-from swiftpm_guard.core.git_names import Identity, Remote
 from swiftpm_guard.core.text_lines import split_lines
 from swiftpm_guard.errors import InputError, os_problem
 from swiftpm_guard.sinks.git_runner import (
-    NETWORK_TIMEOUT,
     GitError,
     PublishGit,
 )
@@ -54,38 +52,24 @@ class TreeEntry:
     path: str
 
 
-class ScratchRepo:
-    """A temporary bare repository: fetch from, build a commit in, and push to one remote."""
+class ScratchRepo(PublishGit):
+    """A temporary bare repository: fetch from, build a commit in, and push to one remote.
 
-    def __init__(
-        self,
-        path: Path,
-        remote: Remote,
-        *,
-        token: str | None = None,
-        identity: Identity | None = None,
-        environ: Mapping[str, str] | None = None,
-        network_timeout: float = NETWORK_TIMEOUT,
-        token_source: str = "the variable --token-env names",
-    ) -> None:
-        self.path = path
-        self.remote = remote
-        self.git = PublishGit(path, remote, token=token, identity=identity, environ=environ,
-                              network_timeout=network_timeout, token_source=token_source)
-        self._run = self.git.run
-        self.message = self.git.message
+    It runs git as `PublishGit` does (its constructor takes the remote, token, identity and
+    timeouts); what is added here is what publishing does with it.
+    """
 
     def init(self) -> ScratchRepo:
         """Create the bare repository (no template hooks); returns self for chaining."""
         self.path.mkdir(parents=True, exist_ok=True)
-        self._run(["init", "--quiet", "--bare", "--template=", "."])
+        self.run(["init", "--quiet", "--bare", "--template=", "."])
         return self
 
     # -- talking to the remote -------------------------------------------------------------------
 
     def ls_remote(self, patterns: Iterable[str]) -> dict[str, str]:
         """`{ref: sha}` for the remote refs matching `patterns` (full refs or `…*` globs)."""
-        result = self._run(["ls-remote", "--refs", self.remote.url, *patterns], network=True)
+        result = self.run(["ls-remote", "--refs", self.remote.url, *patterns], network=True)
         refs: dict[str, str] = {}
         for line in split_lines(result.stdout.decode("utf-8", "replace")):
             sha, _, ref = line.partition("\t")
@@ -96,7 +80,7 @@ class ScratchRepo:
     def fetch(self, ref: str, *, depth: int) -> str:
         """Fetch one remote ref (shallow) and return the commit it names."""
         local = "refs/swiftpm-guard/" + ref.removeprefix("refs/")
-        result = self._run(
+        result = self.run(
             [
                 "fetch",
                 "--quiet",
@@ -120,7 +104,7 @@ class ScratchRepo:
     def push(self, commit: str, ref: str, *, expect: str | None) -> PushOutcome:
         """Update `ref` to `commit` only if it is absent (`expect=None`) or still at `expect`."""
         lease = f"--force-with-lease={ref}:{expect or ''}"
-        result = self._run(
+        result = self.run(
             ["push", "--porcelain", "--no-verify", lease, self.remote.url, f"{commit}:{ref}"],
             network=True,
             check=False,
@@ -130,7 +114,7 @@ class ScratchRepo:
             raise GitError(f"git push failed: {self.message(result)}")
         # The summary is partly the remote's own words (a hook's reason): shown in logs, so
         # no token and no workflow command in it.
-        outcome = PushOutcome(outcome.status, neutralise(self.git.redact(outcome.detail)))
+        outcome = PushOutcome(outcome.status, neutralise(self.redact(outcome.detail)))
         if outcome.status is PushStatus.REJECTED:
             return outcome
         if result.returncode != 0:
@@ -140,11 +124,11 @@ class ScratchRepo:
     # -- reading objects -------------------------------------------------------------------------
 
     def rev_parse(self, name: str) -> str:
-        out = self._run(["rev-parse", "--verify", "--quiet", "--end-of-options", name])
+        out = self.run(["rev-parse", "--verify", "--quiet", "--end-of-options", name])
         return out.stdout.decode().strip()
 
     def parent(self, commit: str) -> str | None:
-        result = self._run(
+        result = self.run(
             ["rev-parse", "--verify", "--quiet", "--end-of-options", f"{commit}^1^{{commit}}"],
             check=False,
         )
@@ -152,7 +136,7 @@ class ScratchRepo:
         return sha if result.returncode == 0 and _is_sha(sha) else None
 
     def tree(self, commit: str) -> list[TreeEntry]:
-        out = self._run(["ls-tree", "-r", "-l", "-z", "--full-tree", commit]).stdout
+        out = self.run(["ls-tree", "-r", "-l", "-z", "--full-tree", commit]).stdout
         entries = []
         for record in out.split(b"\0"):
             if not record:
@@ -174,7 +158,7 @@ class ScratchRepo:
         """Blob contents, all through one `cat-file --batch` process."""
         if not shas:
             return {}
-        out = self._run(["cat-file", "--batch"], stdin="".join(f"{s}\n" for s in shas).encode())
+        out = self.run(["cat-file", "--batch"], stdin="".join(f"{s}\n" for s in shas).encode())
         data, position, found = out.stdout, 0, {}
         for sha in shas:
             end = data.index(b"\n", position)
@@ -227,16 +211,16 @@ class ScratchRepo:
     ) -> str:
         """One commit on top of `parent`: its tree minus `remove` plus `add` (regular files)."""
         index = {"GIT_INDEX_FILE": str(self.path / "swiftpm-guard.index")}
-        self._run(["read-tree", parent], env=index)
+        self.run(["read-tree", parent], env=index)
         records = [f"0 {'0' * 40}\t{path}\0" for path in remove]
         for path, data in add.items():
-            blob = self._run(["hash-object", "-w", "--stdin"], stdin=data).stdout.decode().strip()
+            blob = self.run(["hash-object", "-w", "--stdin"], stdin=data).stdout.decode().strip()
             records.append(f"100644 {blob}\t{path}\0")
-        self._run(
+        self.run(
             ["update-index", "-z", "--index-info"], stdin="".join(records).encode(), env=index
         )
-        tree = self._run(["write-tree"], env=index).stdout.decode().strip()
-        out = self._run(
+        tree = self.run(["write-tree"], env=index).stdout.decode().strip()
+        out = self.run(
             ["commit-tree", tree, "-p", parent, "-F", "-"], stdin=message.encode() + b"\n"
         )
         return out.stdout.decode().strip()
@@ -301,7 +285,7 @@ def commit_onto(
     `parent`: a fast-forward of a published branch that carries a fresh tree."""
     built = repo.commit(base, remove=remove, add=add, message=message)
     tree = repo.rev_parse(f"{built}^{{tree}}")
-    out = repo._run(["commit-tree", tree, "-p", parent, "-F", "-"], stdin=message.encode() + b"\n")
+    out = repo.run(["commit-tree", tree, "-p", parent, "-F", "-"], stdin=message.encode() + b"\n")
     return out.stdout.decode().strip()
 
 
