@@ -1,3 +1,3 @@
-from swiftpm_guard.cli.main import main
+from swiftpm_guard.cli.main import run
 
-raise SystemExit(main())
+run()

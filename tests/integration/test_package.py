@@ -62,7 +62,7 @@ def test_the_wheel_holds_every_module_and_the_package_data(dist):
     missing = _package_files() - names
     assert not missing, f"not in the wheel: {sorted(missing)}"
     assert "swiftpm_guard/py.typed" in names
-    assert "swiftpm-guard = swiftpm_guard.cli.main:main" in entry_points
+    assert "swiftpm-guard = swiftpm_guard.cli.main:run" in entry_points
     assert "Description-Content-Type: text/markdown" in metadata
     assert "Provides-Extra: github" in metadata
     with tarfile.open(dist / f"swiftpm_guard-{VERSION}.tar.gz") as sdist:

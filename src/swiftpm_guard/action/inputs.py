@@ -16,7 +16,7 @@ from swiftpm_guard.core.numbers import parse_id
 from swiftpm_guard.core.text_lines import split_lines
 from swiftpm_guard.core.versions import check_version_shape, validate_version
 from swiftpm_guard.errors import UsageError
-from swiftpm_guard.infra.swiftpm import validate_swift_option
+from swiftpm_guard.infra.swift_locate import validate_swift_option
 from swiftpm_guard.sources.git_repository import DEFAULT_PATTERN, validate_pattern
 
 #: Every input with its default; action.yml declares the same names and defaults (tested).
@@ -202,7 +202,7 @@ def resolve_swift(enabled: bool, swift: str) -> str | None:
     """
     if not enabled:
         return None
-    from swiftpm_guard.infra.swiftpm import locate_swift
+    from swiftpm_guard.infra.swift_locate import locate_swift
 
     found, why = locate_swift(swift)
     if found is None:

@@ -30,7 +30,7 @@ if TYPE_CHECKING:
 EXIT_OK, EXIT_FINDINGS = 0, 1
 
 
-def add_parser(commands: argparse._SubParsersAction[Any]) -> None:
+def add_parsers(commands: argparse._SubParsersAction[Any]) -> None:
     parser = commands.add_parser("audit", help="audit every published swiftpm-* branch")
     parser.add_argument("--repo", required=True, metavar="REMOTE_OR_PATH",
                         help="a local repository (read in place) or a URL (fetched shallowly "

@@ -5,7 +5,6 @@
 from __future__ import annotations
 
 import argparse
-import json
 import sys
 from collections.abc import Sequence
 from pathlib import Path
@@ -82,6 +81,8 @@ def _report_files(args: argparse.Namespace, outcome: Outcome,
     if args.json:
         text = to_json(outcome.report)
         if resolved is not None:  # what SwiftPM said, target by target
+            import json
+
             document = {**json.loads(text), "resolve": resolved.as_dict()}
             text = json.dumps(document, indent=2, ensure_ascii=False) + "\n"
         files.append((Path(args.json), text.encode()))

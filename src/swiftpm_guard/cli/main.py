@@ -7,18 +7,26 @@ infrastructure. Every GuardError is printed as one line; there are no tracebacks
 from __future__ import annotations
 
 import argparse
+import contextlib
+import gc
+import importlib
+import os
 import sys
-from collections.abc import Sequence
+from collections.abc import Iterator, Sequence
+from types import ModuleType
+from typing import Any, NoReturn
 
 from swiftpm_guard import __version__
-from swiftpm_guard.cli import audit, check, preflight, publish, schema
-from swiftpm_guard.core.model import CODES
 from swiftpm_guard.errors import GuardError, UsageError
 
 EXIT_OK = 0
 DESCRIPTION = ("Generate and guard the Package.swift of a SwiftPM binary package: check its "
                "template against what was built, render it, publish it create-only, audit "
                "published branches.")
+#: Every command, in the order `--help` lists them, and the module of cli/ that builds its
+#: parser (`add_parsers`) and runs it (`run`); `codes` is answered here.
+COMMANDS: dict[str, str] = {"check": "check", "render": "check", "codes": "", "audit": "audit",
+                            "publish": "publish", "preflight": "preflight", "schema": "schema"}
 EXIT_CODES = """exit codes:
   0  consistent (publish: pushed or a clean dry run; preflight: the branch is free)
   1  error findings (publish and preflight: also branch-exists)
@@ -26,8 +34,34 @@ EXIT_CODES = """exit codes:
   3  broken infrastructure (git, the network, SwiftPM)"""
 
 
+class _Formatter(argparse.RawDescriptionHelpFormatter):
+    """argparse's formatter, told the width: its own imports shutil (and through it bz2, lzma
+    and fnmatch) to ask the terminal, on every `add_argument`, in every run."""
+
+    def __init__(self, prog: str, indent_increment: int = 2, max_help_position: int = 24,
+                 width: int | None = None) -> None:
+        super().__init__(prog, indent_increment, max_help_position,
+                         _help_width() if width is None else width)
+
+
+def _help_width() -> int:
+    """What argparse would use: $COLUMNS, else the terminal's width, else 80; minus 2."""
+    try:
+        columns = int(os.environ.get("COLUMNS", ""))
+    except ValueError:
+        try:
+            columns = os.get_terminal_size(sys.__stdout__.fileno()).columns  # type: ignore[union-attr]
+        except (AttributeError, ValueError, OSError):  # no stdout, or not a terminal
+            columns = 0
+    return (columns if columns > 0 else 80) - 2
+
+
 class _Parser(argparse.ArgumentParser):
     """argparse that raises UsageError (one line, exit 2) instead of printing usage."""
+
+    def __init__(self, *args: Any, **kwargs: Any) -> None:
+        kwargs.setdefault("formatter_class", _Formatter)
+        super().__init__(*args, **kwargs)
 
     def error(self, message: str) -> None:  # type: ignore[override]
         # main() prints "swiftpm-guard: error: …"; only a subcommand's name is worth adding.
@@ -37,26 +71,45 @@ class _Parser(argparse.ArgumentParser):
                          "--help)")
 
 
-def build_parser() -> argparse.ArgumentParser:
-    parser = _Parser(prog="swiftpm-guard", description=DESCRIPTION, epilog=EXIT_CODES,
-                     formatter_class=argparse.RawDescriptionHelpFormatter)
+def build_parser(argv: Sequence[str] | None = None) -> argparse.ArgumentParser:
+    """The whole command line; given `argv` naming a command, only that command's part.
+
+    A start-up matters in a release job's every step: building all seven subparsers would
+    import every subcommand's option modules (and what they import) to run just one.
+    """
+    parser = _Parser(prog="swiftpm-guard", description=DESCRIPTION, epilog=EXIT_CODES)
     parser.add_argument("--version-info", action="version", version=f"swiftpm-guard {__version__}",
                         help="print the tool's version and exit")
     commands = parser.add_subparsers(dest="command", required=True, parser_class=_Parser,
                                      metavar="COMMAND", title="commands")
-    check.add_parsers(commands)
-    commands.add_parser("codes", help="list the finding codes")
-    audit.add_parser(commands)
-    publish.add_parser(commands)
-    preflight.add_parser(commands)
-    schema.add_parser(commands)
+    wanted = _named_command(argv)
+    modules = [COMMANDS[wanted]] if wanted else list(dict.fromkeys(COMMANDS.values()))
+    for name in modules:
+        if name:
+            _module(name).add_parsers(commands)
+        else:
+            commands.add_parser("codes", help="list the finding codes")
     for sub in commands.choices.values():
         sub.epilog = EXIT_CODES
-        sub.formatter_class = argparse.RawDescriptionHelpFormatter
+        sub.formatter_class = _Formatter
     return parser
 
 
+def _named_command(argv: Sequence[str] | None) -> str | None:
+    """The command `argv` runs, when its first word is one (else None: build them all)."""
+    if not argv:
+        return None
+    first = argv[0]
+    return first if first in COMMANDS else None
+
+
+def _module(name: str) -> ModuleType:
+    return importlib.import_module(f"swiftpm_guard.cli.{name}")
+
+
 def _codes() -> int:
+    from swiftpm_guard.core.model import CODES
+
     width = max(map(len, CODES))
     for code, meaning in CODES.items():
         print(f"{code:<{width}}  {meaning}")
@@ -66,17 +119,44 @@ def _codes() -> int:
 def _dispatch(args: argparse.Namespace) -> int:
     if args.command == "codes":
         return _codes()
-    runners = {"audit": audit.run, "publish": publish.run, "preflight": preflight.run,
-               "schema": schema.run}
-    return runners.get(args.command, check.run)(args)
+    code: int = _module(COMMANDS[args.command]).run(args)
+    return code
 
 
 def main(argv: Sequence[str] | None = None) -> int:
     try:
-        return _dispatch(build_parser().parse_args(argv))
+        words = sys.argv[1:] if argv is None else list(argv)
+        with _collector_paused():
+            # Start-up (the subcommand's modules, the parser) makes tens of thousands of
+            # objects that live until exit; collecting among them finds nothing.
+            parser = build_parser(words)
+        return _dispatch(parser.parse_args(words))
     except GuardError as error:
         print(f"swiftpm-guard: error: {error}", file=sys.stderr)
         return error.exit_code
     except KeyboardInterrupt:
         print("swiftpm-guard: interrupted", file=sys.stderr)
         return 130
+
+
+def run() -> NoReturn:
+    """The `swiftpm-guard` command (console script, `python -m swiftpm_guard`): main, then exit.
+
+    Before exiting, every object left is frozen out of the collector: the interpreter's final
+    collection would otherwise walk the whole heap (~10 ms of a 0.1 s check) only to free what
+    the process's exit frees anyway. Files are written and closed explicitly before this.
+    """
+    code = main()
+    gc.freeze()
+    sys.exit(code)
+
+
+@contextlib.contextmanager
+def _collector_paused() -> Iterator[None]:
+    was_enabled = gc.isenabled()
+    gc.disable()
+    try:
+        yield
+    finally:
+        if was_enabled:
+            gc.enable()

@@ -15,7 +15,7 @@ from swiftpm_guard.core.checks import DEFAULT_VERSION_PATTERN
 from swiftpm_guard.core.git_names import DEFAULT_TEMPLATE_REF
 
 
-def add_parser(commands: argparse._SubParsersAction[Any]) -> None:
+def add_parsers(commands: argparse._SubParsersAction[Any]) -> None:
     """Register `preflight` on the main parser's subcommands."""
     pre = commands.add_parser("preflight", help="exit 1 if swiftpm-<version> already exists")
     pre.add_argument("--version", required=True, help="X.Y.Z or X.Y.Z.YYYYMMDD")

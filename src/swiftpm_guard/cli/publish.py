@@ -22,7 +22,7 @@ from swiftpm_guard.cli.url_options import add_url_arguments
 from swiftpm_guard.core.git_names import DEFAULT_AUTHOR, DEFAULT_TEMPLATE_REF
 
 
-def add_parser(commands: argparse._SubParsersAction[Any]) -> None:
+def add_parsers(commands: argparse._SubParsersAction[Any]) -> None:
     """Register `publish` on the main parser's subcommands."""
     pub = commands.add_parser("publish", help="check, then push swiftpm-<version> create-only")
     add_source_arguments(pub)

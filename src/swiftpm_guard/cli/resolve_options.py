@@ -38,7 +38,7 @@ def resolve_settings(args: argparse.Namespace) -> ResolveSettings | None:
     """The resolve these options ask for, or None without `--resolve` (exit 2 on bad ones)."""
     if not args.resolve:
         return None
-    from swiftpm_guard.infra.swiftpm import locate_swift
+    from swiftpm_guard.infra.swift_locate import locate_swift
     from swiftpm_guard.jobs.resolve import ResolveSettings
 
     swift = args.resolve_swift

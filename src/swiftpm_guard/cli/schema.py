@@ -13,7 +13,7 @@ from swiftpm_guard.errors import InputError
 KINDS = ("check", "audit")
 
 
-def add_parser(commands: argparse._SubParsersAction[Any]) -> None:
+def add_parsers(commands: argparse._SubParsersAction[Any]) -> None:
     parser = commands.add_parser(
         "schema", help="print the JSON Schema of the check or the audit report",
         description="Print the JSON Schema (draft 2020-12) that every --json report of that "

@@ -12,12 +12,15 @@ import argparse
 from collections.abc import Sequence
 from typing import TYPE_CHECKING
 
-from swiftpm_guard.core.urls import DEFAULT_URL_TEMPLATE, UrlSettings
-
 if TYPE_CHECKING:
     from swiftpm_guard.core.model import Finding, Template
+    from swiftpm_guard.core.urls import UrlSettings
     from swiftpm_guard.jobs.check import Outcome
     from swiftpm_guard.jobs.check_request import CheckRequest
+
+
+#: What `--help` shows as the URL template's default.
+HELP_DEFAULT_URL_TEMPLATE = "{base_url}{name}-{version}.zip"
 
 
 def add_url_arguments(parser: argparse.ArgumentParser, *, flag: str = "--verify-urls") -> None:
@@ -34,9 +37,12 @@ def add_url_arguments(parser: argparse.ArgumentParser, *, flag: str = "--verify-
         group.add_argument(flag, action="store_true",
                            help="download every binary target's zip and compare its SHA-256 "
                                 "with the manifest's checksum, as SwiftPM will")
-    group.add_argument("--url-template", default=DEFAULT_URL_TEMPLATE, metavar="TEMPLATE",
+    # The default is core.urls.DEFAULT_URL_TEMPLATE, filled in by url_settings: importing
+    # core.urls to build every command's parser would cost each run what only URL checks use.
+    # (tests/unit/cli/test_url_options.py keeps the help and the constant in step.)
+    group.add_argument("--url-template", metavar="TEMPLATE",
                        help="zip URL with {base_url}, {name}, {version} "
-                            f"(default {DEFAULT_URL_TEMPLATE.replace('%', '%%')})")
+                            f"(default {HELP_DEFAULT_URL_TEMPLATE})")
     group.add_argument("--base-url", metavar="URL",
                        help="default: the manifest's own `let url = \"https://…\"`")
     group.add_argument("--url-timeout", type=float, default=30.0, metavar="SECONDS",
@@ -48,7 +54,11 @@ def add_url_arguments(parser: argparse.ArgumentParser, *, flag: str = "--verify-
 
 
 def url_settings(args: argparse.Namespace) -> UrlSettings:
-    return UrlSettings(template=args.url_template, base_url=args.base_url,
+    from swiftpm_guard.core.urls import DEFAULT_URL_TEMPLATE, UrlSettings
+
+    template = DEFAULT_URL_TEMPLATE if args.url_template is None else args.url_template
+    return UrlSettings(template=template,
+                       base_url=args.base_url,
                        timeout=args.url_timeout, retries=args.url_retries, jobs=args.url_jobs,
                        absent_on_403=getattr(args, "absent_on_403", False))
 

@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import bisect
 import re
-from dataclasses import dataclass
+from typing import NamedTuple
 
 from swiftpm_guard.core.model import Role
 
@@ -18,8 +18,7 @@ _DECLARATION = re.compile(r"\b(?:let|var)\s+([A-Za-z_][A-Za-z0-9_]*)\s*(?::[^=\n
 _OPEN = {"(": ")", "[": "]", "{": "}"}
 
 
-@dataclass(frozen=True, slots=True)
-class Declaration:
+class Declaration(NamedTuple):
     name: str
     start: int
     end: int

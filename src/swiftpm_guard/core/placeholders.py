@@ -9,7 +9,7 @@ from __future__ import annotations
 import bisect
 import re
 from collections.abc import Iterator
-from dataclasses import dataclass
+from typing import NamedTuple
 
 VERSION_TOKEN = "__VERSION__"
 _WORD = re.compile(r"[A-Za-z0-9_]+")
@@ -19,8 +19,7 @@ _CHECKSUM = re.compile(r"__SHA256_([A-Za-z0-9_]+)__")
 _SUSPECT = re.compile(r"(?i)sha256|version")
 
 
-@dataclass(frozen=True, slots=True)
-class Token:
+class Token(NamedTuple):
     kind: str  # "version", "checksum" or "malformed"
     text: str
     start: int

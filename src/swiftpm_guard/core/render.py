@@ -7,7 +7,6 @@ checks treat a Jinja template exactly like a placeholder one.
 from __future__ import annotations
 
 import sys
-import traceback
 from collections.abc import Callable, Iterator, Mapping
 from typing import TYPE_CHECKING, Any
 
@@ -222,5 +221,7 @@ def _describe(error: BaseException) -> str:
 
 
 def _error_line(error: BaseException) -> int | None:
+    import traceback  # only for a failing Jinja template; it imports linecache and textwrap
+
     frames = [f for f in traceback.extract_tb(error.__traceback__) if f.filename == "<template>"]
     return frames[-1].lineno if frames else None

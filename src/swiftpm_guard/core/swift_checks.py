@@ -12,10 +12,10 @@ from __future__ import annotations
 import dataclasses
 import re
 from collections.abc import Mapping, Sequence
+from typing import TYPE_CHECKING
 from urllib.parse import urlsplit
 
 from swiftpm_guard.core.checks import CheckOptions, apply_warn, base_name
-from swiftpm_guard.core.evaluation import Diagnostic, EvaluatedTarget, Evaluation
 from swiftpm_guard.core.model import (
     SHA256_RE,
     Artifact,
@@ -26,7 +26,11 @@ from swiftpm_guard.core.model import (
     SwiftStatus,
     TemplateSummary,
 )
-from swiftpm_guard.core.urls import other_release
+
+if TYPE_CHECKING:
+    # Types only: this module's manifest_line is also what the tree-sitter fallback uses, on
+    # machines with no SwiftPM, where SwiftPM's results are never built.
+    from swiftpm_guard.core.evaluation import Diagnostic, EvaluatedTarget, Evaluation
 
 #: Findings the evaluation recomputes; the static ones are dropped once SwiftPM has spoken.
 _TWO_WAY = frozenset({"unfilled-placeholder", "unclaimed-artifact"})
@@ -66,6 +70,8 @@ def diagnostic_findings(rendered: Rendered, diagnostics: Sequence[Diagnostic]) -
 
 def url_problems(target: EvaluatedTarget, version: str) -> list[str]:
     """Why a binary target's URL cannot be this release's zip of this target (empty: fine)."""
+    from swiftpm_guard.core.urls import other_release
+
     if target.url is None:
         return ["it has no URL (a local path ships nothing)"]
     parts = urlsplit(target.url)

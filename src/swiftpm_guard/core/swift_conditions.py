@@ -11,7 +11,6 @@ from __future__ import annotations
 
 import bisect
 import re
-from dataclasses import dataclass
 
 from swiftpm_guard.core.swift_lexer import Kind, Lexed
 
@@ -31,11 +30,13 @@ def _value(condition: str) -> bool | None:
     return value if len(match.group(1)) % 2 == 0 else not value
 
 
-@dataclass(slots=True)
 class _Block:
-    outer_dead: bool
-    taken: bool | None  # has an earlier branch been compiled in? (None: cannot tell)
-    dead: bool
+    __slots__ = ("dead", "outer_dead", "taken")
+
+    def __init__(self, outer_dead: bool, taken: bool | None, dead: bool) -> None:
+        self.outer_dead = outer_dead
+        self.taken = taken  # has an earlier branch been compiled in? (None: cannot tell)
+        self.dead = dead
 
 
 class Inactive:

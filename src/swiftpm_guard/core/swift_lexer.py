@@ -14,9 +14,9 @@ from __future__ import annotations
 
 import bisect
 import re
-from dataclasses import dataclass
 from enum import Enum
 from functools import cache
+from typing import NamedTuple
 
 
 class Kind(Enum):
@@ -26,15 +26,13 @@ class Kind(Enum):
     REGEX = "regex"
 
 
-@dataclass(frozen=True, slots=True)
-class Span:
+class Span(NamedTuple):
     kind: Kind
     start: int
     end: int
 
 
-@dataclass(frozen=True, slots=True)
-class Problem:
+class Problem(NamedTuple):
     """Something Swift rejects: `what` ("comment", "string", "regex"), opened at `start`."""
 
     what: str
@@ -63,14 +61,16 @@ def _regex_end(hashes: int) -> re.Pattern[str]:
     return re.compile("/" + "#" * hashes)
 
 
-@dataclass(slots=True)
 class _Interpolation:
     """An open `\\(`: code until its matching `)`, then back into the string it came from."""
 
-    depth: int
-    hashes: int
-    multiline: bool
-    string_start: int
+    __slots__ = ("depth", "hashes", "multiline", "string_start")
+
+    def __init__(self, depth: int, hashes: int, multiline: bool, string_start: int) -> None:
+        self.depth = depth
+        self.hashes = hashes
+        self.multiline = multiline
+        self.string_start = string_start
 
 
 class Lexed:

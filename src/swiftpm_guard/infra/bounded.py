@@ -1,89 +1,216 @@
-"""Run a parser in a forked child with a deadline and a memory cap, and say how it ended.
+"""Run a function in a forked child with a deadline and a memory cap, and say how it ended.
 
 Grammar libraries written in C can crash (a segfault takes the whole process with it) or go
-quadratic on hostile input. In a child, a crash is an exit status and a runaway is a kill; the
-caller gets a value either way and decides what it means (a finding, a bad-input error).
+quadratic on hostile input, and a PR's Jinja template can loop for hours. In a child, a crash
+is an exit status and a runaway is a kill; the caller gets a value either way and decides what
+it means (a finding, a bad-input error).
+
+A bare `os.fork` and a pipe, not multiprocessing: a check forks twice (bash, Swift), and
+multiprocessing's import and process bookkeeping cost more than the parses themselves; the child
+here also never flushes the parent's buffered output, never runs its atexit handlers, and never
+returns into the parent's stack.
 """
 
 from __future__ import annotations
 
 import faulthandler
-import multiprocessing
 import os
 import resource
+import select
 import signal
+import time
 from collections.abc import Callable
-from dataclasses import dataclass
-from multiprocessing.connection import Connection
-from typing import Any, Generic, TypeVar
+from typing import Any, Generic, NamedTuple, TypeVar
+
+from swiftpm_guard.errors import GuardError
 
 T = TypeVar("T")
 
 DEFAULT_MEMORY_BYTES = 1 << 30
+#: A reply is what our own code computed from capped input; more than this is a runaway.
+MAX_REPLY_BYTES = 256 << 20
+#: How long a child that has answered may take to exit before it is killed.
+EXIT_GRACE_SECONDS = 5.0
 
 
-@dataclass(frozen=True, slots=True)
-class Bounded(Generic[T]):
+class Ended(NamedTuple):
+    """How a child ended: `kind` is one of
+
+    - `ok`: `payload` is the function's result;
+    - `guard`: it raised a GuardError; `payload` is (message, file, line);
+    - `memory`: it ran out of its memory cap; `recursion`: it nested too deeply;
+    - `raised`: another exception; `payload` is "Type: message";
+    - `timeout`: it did not answer within the deadline and was killed;
+    - `died`: it exited without answering; `payload` says how ("crashed (SIGSEGV)").
+    """
+
+    kind: str
+    payload: Any = None
+
+
+class Bounded(NamedTuple, Generic[T]):
     """`value` when the child finished; else `failure` says why in a few words."""
 
     value: T | None
     failure: str | None = None
 
 
-def _child(channel: Connection, function: Callable[..., Any], args: tuple[Any, ...],
-           memory_bytes: int) -> None:
-    # A crash here is an answer for the parent; no "Fatal Python error" dump in the log.
-    faulthandler.disable()
-    try:
-        with open("/proc/self/statm") as stream:
-            used = int(stream.read().split()[0]) * os.sysconf("SC_PAGE_SIZE")
-        limit = used + memory_bytes
-        resource.setrlimit(resource.RLIMIT_AS, (limit, limit))
-        channel.send(("ok", function(*args)))
-    except MemoryError:
-        channel.send(("failed", f"needed more than {memory_bytes >> 20} MiB"))
-    except RecursionError:
-        channel.send(("failed", "nested too deeply"))
-    except Exception as error:  # any failure is an answer, never a traceback on stderr
-        channel.send(("failed", f"failed ({type(error).__name__}: {error})"))
-    finally:
-        channel.close()
-
-
 def run_bounded(function: Callable[..., T], *args: Any, seconds: float,
                 memory_bytes: int = DEFAULT_MEMORY_BYTES) -> Bounded[T]:
     """`function(*args)` in a forked child: its result, or why there is none.
 
-    The result travels back pickled, so keep it to plain data (tuples, strings, numbers).
+    The result travels back pickled, so keep it to plain data and frozen values.
     """
-    context = multiprocessing.get_context("fork")
-    receiver, sender = context.Pipe(duplex=False)
-    process = context.Process(target=_child, args=(sender, function, args, memory_bytes),
-                              daemon=True)
-    process.start()
-    sender.close()
+    ended = call_in_child(function, args, seconds=seconds, memory_bytes=memory_bytes)
+    if ended.kind == "ok":
+        return Bounded(ended.payload)
+    return Bounded(None, describe(ended, seconds=seconds, memory_bytes=memory_bytes))
+
+
+def describe(ended: Ended, *, seconds: float, memory_bytes: int) -> str:
+    """A few words on why a child gave no result ("did not finish within 10 s")."""
+    if ended.kind == "timeout":
+        return f"did not finish within {seconds:g} s"
+    if ended.kind == "memory":
+        return f"needed more than {memory_bytes >> 20} MiB"
+    if ended.kind == "recursion":
+        return "nested too deeply"
+    if ended.kind == "guard":
+        return f"failed ({ended.payload[0]})"
+    if ended.kind == "raised":
+        return f"failed ({ended.payload})"
+    return str(ended.payload)
+
+
+def call_in_child(function: Callable[..., Any], args: tuple[Any, ...], *, seconds: float,
+                  memory_bytes: int = DEFAULT_MEMORY_BYTES) -> Ended:
+    """Fork, run `function(*args)` in the child under the caps, and say how it ended."""
+    import pickle  # only when a child is made: pickle is not cheap to import
+
+    deadline = time.monotonic() + seconds
+    read_fd, write_fd = os.pipe()
+    pid = os.fork()
+    if pid == 0:  # the child: never returns
+        os.close(read_fd)
+        _serve(write_fd, function, args, memory_bytes)
+    os.close(write_fd)
+    reply: bytes | None = None
     try:
-        if not receiver.poll(seconds):
-            return Bounded(None, f"did not finish within {seconds:g} s")
-        try:
-            status, payload = receiver.recv()
-        except EOFError:
-            process.join(timeout=5)
-            return Bounded(None, _death(process.exitcode))
+        reply = _read_reply(read_fd, deadline)
     finally:
-        receiver.close()
-        if process.is_alive():
-            process.kill()
-        process.join(timeout=10)
-    if status != "ok":
-        return Bounded(None, str(payload))
-    return Bounded(payload)
+        os.close(read_fd)
+        # A child that answered is exiting; one that did not (deadline, our own interrupt)
+        # is killed at once.
+        status = _reap(pid, EXIT_GRACE_SECONDS if reply is not None else 0.0)
+    if reply is None:
+        return Ended("timeout")
+    if reply is _OVERSIZE:
+        return Ended("raised", f"answered with more than {MAX_REPLY_BYTES >> 20} MiB")
+    if not reply:
+        return Ended("died", _death(status))
+    kind, payload = pickle.loads(reply)
+    return Ended(kind, payload)
 
 
-def _death(code: int | None) -> str:
-    if code is not None and code < 0:
+def _serve(channel: int, function: Callable[..., Any], args: tuple[Any, ...],
+           memory_bytes: int) -> None:
+    """The child's whole life: run, write one pickled reply, `_exit` whatever happens."""
+    code = 0
+    try:
+        # A crash here is an answer for the parent; no "Fatal Python error" dump in the log.
+        faulthandler.disable()
+        _cap_memory(memory_bytes)
+        _write_all(channel, _reply(function, args))
+    except BaseException:
+        code = 70
+    finally:
+        os._exit(code)
+
+
+def _reply(function: Callable[..., Any], args: tuple[Any, ...]) -> bytes:
+    import pickle
+
+    try:
+        answer: tuple[str, Any] = ("ok", function(*args))
+    except GuardError as error:
+        answer = ("guard", (str(error), getattr(error, "file", None),
+                            getattr(error, "line", None)))
+    except MemoryError:
+        answer = ("memory", None)
+    except RecursionError:
+        answer = ("recursion", None)
+    except BaseException as error:  # any failure is an answer, never a traceback on stderr
+        answer = ("raised", f"{type(error).__name__}: {error}".strip().rstrip(":"))
+    try:
+        return pickle.dumps(answer, protocol=pickle.HIGHEST_PROTOCOL)
+    except Exception as error:
+        return pickle.dumps(("raised", f"its result could not be sent back ({error})"))
+
+
+def _cap_memory(memory_bytes: int) -> None:
+    """RLIMIT_AS at what the child holds now plus `memory_bytes`.
+
+    Without /proc (macOS runners) there is no cheap way to read the address space, and macOS
+    does not enforce RLIMIT_AS anyway: there the deadline alone bounds the child.
+    """
+    try:
+        with open("/proc/self/statm", "rb") as stream:
+            used = int(stream.read().split()[0]) * os.sysconf("SC_PAGE_SIZE")
+    except OSError:
+        return
+    limit = used + memory_bytes
+    resource.setrlimit(resource.RLIMIT_AS, (limit, limit))
+
+
+def _write_all(channel: int, data: bytes) -> None:
+    view = memoryview(data)
+    while view:
+        view = view[os.write(channel, view):]
+    os.close(channel)
+
+
+#: What `_read_reply` returns for a reply over MAX_REPLY_BYTES (compared by identity).
+_OVERSIZE = b"\0oversize"
+
+
+def _read_reply(channel: int, deadline: float) -> bytes | None:
+    """Everything the child wrote, up to end of file; None when the deadline passed first."""
+    poller = select.poll()
+    poller.register(channel, select.POLLIN)
+    chunks: list[bytes] = []
+    size = 0
+    while True:
+        left = deadline - time.monotonic()
+        if left <= 0 or not poller.poll(left * 1000):
+            return None
+        chunk = os.read(channel, 1 << 20)
+        if not chunk:
+            return b"".join(chunks)
+        size += len(chunk)
+        if size > MAX_REPLY_BYTES:
+            return _OVERSIZE
+        chunks.append(chunk)
+
+
+def _reap(pid: int, grace: float) -> int:
+    """The child's wait status, killing it if it has not exited within `grace` seconds."""
+    stop = time.monotonic() + grace
+    pause = 0.00005  # an answered child exits within microseconds; a wedged one is waited out
+    while time.monotonic() < stop:
+        done, status = os.waitpid(pid, os.WNOHANG)
+        if done:
+            return status
+        time.sleep(pause)
+        pause = min(pause * 2, 0.01)
+    os.kill(pid, signal.SIGKILL)
+    return os.waitpid(pid, 0)[1]
+
+
+def _death(status: int) -> str:
+    if os.WIFSIGNALED(status):
+        number = os.WTERMSIG(status)
         try:
-            return f"crashed ({signal.Signals(-code).name})"
+            return f"crashed ({signal.Signals(number).name})"
         except ValueError:
-            return f"crashed (signal {-code})"
-    return f"died (exit status {code})"
+            return f"crashed (signal {number})"
+    return f"died (exit status {os.waitstatus_to_exitcode(status)})"

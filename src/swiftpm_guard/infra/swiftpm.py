@@ -18,7 +18,6 @@ import contextlib
 import hashlib
 import os
 import posixpath
-import shutil
 import signal
 import subprocess
 import tempfile
@@ -37,7 +36,7 @@ from swiftpm_guard.core.evaluation import (
     interpret,
 )
 from swiftpm_guard.core.model import Rendered
-from swiftpm_guard.errors import InfrastructureError, InputError, UsageError
+from swiftpm_guard.errors import InfrastructureError, InputError
 from swiftpm_guard.infra.fs import read_bytes
 from swiftpm_guard.infra.result_cache import ResultCache
 
@@ -142,29 +141,6 @@ def _stub_place(template_dir: Path, stubs: Path) -> str:
 
 def _relative(place: str, root: Path, path: Path) -> str:
     return f"{place}/{path.relative_to(root).as_posix()}"
-
-
-def locate_swift(mode: str) -> tuple[str | None, str]:
-    """`auto` → swift on PATH or None; `off` → None; a path → that executable. Plus why."""
-    if mode == "off":
-        return None, "--swift off"
-    if mode == "auto":
-        found = shutil.which("swift")
-        if found is None:
-            return None, "no swift on PATH (--swift auto)"
-        return found, f"swift on PATH: {found}"
-    validate_swift_option(mode)
-    return str(Path(mode).absolute()), f"--swift {mode}"
-
-
-def validate_swift_option(mode: str) -> str:
-    """`auto`, `off`, or an executable file (exit 2 otherwise)."""
-    if mode in ("auto", "off"):
-        return mode
-    path = Path(mode)
-    if not path.is_file() or not os.access(path, os.X_OK):
-        raise UsageError(f"--swift {mode!r} is not auto, off, or an executable file")
-    return mode
 
 
 def default_cache_dir() -> Path:

@@ -15,7 +15,6 @@ from swiftpm_guard.core.model import Artifact, Finding, Rendered, Report, Templa
 from swiftpm_guard.core.render import render
 from swiftpm_guard.jobs.check_request import CheckRequest
 from swiftpm_guard.jobs.swiftpm_proof import prove
-from swiftpm_guard.jobs.zip_contents import scan_zip_folder
 from swiftpm_guard.sources.artifacts import (
     expand_declared,
     read_checksums,
@@ -37,6 +36,9 @@ def gather_artifacts(settings: CheckRequest) -> tuple[list[Artifact], list[Findi
     artifacts: list[Artifact] = list(settings.read.artifacts) if settings.read else []
     findings: list[Finding] = list(settings.read.findings) if settings.read else []
     for folder in settings.artifacts:
+        # Only with zips: their rules read plists and zip directories, at a cost to import.
+        from swiftpm_guard.jobs.zip_contents import scan_zip_folder
+
         found, problems = scan_zip_folder(folder)
         artifacts += found
         findings += problems

@@ -10,7 +10,7 @@ from swiftpm_guard.core.checks import DEFAULT_VERSION_PATTERN
 from swiftpm_guard.core.model import CODES, Artifact, Finding
 from swiftpm_guard.core.versions import check_version_shape, validate_version
 from swiftpm_guard.errors import UsageError
-from swiftpm_guard.infra.swiftpm import validate_swift_option
+from swiftpm_guard.infra.swift_locate import validate_swift_option
 from swiftpm_guard.sources.workflow import WorkflowSpec
 
 _SUFFIX = re.compile(r"[A-Za-z0-9_]{0,32}")

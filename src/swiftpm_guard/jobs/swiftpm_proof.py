@@ -15,9 +15,8 @@ from pathlib import Path
 
 from swiftpm_guard.core.checks import CheckOptions, apply_warn
 from swiftpm_guard.core.model import Artifact, Finding, Rendered, Report, SwiftStatus
-from swiftpm_guard.core.swift_checks import apply_evaluations
 from swiftpm_guard.infra import swift_syntax as syntax
-from swiftpm_guard.infra.swiftpm import SwiftPM, locate_swift, package_files
+from swiftpm_guard.infra.swift_locate import locate_swift
 
 
 def prove(
@@ -33,6 +32,11 @@ def prove(
     executable, why = locate_swift(swift)
     if executable is None:
         return _fallback(report, rendered, options, why)
+    # Only here: running SwiftPM needs subprocesses, threads and scratch folders, and most
+    # checks (Linux runners) have no swift to run.
+    from swiftpm_guard.core.swift_checks import apply_evaluations
+    from swiftpm_guard.infra.swiftpm import SwiftPM, package_files
+
     runner = SwiftPM(executable, cache_dir=cache_dir)
     evaluated = []
     seconds = 0.0

@@ -7,8 +7,6 @@ The JSON shape is a public interface (documented in the README, described by
 
 from __future__ import annotations
 
-import json
-
 from swiftpm_guard import __version__
 from swiftpm_guard.core.checks import base_name
 from swiftpm_guard.core.model import Artifact, Finding, Report, Severity
@@ -58,6 +56,8 @@ def origin_of(artifact: Artifact) -> dict[str, object]:
 
 
 def to_json(report: Report) -> str:
+    import json
+
     return json.dumps(to_dict(report), indent=2, ensure_ascii=False) + "\n"
 
 

@@ -6,7 +6,6 @@ import contextlib
 import errno
 import os
 import stat
-import tempfile
 from collections.abc import Sequence
 from pathlib import Path
 
@@ -51,6 +50,8 @@ def _folder(path: Path) -> Path:
 
 
 def _stage(path: Path, data: bytes) -> str:
+    import tempfile  # only when writing: it imports shutil and random
+
     directory = _folder(path)
     try:
         handle, temporary = tempfile.mkstemp(prefix=f".{path.name}.", dir=directory)
@@ -129,6 +130,8 @@ def _writable_target(path: Path, shown: str) -> None:
 
 
 def _can_create_in(folder: Path, shown: str) -> None:
+    import tempfile
+
     try:
         handle, probe = tempfile.mkstemp(prefix=".probe.", dir=folder)
     except OSError as error:

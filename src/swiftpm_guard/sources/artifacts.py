@@ -2,14 +2,12 @@
 
 from __future__ import annotations
 
-import hashlib
 import os
 import re
 from collections.abc import Iterable
-from concurrent.futures import ThreadPoolExecutor
-from dataclasses import dataclass
 from io import BufferedReader
 from pathlib import Path
+from typing import NamedTuple
 
 from swiftpm_guard.core.model import NAME_RE, Artifact, Finding, Location, Severity
 from swiftpm_guard.core.text_lines import split_lines
@@ -23,7 +21,6 @@ from swiftpm_guard.sources.files import (
     read_text,
     resolved,
 )
-from swiftpm_guard.sources.zip_reader import ZipProblem, ZipReader
 
 #: `<name>-<version>.zip`: names never hold a hyphen, so the first one splits.
 ZIP_NAME_RE = re.compile(r"(?P<name>[A-Za-z0-9_]+)-(?P<version>[^/\\]+)\.zip")
@@ -39,6 +36,8 @@ def sha256_file(path: Path) -> str:
 
 
 def _sha256_stream(stream: BufferedReader) -> str:
+    import hashlib  # here, like the pool and the zip reader: a checksums file needs none
+
     digest = hashlib.sha256()
     buffer = bytearray(_CHUNK)
     view = memoryview(buffer)
@@ -47,8 +46,7 @@ def _sha256_stream(stream: BufferedReader) -> str:
     return digest.hexdigest()
 
 
-@dataclass(frozen=True, slots=True)
-class _ZipResult:
+class _ZipResult(NamedTuple):
     artifact: Artifact | None
     findings: tuple[Finding, ...]
 
@@ -63,6 +61,8 @@ def scan_artifact_dir(folder: Path, *, display: str | None = None,
     zips = sorted(_zip_entries(folder, root, shown))
     if not zips:
         raise InputError("artifact folder holds no *.zip files", file=shown)
+    from concurrent.futures import ThreadPoolExecutor
+
     pool_size = workers or min(len(zips), os.cpu_count() or 1)
     with ThreadPoolExecutor(max_workers=pool_size) as pool:
         results = list(
@@ -129,6 +129,8 @@ def _layout_findings(stream: BufferedReader, name: str, shown: str) -> list[Find
 
     On the descriptor that was hashed (`ZipReader` reads with pread, by offset), so the
     bytes checked are the bytes hashed."""
+    from swiftpm_guard.sources.zip_reader import ZipProblem, ZipReader
+
     layout = _Layout(name)
     try:
         for entry in ZipReader(stream.fileno()).entries():
@@ -219,8 +221,7 @@ def read_checksums(path: Path, *, display: str | None = None) -> list[Artifact]:
     return artifacts
 
 
-@dataclass(frozen=True, slots=True)
-class DeclaredName:
+class DeclaredName(NamedTuple):
     """A framework base name from a list or a workflow, with where it was written."""
 
     name: str

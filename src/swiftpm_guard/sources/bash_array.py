@@ -16,9 +16,8 @@ from __future__ import annotations
 
 import re
 from collections.abc import Callable
-from dataclasses import dataclass
 from functools import cache
-from typing import Any
+from typing import Any, NamedTuple
 
 from swiftpm_guard.core.model import NAME_RE
 
@@ -34,14 +33,12 @@ _STRING_ESCAPE = re.compile(r'\\([$`"\\\n])')
 _WORD_ESCAPE = re.compile(r"\\\n|\\(.)", re.DOTALL)
 
 
-@dataclass(frozen=True, slots=True)
-class Element:
+class Element(NamedTuple):
     word: str
     offset: int  # byte offset in the script
 
 
-@dataclass(frozen=True, slots=True)
-class Rejected:
+class Rejected(NamedTuple):
     """Why the array cannot be read, at a byte offset of the script."""
 
     message: str

@@ -11,6 +11,7 @@ import re
 from collections.abc import Iterator
 from dataclasses import dataclass
 from pathlib import Path
+from typing import NamedTuple
 
 import yaml
 
@@ -46,8 +47,7 @@ class WorkflowSpec:
         return cls(path, job, var)
 
 
-@dataclass(frozen=True, slots=True)
-class _Script:
+class _Script(NamedTuple):
     """A script scalar, its text and how to map its offsets back to file lines."""
 
     text: str

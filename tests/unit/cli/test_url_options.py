@@ -1,0 +1,37 @@
+"""`--url-template`'s default lives in core.urls; the help text says it without importing it."""
+
+from __future__ import annotations
+
+import argparse
+
+import pytest
+
+from swiftpm_guard.cli.url_options import (
+    HELP_DEFAULT_URL_TEMPLATE,
+    add_url_arguments,
+    url_settings,
+)
+from swiftpm_guard.core.urls import DEFAULT_URL_TEMPLATE
+from swiftpm_guard.errors import UsageError
+
+
+def _parser() -> argparse.ArgumentParser:
+    parser = argparse.ArgumentParser(prog="t")
+    add_url_arguments(parser)
+    return parser
+
+
+def test_the_help_shows_the_default_core_uses():
+    assert HELP_DEFAULT_URL_TEMPLATE == DEFAULT_URL_TEMPLATE
+    assert f"(default {DEFAULT_URL_TEMPLATE})" in " ".join(_parser().format_help().split())
+
+
+def test_no_option_means_the_core_default():
+    assert url_settings(_parser().parse_args([])).template == DEFAULT_URL_TEMPLATE
+
+
+def test_a_given_template_is_kept_and_an_empty_one_is_still_refused():
+    given = "{base_url}{name}.zip"
+    assert url_settings(_parser().parse_args(["--url-template", given])).template == given
+    with pytest.raises(UsageError):
+        url_settings(_parser().parse_args(["--url-template", ""]))

@@ -1,0 +1,113 @@
+"""The forked child that bounds parsers and templates: every way a child can end is a value.
+
+Real forks, real signals, real deadlines; the functions the child runs are module-level so the
+test reads as what the child does.
+"""
+
+from __future__ import annotations
+
+import os
+import signal
+import subprocess
+import sys
+import time
+
+import pytest
+
+from swiftpm_guard.errors import InputError
+from swiftpm_guard.infra import bounded
+from swiftpm_guard.infra.bounded import Bounded, call_in_child, run_bounded
+
+
+def _add(a: int, b: int) -> int:
+    return a + b
+
+
+def _guard_error() -> None:
+    raise InputError("bad thing", file="t.yml", line=7)
+
+
+def _value_error() -> None:
+    raise ValueError("no")
+
+
+def _recurse(n: int = 0) -> int:
+    return _recurse(n + 1)
+
+
+def _hog() -> bytes:
+    return b"x" * (2 << 30)
+
+
+def _segfault() -> None:
+    os.kill(os.getpid(), signal.SIGSEGV)
+
+
+def _exit_quietly() -> None:
+    os._exit(3)
+
+
+def _sleep() -> None:
+    time.sleep(60)
+
+
+def _unpicklable() -> object:
+    return lambda: None
+
+
+def test_a_result_comes_back():
+    assert run_bounded(_add, 2, 3, seconds=10) == Bounded(5, None)
+
+
+def test_each_way_of_failing_is_named():
+    assert call_in_child(_guard_error, (), seconds=10).payload == ("t.yml:7: bad thing", "t.yml",
+                                                                    7)
+    assert run_bounded(_value_error, seconds=10).failure == "failed (ValueError: no)"
+    assert run_bounded(_recurse, seconds=10).failure == "nested too deeply"
+    assert run_bounded(_hog, seconds=10, memory_bytes=64 << 20).failure == \
+        "needed more than 64 MiB"
+    assert run_bounded(_segfault, seconds=10).failure == "crashed (SIGSEGV)"
+    assert run_bounded(_exit_quietly, seconds=10).failure == "died (exit status 3)"
+    assert run_bounded(_unpicklable, seconds=10).failure.startswith(
+        "failed (its result could not be sent back")
+
+
+def test_a_stalled_child_is_killed_at_the_deadline_not_after_the_grace():
+    started = time.monotonic()
+    outcome = run_bounded(_sleep, seconds=0.3)
+    elapsed = time.monotonic() - started
+    assert outcome == Bounded(None, "did not finish within 0.3 s")
+    # Killed at once: the grace for exiting children (5 s) is not waited out.
+    assert elapsed < bounded.EXIT_GRACE_SECONDS
+
+
+def test_no_child_is_left_behind():
+    run_bounded(_add, 1, 2, seconds=10)
+    run_bounded(_segfault, seconds=10)
+    run_bounded(_sleep, seconds=0.3)
+    with pytest.raises(ChildProcessError):
+        os.waitpid(-1, os.WNOHANG)
+
+
+def test_an_oversized_reply_is_refused(monkeypatch):
+    monkeypatch.setattr(bounded, "MAX_REPLY_BYTES", 1024)
+    outcome = run_bounded(bytes, 4096, seconds=10)
+    assert outcome.value is None
+    assert outcome.failure is not None and outcome.failure.startswith(
+        "failed (answered with more than")
+
+
+CHILD_OUTPUT = """
+import sys
+from swiftpm_guard.infra.bounded import run_bounded
+sys.stdout.write("parent-buffered ")   # not yet flushed when the child is forked
+print(run_bounded(len, "abc", seconds=10).value)
+"""
+
+
+def test_the_child_never_flushes_or_exits_through_the_parents_code():
+    """multiprocessing's children flush inherited buffers; a bare `_exit` child must not."""
+    done = subprocess.run([sys.executable, "-c", CHILD_OUTPUT], capture_output=True, text=True,
+                          timeout=60, check=True)
+    assert done.stdout == "parent-buffered 3\n"
+    assert done.stderr == ""
