@@ -29,7 +29,7 @@ from swiftpm_guard.core.urls import validate_base_url
 from swiftpm_guard.errors import UsageError
 from swiftpm_guard.sources.git_ref import relative_path, validate_ref
 from swiftpm_guard.sources.git_repository import DEFAULT_PATTERN
-from swiftpm_guard.sources.workflow import WorkflowSpec
+from swiftpm_guard.sources.workflow_spec import WorkflowSpec
 
 #: `auto` publishes only on these; pushes, pull requests and merge queues only check.
 PUBLISH_EVENTS = frozenset({"schedule", "workflow_dispatch"})

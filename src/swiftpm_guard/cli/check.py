@@ -15,15 +15,15 @@ from swiftpm_guard.cli.check_options import (
     add_source_arguments,
     add_version_arguments,
     check_request,
+    workflow_specs,
 )
 from swiftpm_guard.cli.resolve_options import add_resolve_arguments, resolve_settings
 from swiftpm_guard.cli.url_options import add_url_arguments, url_settings, with_url_findings
 from swiftpm_guard.errors import UsageError
-from swiftpm_guard.jobs.check import Outcome, evaluate
-from swiftpm_guard.report.check import console_line, to_json, to_markdown, verdict
-from swiftpm_guard.sinks.files import write_atomically
+from swiftpm_guard.sources.workflow_ahead import ReadAhead
 
 if TYPE_CHECKING:
+    from swiftpm_guard.jobs.check import Outcome
     from swiftpm_guard.jobs.check_request import CheckRequest
     from swiftpm_guard.jobs.resolve import ResolveOutcome
 
@@ -77,6 +77,8 @@ def _targets(option: str, where: str, templates: Sequence[Path]) -> list[Path]:
 
 def _report_files(args: argparse.Namespace, outcome: Outcome,
                   resolved: ResolveOutcome | None = None) -> list[tuple[Path, bytes]]:
+    from swiftpm_guard.report.check import to_json, to_markdown
+
     files: list[tuple[Path, bytes]] = []
     if args.json:
         text = to_json(outcome.report)
@@ -108,7 +110,18 @@ def _log(line: str) -> None:
 
 
 def run(args: argparse.Namespace) -> int:
-    settings = check_request(args, args.template, args.stubs_dir)
+    # The workflows are read in children forked first, while this process is small, so their
+    # YAML and bash parsing run beside the imports below instead of after them.
+    with ReadAhead(workflow_specs(args)) as ahead:
+        return _run(args, ahead)
+
+
+def _run(args: argparse.Namespace, ahead: ReadAhead) -> int:
+    from swiftpm_guard.jobs.check import evaluate
+    from swiftpm_guard.report.check import console_line, verdict
+    from swiftpm_guard.sinks.files import write_atomically
+
+    settings = check_request(args, args.template, args.stubs_dir, read_ahead=ahead)
     is_render = args.command == "render"
     outputs = _targets("--output", args.output, settings.templates) if is_render else []
     drafts = (_targets("--draft", args.draft, settings.templates)

@@ -6,10 +6,14 @@ from __future__ import annotations
 
 import argparse
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 from swiftpm_guard.cli import swift_options
-from swiftpm_guard.jobs.check_request import CheckRequest
-from swiftpm_guard.sources.workflow import WorkflowSpec
+from swiftpm_guard.sources.workflow_spec import WorkflowSpec
+
+if TYPE_CHECKING:
+    from swiftpm_guard.jobs.check_request import CheckRequest
+    from swiftpm_guard.sources.workflow_ahead import ReadAhead
 
 
 def add_source_arguments(parser: argparse.ArgumentParser) -> None:
@@ -45,9 +49,19 @@ def add_report_arguments(parser: argparse.ArgumentParser) -> None:
     swift_options.add_arguments(parser)
 
 
+def workflow_specs(args: argparse.Namespace) -> tuple[WorkflowSpec, ...]:
+    """`--frameworks-from` as specs (exit 2 for a malformed one)."""
+    return tuple(WorkflowSpec.parse(s) for s in args.frameworks_from)
+
+
 def check_request(args: argparse.Namespace, templates: list[str],
-                  stubs_dir: str | None = None) -> CheckRequest:
+                  stubs_dir: str | None = None, *,
+                  read_ahead: ReadAhead | None = None) -> CheckRequest:
     """The check these options describe (validated on construction: exit 2)."""
+    # Here, not at the top: the check's modules load after the CLI has started reading the
+    # workflows in the background (cli.check.run).
+    from swiftpm_guard.jobs.check_request import CheckRequest
+
     extra = {} if args.version_pattern is None else {"version_pattern": args.version_pattern}
     return CheckRequest(
         templates=tuple(Path(t) for t in templates),
@@ -55,12 +69,13 @@ def check_request(args: argparse.Namespace, templates: list[str],
         artifacts=tuple(Path(a) for a in args.artifacts),
         checksums=tuple(Path(c) for c in args.checksums),
         frameworks=tuple(args.frameworks),
-        frameworks_from=tuple(WorkflowSpec.parse(s) for s in args.frameworks_from),
+        frameworks_from=workflow_specs(args),
         stubs_dir=Path(stubs_dir) if stubs_dir else None,
         debug_suffix=args.debug_suffix,
         warn=frozenset(args.warn),
         render_seconds=args.render_timeout,
         swift=args.swift,
         swift_cache=Path(args.swift_cache) if args.swift_cache else None,
+        read_ahead=read_ahead,
         **extra,
     )

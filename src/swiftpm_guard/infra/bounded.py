@@ -37,7 +37,8 @@ class Ended(NamedTuple):
     """How a child ended: `kind` is one of
 
     - `ok`: `payload` is the function's result;
-    - `guard`: it raised a GuardError; `payload` is (message, file, line);
+    - `guard`: it raised a GuardError; `payload` is (message, file, line, the error itself,
+      or None when it cannot travel);
     - `memory`: it ran out of its memory cap; `recursion`: it nested too deeply;
     - `raised`: another exception; `payload` is "Type: message";
     - `timeout`: it did not answer within the deadline and was killed;
@@ -85,31 +86,69 @@ def describe(ended: Ended, *, seconds: float, memory_bytes: int) -> str:
 def call_in_child(function: Callable[..., Any], args: tuple[Any, ...], *, seconds: float,
                   memory_bytes: int = DEFAULT_MEMORY_BYTES) -> Ended:
     """Fork, run `function(*args)` in the child under the caps, and say how it ended."""
-    import pickle  # only when a child is made: pickle is not cheap to import
+    return start_in_child(function, args, seconds=seconds, memory_bytes=memory_bytes).wait()
 
-    deadline = time.monotonic() + seconds
+
+def start_in_child(function: Callable[..., Any], args: tuple[Any, ...], *, seconds: float,
+                   memory_bytes: int = DEFAULT_MEMORY_BYTES) -> Running:
+    """Fork now and run `function(*args)` in the child; `wait()` for how it ended.
+
+    The deadline counts from now. Started before the parent's own slow work (its imports),
+    the child's work runs beside it on another core instead of after it.
+    """
     read_fd, write_fd = os.pipe()
+    deadline = time.monotonic() + seconds
     pid = os.fork()
     if pid == 0:  # the child: never returns
         os.close(read_fd)
         _serve(write_fd, function, args, memory_bytes)
     os.close(write_fd)
-    reply: bytes | None = None
-    try:
-        reply = _read_reply(read_fd, deadline)
-    finally:
-        os.close(read_fd)
-        # A child that answered is exiting; one that did not (deadline, our own interrupt)
-        # is killed at once.
-        status = _reap(pid, EXIT_GRACE_SECONDS if reply is not None else 0.0)
-    if reply is None:
-        return Ended("timeout")
-    if reply is _OVERSIZE:
-        return Ended("raised", f"answered with more than {MAX_REPLY_BYTES >> 20} MiB")
-    if not reply:
-        return Ended("died", _death(status))
-    kind, payload = pickle.loads(reply)
-    return Ended(kind, payload)
+    return Running(pid, read_fd, deadline)
+
+
+class Running:
+    """A child started by `start_in_child`: wait for it once, or cancel it (kill, reap)."""
+
+    def __init__(self, pid: int, channel: int, deadline: float) -> None:
+        self._pid = pid
+        self._channel = channel
+        self._deadline = deadline
+        self._ended: Ended | None = None
+
+    def wait(self) -> Ended:
+        """How the child ended; at the deadline it is killed and the answer is `timeout`."""
+        if self._ended is not None:
+            return self._ended
+        import pickle  # only when a child is made: pickle is not cheap to import
+
+        reply: bytes | None = None
+        try:
+            reply = _read_reply(self._channel, self._deadline)
+        finally:
+            # A child that answered is exiting; one that did not (deadline, our own
+            # interrupt) is killed at once.
+            status = self._finish(EXIT_GRACE_SECONDS if reply is not None else 0.0)
+        if reply is None:
+            self._ended = Ended("timeout")
+        elif reply is _OVERSIZE:
+            self._ended = Ended("raised",
+                                f"answered with more than {MAX_REPLY_BYTES >> 20} MiB")
+        elif not reply:
+            self._ended = Ended("died", _death(status))
+        else:
+            self._ended = Ended(*pickle.loads(reply))
+        return self._ended
+
+    def cancel(self) -> None:
+        """Kill the child if it has not been waited for (nothing is left running)."""
+        if self._ended is None and self._channel >= 0:
+            self._finish(0.0)
+            self._ended = Ended("timeout")
+
+    def _finish(self, grace: float) -> int:
+        os.close(self._channel)
+        self._channel = -1
+        return _reap(self._pid, grace)
 
 
 def _serve(channel: int, function: Callable[..., Any], args: tuple[Any, ...],
@@ -119,22 +158,22 @@ def _serve(channel: int, function: Callable[..., Any], args: tuple[Any, ...],
     try:
         # A crash here is an answer for the parent; no "Fatal Python error" dump in the log.
         faulthandler.disable()
-        _cap_memory(memory_bytes)
-        _write_all(channel, _reply(function, args))
+        _write_all(channel, _reply(function, args, memory_bytes))
     except BaseException:
         code = 70
     finally:
         os._exit(code)
 
 
-def _reply(function: Callable[..., Any], args: tuple[Any, ...]) -> bytes:
+def _reply(function: Callable[..., Any], args: tuple[Any, ...], memory_bytes: int) -> bytes:
     import pickle
 
     try:
+        _cap_memory(memory_bytes)
         answer: tuple[str, Any] = ("ok", function(*args))
     except GuardError as error:
         answer = ("guard", (str(error), getattr(error, "file", None),
-                            getattr(error, "line", None)))
+                            getattr(error, "line", None), _portable(error)))
     except MemoryError:
         answer = ("memory", None)
     except RecursionError:
@@ -145,6 +184,17 @@ def _reply(function: Callable[..., Any], args: tuple[Any, ...]) -> bytes:
         return pickle.dumps(answer, protocol=pickle.HIGHEST_PROTOCOL)
     except Exception as error:
         return pickle.dumps(("raised", f"its result could not be sent back ({error})"))
+
+
+def _portable(error: GuardError) -> GuardError | None:
+    """The error itself when it survives pickling (the parent re-raises it as it was)."""
+    import pickle
+
+    try:
+        copy = pickle.loads(pickle.dumps(error))
+    except Exception:  # a subclass whose constructor pickle cannot call again
+        return None
+    return copy if type(copy) is type(error) and str(copy) == str(error) else None
 
 
 def _cap_memory(memory_bytes: int) -> None:
@@ -159,6 +209,9 @@ def _cap_memory(memory_bytes: int) -> None:
     except OSError:
         return
     limit = used + memory_bytes
+    _soft, hard = resource.getrlimit(resource.RLIMIT_AS)
+    if hard != resource.RLIM_INFINITY:
+        limit = min(limit, hard)  # a child of a child: never above the cap it inherited
     resource.setrlimit(resource.RLIMIT_AS, (limit, limit))
 
 

@@ -32,7 +32,7 @@ def call_isolated(function: Callable[..., T], *args: Any, file: str,
     if ended.kind == "ok":
         return ended.payload  # type: ignore[no-any-return]
     if ended.kind == "guard":
-        message, _file, line = ended.payload
+        message, _file, line, _error = ended.payload
         raise _Relayed(message, line)
     if ended.kind == "timeout":
         raise InputError(f"rendering did not finish within {seconds:g} s; stopped it",

@@ -16,6 +16,7 @@ from swiftpm_guard.core.render import render
 from swiftpm_guard.jobs.check_request import CheckRequest
 from swiftpm_guard.jobs.swiftpm_proof import prove
 from swiftpm_guard.sources.artifacts import (
+    DeclaredName,
     expand_declared,
     read_checksums,
     read_declared,
@@ -46,13 +47,20 @@ def gather_artifacts(settings: CheckRequest) -> tuple[list[Artifact], list[Findi
         artifacts += read_checksums(path)
     for spec in settings.frameworks:
         artifacts += expand_declared(read_declared(spec), settings.debug_suffix)
-    if settings.frameworks_from:
-        from swiftpm_guard.sources.workflow import read_workflow_frameworks
-
-        for workflow in settings.frameworks_from:
-            names = read_workflow_frameworks(workflow)
-            artifacts += expand_declared(names, settings.debug_suffix, "workflow")
+    for names in _workflow_names(settings):
+        artifacts += expand_declared(names, settings.debug_suffix, "workflow")
     return artifacts, findings
+
+
+def _workflow_names(settings: CheckRequest) -> list[list[DeclaredName]]:
+    ahead = settings.read_ahead
+    if ahead is not None and ahead.specs == settings.frameworks_from:
+        return ahead.names()
+    if not settings.frameworks_from:
+        return []
+    from swiftpm_guard.sources.workflow import read_workflow_frameworks
+
+    return [read_workflow_frameworks(spec) for spec in settings.frameworks_from]
 
 
 def _render(template: Template, version: str, built: dict[str, Artifact],

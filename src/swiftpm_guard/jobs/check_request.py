@@ -11,7 +11,8 @@ from swiftpm_guard.core.model import CODES, Artifact, Finding
 from swiftpm_guard.core.versions import check_version_shape, validate_version
 from swiftpm_guard.errors import UsageError
 from swiftpm_guard.infra.swift_locate import validate_swift_option
-from swiftpm_guard.sources.workflow import WorkflowSpec
+from swiftpm_guard.sources.workflow_ahead import ReadAhead
+from swiftpm_guard.sources.workflow_spec import WorkflowSpec
 
 _SUFFIX = re.compile(r"[A-Za-z0-9_]{0,32}")
 
@@ -47,6 +48,9 @@ class CheckRequest:
     swift_cache: Path | None = None
     #: Sources already read by the caller; gathered together with the paths above.
     read: ReadSources | None = None
+    #: The `frameworks_from` workflows, already being read in child processes (the CLI starts
+    #: them before it imports the check); when None, the check reads them itself.
+    read_ahead: ReadAhead | None = field(default=None, compare=False, repr=False)
 
     def __post_init__(self) -> None:
         if not self.templates:

@@ -26,7 +26,8 @@ from swiftpm_guard.limits import TEMPLATE_MAX_BYTES, WORKFLOW_MAX_BYTES
 from swiftpm_guard.redact import redact_userinfo
 from swiftpm_guard.sources.artifacts import DeclaredName
 from swiftpm_guard.sources.template import STUB_DIRS, load_template
-from swiftpm_guard.sources.workflow import WorkflowSpec, read_workflow_frameworks
+from swiftpm_guard.sources.workflow import read_workflow_frameworks
+from swiftpm_guard.sources.workflow_spec import WorkflowSpec
 from swiftpm_guard.workflow_commands import neutralise
 
 #: A stub tree larger than this is not a stub tree.

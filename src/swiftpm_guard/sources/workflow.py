@@ -9,7 +9,6 @@ from __future__ import annotations
 import bisect
 import re
 from collections.abc import Iterator
-from dataclasses import dataclass
 from pathlib import Path
 from typing import NamedTuple
 
@@ -22,29 +21,7 @@ from swiftpm_guard.limits import BASH_PARSE_SECONDS, WORKFLOW_MAX_BYTES
 from swiftpm_guard.sources.artifacts import DeclaredName
 from swiftpm_guard.sources.bash_array import Element, Rejected, prepare, read_arrays
 from swiftpm_guard.sources.files import read_text
-
-_VAR_RE = re.compile(r"[A-Za-z_][A-Za-z0-9_]*")
-_JOB_RE = re.compile(r"[A-Za-z_][A-Za-z0-9_-]*")
-
-
-@dataclass(frozen=True, slots=True)
-class WorkflowSpec:
-    path: str
-    job: str
-    var: str
-
-    @classmethod
-    def parse(cls, spec: str) -> WorkflowSpec:
-        """`WORKFLOW.yml:JOB:VAR` (the path may itself hold colons)."""
-        parts = spec.rsplit(":", 2)
-        if len(parts) != 3 or not all(parts):
-            raise InputError(f"--frameworks-from expects WORKFLOW.yml:JOB:VAR, got {spec!r}")
-        path, job, var = parts
-        if not _JOB_RE.fullmatch(job):
-            raise InputError(f"job id {job!r} is not a valid workflow job id")
-        if not _VAR_RE.fullmatch(var):
-            raise InputError(f"{var!r} is not a bash variable name")
-        return cls(path, job, var)
+from swiftpm_guard.sources.workflow_spec import WorkflowSpec
 
 
 class _Script(NamedTuple):

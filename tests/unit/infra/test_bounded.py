@@ -60,8 +60,11 @@ def test_a_result_comes_back():
 
 
 def test_each_way_of_failing_is_named():
-    assert call_in_child(_guard_error, (), seconds=10).payload == ("t.yml:7: bad thing", "t.yml",
-                                                                    7)
+    message, file, line, error = call_in_child(_guard_error, (), seconds=10).payload
+    assert (message, file, line) == ("t.yml:7: bad thing", "t.yml", 7)
+    # The error itself travels too, so a caller can raise it again exactly as it was.
+    assert type(error) is InputError
+    assert (str(error), error.file, error.line) == (message, file, line)
     assert run_bounded(_value_error, seconds=10).failure == "failed (ValueError: no)"
     assert run_bounded(_recurse, seconds=10).failure == "nested too deeply"
     assert run_bounded(_hog, seconds=10, memory_bytes=64 << 20).failure == \
@@ -111,3 +114,28 @@ def test_the_child_never_flushes_or_exits_through_the_parents_code():
                           timeout=60, check=True)
     assert done.stdout == "parent-buffered 3\n"
     assert done.stderr == ""
+
+
+def _nested() -> Bounded[int]:
+    return run_bounded(_add, 20, 22, seconds=10)
+
+
+def test_a_child_may_bound_a_child_of_its_own():
+    """The workflow reader's child runs the bash parse in a grandchild, under the cap it got."""
+    assert run_bounded(_nested, seconds=20) == Bounded(Bounded(42, None), None)
+
+
+def test_a_started_child_works_beside_the_parent_and_counts_its_deadline_from_the_start():
+    child = bounded.start_in_child(time.sleep, (0.5,), seconds=0.3)
+    time.sleep(0.4)  # the parent's own work: the child's deadline passes meanwhile
+    assert child.wait().kind == "timeout"
+    started = bounded.start_in_child(_add, (1, 2), seconds=10)
+    assert started.wait() == started.wait() == bounded.Ended("ok", 3)
+
+
+def test_a_cancelled_child_is_killed_and_reaped():
+    child = bounded.start_in_child(_sleep, (), seconds=60)
+    child.cancel()
+    child.cancel()  # twice is harmless
+    with pytest.raises(ChildProcessError):
+        os.waitpid(-1, os.WNOHANG)

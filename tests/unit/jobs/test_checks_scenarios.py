@@ -52,7 +52,7 @@ def test_product_added_to_template_before_the_workflow_builds_it(tmp_path):
 def test_declared_workflow_list_catches_it_on_the_pull_request(tmp_path):
     built = [k for k in (*PRODUCT_KEYS, *BINARY_ONLY_KEYS) if k != "kernels_llm"]
     release = write_release(tmp_path, built=built)
-    from swiftpm_guard.sources.workflow import WorkflowSpec
+    from swiftpm_guard.sources.workflow_spec import WorkflowSpec
 
     spec = WorkflowSpec(str(release.workflow), "build-frameworks", "FRAMEWORKS")
     report = run(release, frameworks_from=(spec,))
