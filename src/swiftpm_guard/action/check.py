@@ -4,7 +4,6 @@ summary, outputs. Also what `publish` does on pull requests (code under review n
 
 from __future__ import annotations
 
-import dataclasses
 import sys
 import tempfile
 from collections.abc import Sequence
@@ -76,8 +75,8 @@ def _evaluate(settings: ActionSettings, github: GitHubSession) -> tuple[Outcome,
                                          log=lambda line: _log(f"swiftpm-guard: {line}"))
     if settings.version is None:
         # A PR comparing names has no version: the reports say nothing about one.
-        shown = dataclasses.replace(outcome.report, version="")
-        outcome = dataclasses.replace(outcome, report=shown)
+        shown = outcome.report._replace(version="")
+        outcome = outcome._replace(report=shown)
     return outcome, loaded
 
 

@@ -11,7 +11,6 @@ Refs are listed from the workspace clone (`git ls-remote origin`), else through 
 
 from __future__ import annotations
 
-import dataclasses
 import fnmatch
 import sys
 from collections.abc import Callable
@@ -97,10 +96,10 @@ def evaluate_lines(
                     seen.add(_key(finding))
                     merged.append(finding)
                 continue
-            merged.append(dataclasses.replace(finding, message=f"{ref}: {finding.message}"))
+            merged.append(finding._replace(message=f"{ref}: {finding.message}"))
     first_ref, first, loaded = results[0]
     del first_ref
-    report = dataclasses.replace(first.report, findings=tuple(merged))
+    report = first.report._replace(findings=tuple(merged))
     for _ref, _outcome, other in results[1:]:
         loaded.ref_paths |= other.ref_paths
         loaded.notes += [n for n in other.notes if n not in loaded.notes]
@@ -109,4 +108,4 @@ def evaluate_lines(
         for ref, o, lo in results
     ]
     loaded.sections.append(matrix_markdown(rows, settings.debug_suffix))
-    return dataclasses.replace(first, report=report), loaded
+    return first._replace(report=report), loaded

@@ -7,10 +7,9 @@ is asked for by some template (else the product silently vanishes).
 
 from __future__ import annotations
 
-import dataclasses
 import re
 from collections.abc import Iterable, Sequence
-from dataclasses import dataclass
+from typing import NamedTuple
 
 from swiftpm_guard.core.liveness import live_code_findings
 from swiftpm_guard.core.model import (
@@ -30,8 +29,7 @@ from swiftpm_guard.core.model import (
 DEFAULT_VERSION_PATTERN = r"[0-9]+\.[0-9]+\.[0-9]+(?:\.[0-9]{8})?"
 
 
-@dataclass(frozen=True, slots=True)
-class CheckOptions:
+class CheckOptions(NamedTuple):
     version: str
     debug_suffix: str = "_debug"
     version_pattern: str = DEFAULT_VERSION_PATTERN
@@ -265,7 +263,7 @@ def _summary(item: Rendered) -> TemplateSummary:
 
 def apply_warn(findings: Iterable[Finding], warn: frozenset[str]) -> list[Finding]:
     """`--warn CODE`: error findings of those codes become warnings (notices stay notices)."""
-    return [dataclasses.replace(f, severity=Severity.WARNING)
+    return [f._replace(severity=Severity.WARNING)
             if f.code in warn and f.severity is Severity.ERROR else f
             for f in findings]
 

@@ -1,13 +1,19 @@
 """Frozen values that flow from sources through checks to the report.
 
 Nothing here does I/O; sources build these, checks read them, sinks print them.
+
+NamedTuples, not dataclasses: every check creates all of these classes at start-up, and a
+frozen, slotted dataclass costs ~0.5 ms to create (it compiles six generated methods) against
+~0.06 ms, a tenth of the interpreter's own start. Immutable, hashable and compared by value all
+the same; change one with `_replace`. Being tuples, values of two classes with equal fields
+compare equal: compare values of one class only.
 """
 
 from __future__ import annotations
 
 import enum
 import re
-from dataclasses import dataclass, field
+from typing import NamedTuple
 
 #: What SwiftPM and the placeholder syntax allow in a binary target name.
 NAME_RE = re.compile(r"[A-Za-z0-9_]+")
@@ -29,14 +35,12 @@ class Role(enum.StrEnum):
     UNKNOWN = "unknown"  # the template text does not tell
 
 
-@dataclass(frozen=True, slots=True)
-class Location:
+class Location(NamedTuple):
     file: str
     line: int | None = None
 
 
-@dataclass(frozen=True, slots=True)
-class Finding:
+class Finding(NamedTuple):
     code: str
     severity: Severity
     subject: str
@@ -55,8 +59,7 @@ class Finding:
         }
 
 
-@dataclass(frozen=True, slots=True)
-class Artifact:
+class Artifact(NamedTuple):
     """One built (or declared) binary: a name and, when known, its SHA-256.
 
     `sha256 is None` means declared without a checksum (a PR's framework list).
@@ -84,8 +87,7 @@ class Artifact:
         return "checksums"
 
 
-@dataclass(frozen=True, slots=True)
-class Placeholder:
+class Placeholder(NamedTuple):
     """One occurrence of `__SHA256_<name>__` (or a name a Jinja template read)."""
 
     name: str
@@ -93,8 +95,7 @@ class Placeholder:
     role: Role = Role.UNKNOWN
 
 
-@dataclass(frozen=True, slots=True)
-class Stub:
+class Stub(NamedTuple):
     """A stub folder beside the template: `.Package.swift/<product>/`."""
 
     name: str
@@ -102,8 +103,7 @@ class Stub:
     has_sources: bool
 
 
-@dataclass(frozen=True, slots=True)
-class Template:
+class Template(NamedTuple):
     """A template file's text and what it asks for."""
 
     path: str
@@ -116,8 +116,7 @@ class Template:
     stubs_path: str | None = None
 
 
-@dataclass(frozen=True, slots=True)
-class Rendered:
+class Rendered(NamedTuple):
     """A template after substitution: text plus what the substitution saw."""
 
     template: Template
@@ -127,16 +126,14 @@ class Rendered:
     findings: tuple[Finding, ...] = ()
 
 
-@dataclass(frozen=True, slots=True)
-class TemplateSummary:
+class TemplateSummary(NamedTuple):
     path: str
     placeholders: tuple[str, ...]
     products: int | None
     binary_targets: int | None
 
 
-@dataclass(frozen=True, slots=True)
-class SwiftStatus:
+class SwiftStatus(NamedTuple):
     """Whether the real SwiftPM evaluated the manifests, and if not, why not."""
 
     used: bool
@@ -149,8 +146,7 @@ class SwiftStatus:
                 "cached": self.cached}
 
 
-@dataclass(frozen=True, slots=True)
-class HostedStats:
+class HostedStats(NamedTuple):
     """What `--verify-urls` did: URLs fetched, how many served the promised zip, bytes, time."""
 
     urls: int
@@ -168,8 +164,7 @@ class HostedStats:
                 f"({size} in {self.seconds:.1f} s)")
 
 
-@dataclass(frozen=True, slots=True)
-class Report:
+class Report(NamedTuple):
     version: str
     templates: tuple[TemplateSummary, ...]
     placeholders: tuple[str, ...]
@@ -179,7 +174,7 @@ class Report:
     products: int | None
     binary_targets: int | None
     counts_source: str | None
-    findings: tuple[Finding, ...] = field(default_factory=tuple)
+    findings: tuple[Finding, ...] = ()
     swiftpm: SwiftStatus | None = None
     #: The merged built set, sorted by name: checksums and where each name came from.
     artifacts: tuple[Artifact, ...] = ()

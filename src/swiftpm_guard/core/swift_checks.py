@@ -9,7 +9,6 @@ products and binary targets, not from the text:
 
 from __future__ import annotations
 
-import dataclasses
 import re
 from collections.abc import Mapping, Sequence
 from typing import TYPE_CHECKING
@@ -165,16 +164,13 @@ def two_way(
     claimed = {base_name(n, debug_suffix) for n in declared}
     unclaimed = sorted(n for n in built if base_name(n, debug_suffix) not in claimed)
     findings = [
-        dataclasses.replace(
-            _finding(
-                "unfilled-placeholder",
-                name,
-                declared[name],
-                f"SwiftPM evaluates binary target '{name}' but no source built it; its checksum "
-                "cannot be right and every consumer fails to resolve",
-            ),
-            line=asked.get(name),
-        )
+        _finding(
+            "unfilled-placeholder",
+            name,
+            declared[name],
+            f"SwiftPM evaluates binary target '{name}' but no source built it; its checksum "
+            "cannot be right and every consumer fails to resolve",
+        )._replace(line=asked.get(name))
         for name in unfilled
     ]
     for name in unclaimed:
@@ -207,16 +203,14 @@ def apply_evaluations(
         findings += diagnostic_findings(rendered, evaluation.diagnostics)
         findings += target_findings(rendered, evaluation, built, options.version)
     if not evaluated or not all(e.ok for _r, e in evaluated):
-        return dataclasses.replace(
-            report, swiftpm=status, findings=report.findings + _warn(findings, options)
-        )
+        return report._replace(swiftpm=status,
+                               findings=report.findings + _warn(findings, options))
     unfilled, unclaimed, two_way_findings = two_way(evaluated, built, options.debug_suffix)
     kept = tuple(f for f in report.findings if f.code not in _TWO_WAY)
     counts = {r.template.path: e for r, e in evaluated}
     templates = tuple(_summary(t, counts.get(t.path)) for t in report.templates)
     primary = evaluated[0][1]
-    return dataclasses.replace(
-        report,
+    return report._replace(
         templates=templates,
         unfilled=tuple(unfilled),
         unclaimed=tuple(unclaimed),
@@ -231,9 +225,8 @@ def apply_evaluations(
 def _summary(summary: TemplateSummary, evaluation: Evaluation | None) -> TemplateSummary:
     if evaluation is None:
         return summary
-    return dataclasses.replace(
-        summary, products=len(evaluation.products), binary_targets=len(evaluation.binary_targets)
-    )
+    return summary._replace(products=len(evaluation.products),
+                            binary_targets=len(evaluation.binary_targets))
 
 
 def _finding(code: str, subject: str, file: str, message: str) -> Finding:

@@ -7,8 +7,8 @@ the result both ways. Sinks (files, check runs, git) come after, in the front en
 from __future__ import annotations
 
 from collections.abc import Sequence
-from dataclasses import dataclass, field
 from pathlib import Path
+from typing import NamedTuple
 
 from swiftpm_guard.core.checks import CheckOptions, check, merge_artifacts
 from swiftpm_guard.core.model import Artifact, Finding, Rendered, Report, Template
@@ -24,12 +24,11 @@ from swiftpm_guard.sources.artifacts import (
 from swiftpm_guard.sources.template import load_template
 
 
-@dataclass(frozen=True, slots=True)
-class Outcome:
+class Outcome(NamedTuple):
     report: Report
     rendered: tuple[Rendered, ...]
     #: name → artifact as merged from every source (what the checksums were filled from)
-    built: dict[str, Artifact] = field(default_factory=dict)
+    built: dict[str, Artifact]
 
 
 def gather_artifacts(settings: CheckRequest) -> tuple[list[Artifact], list[Finding]]:

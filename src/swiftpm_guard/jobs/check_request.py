@@ -3,8 +3,8 @@
 from __future__ import annotations
 
 import re
-from dataclasses import dataclass, field
 from pathlib import Path
+from typing import NamedTuple
 
 from swiftpm_guard.core.checks import DEFAULT_VERSION_PATTERN
 from swiftpm_guard.core.model import CODES, Artifact, Finding
@@ -17,8 +17,7 @@ from swiftpm_guard.sources.workflow_spec import WorkflowSpec
 _SUFFIX = re.compile(r"[A-Za-z0-9_]{0,32}")
 
 
-@dataclass(frozen=True, slots=True)
-class ReadSources:
+class ReadSources(NamedTuple):
     """Sources a caller has already read into values, shown by the names it chose.
 
     The action reads the workspace, other refs of the repository and a run's artifact itself,
@@ -30,8 +29,7 @@ class ReadSources:
     findings: tuple[Finding, ...] = ()
 
 
-@dataclass(frozen=True, kw_only=True)
-class CheckRequest:
+class _Fields(NamedTuple):
     templates: tuple[Path, ...]
     version: str
     artifacts: tuple[Path, ...] = ()
@@ -41,7 +39,7 @@ class CheckRequest:
     stubs_dir: Path | None = None
     debug_suffix: str = "_debug"
     version_pattern: str = DEFAULT_VERSION_PATTERN
-    warn: frozenset[str] = field(default_factory=frozenset)
+    warn: frozenset[str] = frozenset()
     #: Deadline for rendering one Jinja template in its isolated child process.
     render_seconds: float = 20.0
     swift: str = "auto"  # auto | off | PATH of a swift executable
@@ -50,9 +48,47 @@ class CheckRequest:
     read: ReadSources | None = None
     #: The `frameworks_from` workflows, already being read in child processes (the CLI starts
     #: them before it imports the check); when None, the check reads them itself.
-    read_ahead: ReadAhead | None = field(default=None, compare=False, repr=False)
+    read_ahead: ReadAhead | None = None
 
-    def __post_init__(self) -> None:
+
+_DEFAULT = _Fields._field_defaults
+
+
+class CheckRequest(_Fields):
+    """A check's whole request, validated when made (exit 2 for bad usage).
+
+    A NamedTuple like the values it carries (see core.model for why); `__new__` takes keywords
+    only, with the defaults of the fields above, and refuses a request that cannot be run.
+    """
+
+    __slots__ = ()
+
+    def __new__(  # one keyword per field, as the CLI and the action name them
+        cls, *, templates: tuple[Path, ...], version: str,
+        artifacts: tuple[Path, ...] = _DEFAULT["artifacts"],
+        checksums: tuple[Path, ...] = _DEFAULT["checksums"],
+        frameworks: tuple[str, ...] = _DEFAULT["frameworks"],
+        frameworks_from: tuple[WorkflowSpec, ...] = _DEFAULT["frameworks_from"],
+        stubs_dir: Path | None = _DEFAULT["stubs_dir"],
+        debug_suffix: str = _DEFAULT["debug_suffix"],
+        version_pattern: str = _DEFAULT["version_pattern"],
+        warn: frozenset[str] = _DEFAULT["warn"],
+        render_seconds: float = _DEFAULT["render_seconds"],
+        swift: str = _DEFAULT["swift"],
+        swift_cache: Path | None = _DEFAULT["swift_cache"],
+        read: ReadSources | None = _DEFAULT["read"],
+        read_ahead: ReadAhead | None = _DEFAULT["read_ahead"],
+    ) -> CheckRequest:
+        request = super().__new__(
+            cls, templates=templates, version=version, artifacts=artifacts,
+            checksums=checksums, frameworks=frameworks, frameworks_from=frameworks_from,
+            stubs_dir=stubs_dir, debug_suffix=debug_suffix, version_pattern=version_pattern,
+            warn=warn, render_seconds=render_seconds, swift=swift, swift_cache=swift_cache,
+            read=read, read_ahead=read_ahead)
+        request._validate()
+        return request
+
+    def _validate(self) -> None:
         if not self.templates:
             raise UsageError("give at least one --template")
         if not (self.artifacts or self.checksums or self.frameworks or self.frameworks_from

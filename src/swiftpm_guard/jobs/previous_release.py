@@ -4,7 +4,6 @@ those of the newest published branch of the same X.Y.Z.
 
 from __future__ import annotations
 
-import dataclasses
 from collections.abc import Mapping
 from pathlib import Path
 
@@ -51,7 +50,7 @@ def compare_with_previous(
         loaded = [load_template(folder / t, display=t)[0] for t in present]
         # Through the pipeline, so a Jinja template renders in its bounded child process;
         # only the names are needed, so SwiftPM is not asked.
-        names_only = dataclasses.replace(request.settings, swift="off")
+        names_only = request.settings._replace(swift="off")
         rendered = evaluate_read(names_only, loaded, [], [], require_checksums=True).rendered
     except InputError as error:
         return None, f"cannot read the template behind {name}: {error}"

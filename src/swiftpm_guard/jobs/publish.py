@@ -237,7 +237,7 @@ def _lost(
         f"'{result.branch}' appeared on {url} at {now[:12]} while this run was "
         f"publishing (race lost: {detail}); the remote was left as it is",
     )
-    report = dataclasses.replace(result.report, findings=(*result.report.findings, finding))
+    report = result.report._replace(findings=(*result.report.findings, finding))
     return dataclasses.replace(result, report=report, skipped="race lost")
 
 

@@ -13,7 +13,6 @@ ResolveOutcome it also returns goes into the JSON report (`as_dict()`).
 
 from __future__ import annotations
 
-import dataclasses
 import time
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
@@ -108,5 +107,5 @@ def with_resolution(outcome: Outcome, version: str, settings: ResolveSettings,
         how = "cached" if result.cached else "swift package resolve"
         log(f"resolve: {count} binary targets in {result.seconds:.1f} s ({how})")
     found = apply_warn(result.findings, warn)
-    report = dataclasses.replace(outcome.report, findings=(*outcome.report.findings, *found))
-    return dataclasses.replace(outcome, report=report), result
+    report = outcome.report._replace(findings=(*outcome.report.findings, *found))
+    return outcome._replace(report=report), result

@@ -9,7 +9,6 @@ by `scripts/swift-toolchain.sh`).
 
 from __future__ import annotations
 
-import dataclasses
 from collections.abc import Mapping, Sequence
 from pathlib import Path
 
@@ -63,7 +62,7 @@ def _fallback(
             reason=f"{why}; tree-sitter-swift is not installed "
             "either, so the syntax was not checked",
         )
-        return dataclasses.replace(report, swiftpm=status)
+        return report._replace(swiftpm=status)
     findings: list[Finding] = []
     for item in rendered:
         findings += syntax.syntax_findings(item)
@@ -71,4 +70,4 @@ def _fallback(
     status = SwiftStatus(
         used=False, reason=f"{why}; syntax checked with tree-sitter-swift, counts are static"
     )
-    return dataclasses.replace(report, swiftpm=status, findings=report.findings + tuple(findings))
+    return report._replace(swiftpm=status, findings=report.findings + tuple(findings))

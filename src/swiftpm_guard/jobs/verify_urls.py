@@ -5,7 +5,6 @@ wrong with each (`--verify-urls`); or say which zips of a version already exist
 
 from __future__ import annotations
 
-import dataclasses
 from collections.abc import Callable, Sequence
 
 from swiftpm_guard.core.checks import apply_warn
@@ -29,9 +28,8 @@ def with_hosted(outcome: Outcome, version: str, options: UrlSettings, *,
     if log is not None:
         log(f"verify-urls: {stats.sentence()}")
     found = apply_warn([f for f in results if f is not None], warn)
-    report = dataclasses.replace(outcome.report, findings=(*outcome.report.findings, *found),
-                                 hosted=stats)
-    return dataclasses.replace(outcome, report=report)
+    report = outcome.report._replace(findings=(*outcome.report.findings, *found), hosted=stats)
+    return outcome._replace(report=report)
 
 
 def zips_of_templates(templates: Sequence[Template], version: str,

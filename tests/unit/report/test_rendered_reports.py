@@ -128,8 +128,8 @@ def test_branch_exists_alone_is_said_as_such():
 
 def test_verify_urls_stats_in_markdown_and_verdict():
     report = _report(["a"], ["a"])
-    report = Report(**{**{f: getattr(report, f) for f in report.__slots__},
-                       "hosted": HostedStats(urls=20, verified=20, bytes=2_400_000, seconds=1.25)})
+    report = report._replace(
+        hosted=HostedStats(urls=20, verified=20, bytes=2_400_000, seconds=1.25))
     assert "20 zip URLs fetched, 20 verified (2.4 MB in 1.2 s)" in verdict(report)
     assert "20 zip URLs fetched, 20 verified" in rendered_text(to_markdown(report))
 
