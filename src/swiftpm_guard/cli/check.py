@@ -19,8 +19,9 @@ from swiftpm_guard.cli.check_options import (
 )
 from swiftpm_guard.cli.resolve_options import add_resolve_arguments, resolve_settings
 from swiftpm_guard.cli.url_options import add_url_arguments, url_settings, with_url_findings
-from swiftpm_guard.errors import UsageError
+from swiftpm_guard.errors import GuardError, UsageError
 from swiftpm_guard.sources.workflow_ahead import ReadAhead
+from swiftpm_guard.sources.workflow_spec import WorkflowSpec
 
 if TYPE_CHECKING:
     from swiftpm_guard.jobs.check import Outcome
@@ -109,10 +110,36 @@ def _log(line: str) -> None:
     print(f"swiftpm-guard: {line}", file=sys.stderr)
 
 
+def start_early(words: Sequence[str]) -> ReadAhead:
+    """The `--frameworks-from` workflows, read from now on in children forked while this
+    process is small (before its parser and the check's modules), so their YAML and bash
+    parsing run beside that start-up instead of after it.
+
+    The words are scanned, not parsed: `run` uses this only when argparse finds the very same
+    workflows (else it reads them itself), so a misread costs a wasted child, never a result.
+    """
+    return ReadAhead(_workflows_named(words))
+
+
+def _workflows_named(words: Sequence[str]) -> tuple[WorkflowSpec, ...]:
+    values = []
+    for word, after in zip(words, [*words[1:], ""], strict=True):
+        if word == "--frameworks-from":
+            values.append(after)
+        elif word.startswith("--frameworks-from="):
+            values.append(word.partition("=")[2])
+    try:
+        return tuple(WorkflowSpec.parse(value) for value in values)
+    except GuardError:
+        return ()  # argparse will say what is wrong, in its words
+
+
 def run(args: argparse.Namespace) -> int:
-    # The workflows are read in children forked first, while this process is small, so their
-    # YAML and bash parsing run beside the imports below instead of after them.
-    with ReadAhead(workflow_specs(args)) as ahead:
+    specs = workflow_specs(args)
+    early = getattr(args, "started", None)
+    if isinstance(early, ReadAhead) and early.specs == specs:
+        return _run(args, early)
+    with ReadAhead(specs) as ahead:
         return _run(args, ahead)
 
 

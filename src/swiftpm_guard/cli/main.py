@@ -103,6 +103,14 @@ def _named_command(argv: Sequence[str] | None) -> str | None:
     return first if first in COMMANDS else None
 
 
+def _start_early(words: Sequence[str], stack: contextlib.ExitStack) -> object:
+    """What the named command can start before its parser exists (its `start_early`), entered
+    on `stack` so it is stopped whatever happens; None when there is nothing to start."""
+    name = COMMANDS.get(_named_command(words) or "")
+    start = getattr(_module(name), "start_early", None) if name else None
+    return None if start is None else stack.enter_context(start(words[1:]))
+
+
 def _module(name: str) -> ModuleType:
     return importlib.import_module(f"swiftpm_guard.cli.{name}")
 
@@ -126,11 +134,15 @@ def _dispatch(args: argparse.Namespace) -> int:
 def main(argv: Sequence[str] | None = None) -> int:
     try:
         words = sys.argv[1:] if argv is None else list(argv)
-        with _collector_paused():
-            # Start-up (the subcommand's modules, the parser) makes tens of thousands of
-            # objects that live until exit; collecting among them finds nothing.
-            parser = build_parser(words)
-        return _dispatch(parser.parse_args(words))
+        with contextlib.ExitStack() as started:
+            with _collector_paused():
+                # Start-up (the subcommand's modules, the parser) makes tens of thousands of
+                # objects that live until exit; collecting among them finds nothing.
+                early = _start_early(words, started)
+                parser = build_parser(words)
+            args = parser.parse_args(words)
+            args.started = early
+            return _dispatch(args)
     except GuardError as error:
         print(f"swiftpm-guard: error: {error}", file=sys.stderr)
         return error.exit_code
