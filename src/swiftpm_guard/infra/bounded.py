@@ -15,7 +15,6 @@ from __future__ import annotations
 
 import faulthandler
 import os
-import resource
 import select
 import signal
 import time
@@ -90,12 +89,15 @@ def call_in_child(function: Callable[..., Any], args: tuple[Any, ...], *, second
 
 
 def start_in_child(function: Callable[..., Any], args: tuple[Any, ...], *, seconds: float,
-                   memory_bytes: int = DEFAULT_MEMORY_BYTES) -> Running:
+                   memory_bytes: int = DEFAULT_MEMORY_BYTES) -> Child:
     """Fork now and run `function(*args)` in the child; `wait()` for how it ended.
 
     The deadline counts from now. Started before the parent's own slow work (its imports),
-    the child's work runs beside it on another core instead of after it.
+    the child's work runs beside it on another core instead of after it. Where there is no
+    fork (Windows runners, with the composite action) the child is a spawned interpreter.
     """
+    if not hasattr(os, "fork"):
+        return Spawned(function, args, seconds=seconds, memory_bytes=memory_bytes)
     read_fd, write_fd = os.pipe()
     deadline = time.monotonic() + seconds
     pid = os.fork()
@@ -151,6 +153,69 @@ class Running:
         return _reap(self._pid, grace)
 
 
+class Spawned:
+    """`Running` where there is no fork: a fresh interpreter (multiprocessing's spawn) runs
+    the function, so it must be importable by name; slower to start, bounded the same way
+    (but for the memory cap, which needs RLIMIT_AS)."""
+
+    def __init__(self, function: Callable[..., Any], args: tuple[Any, ...], *, seconds: float,
+                 memory_bytes: int) -> None:
+        import multiprocessing
+
+        context = multiprocessing.get_context("spawn")
+        self._receiver, sender = context.Pipe(duplex=False)
+        self._deadline = time.monotonic() + seconds
+        self._process = context.Process(target=_spawned_main,
+                                        args=(sender, function, args, memory_bytes), daemon=True)
+        self._process.start()
+        sender.close()
+        self._ended: Ended | None = None
+
+    def wait(self) -> Ended:
+        if self._ended is not None:
+            return self._ended
+        import pickle
+
+        reply: bytes | None = None
+        try:
+            left = max(0.0, self._deadline - time.monotonic())
+            reply = self._receiver.recv_bytes() if self._receiver.poll(left) else None
+        except EOFError:
+            reply = b""
+        finally:
+            # As for a forked child: one that answered may exit; one that did not is killed.
+            self.cancel_process(grace=EXIT_GRACE_SECONDS if reply is not None else 0.0)
+        if reply is None:
+            self._ended = Ended("timeout")
+        elif not reply:
+            self._ended = Ended("died", f"died (exit status {self._process.exitcode})")
+        else:
+            self._ended = Ended(*pickle.loads(reply))
+        return self._ended
+
+    def cancel(self) -> None:
+        if self._ended is None:
+            self.cancel_process(grace=0.0)
+            self._ended = Ended("timeout")
+
+    def cancel_process(self, *, grace: float) -> None:
+        self._receiver.close()
+        self._process.join(grace)
+        if self._process.is_alive():
+            self._process.kill()
+            self._process.join(EXIT_GRACE_SECONDS)
+
+
+#: A started child, forked or spawned.
+Child = Running | Spawned
+
+
+def _spawned_main(sender: Any, function: Callable[..., Any], args: tuple[Any, ...],
+                  memory_bytes: int) -> None:
+    sender.send_bytes(_reply(function, args, memory_bytes))
+    sender.close()
+
+
 def _serve(channel: int, function: Callable[..., Any], args: tuple[Any, ...],
            memory_bytes: int) -> None:
     """The child's whole life: run, write one pickled reply, `_exit` whatever happens."""
@@ -201,8 +266,13 @@ def _cap_memory(memory_bytes: int) -> None:
     """RLIMIT_AS at what the child holds now plus `memory_bytes`.
 
     Without /proc (macOS runners) there is no cheap way to read the address space, and macOS
-    does not enforce RLIMIT_AS anyway: there the deadline alone bounds the child.
+    does not enforce RLIMIT_AS anyway: there the deadline alone bounds the child (and on
+    Windows, which has no `resource` module at all).
     """
+    try:
+        import resource
+    except ImportError:
+        return
     try:
         with open("/proc/self/statm", "rb") as stream:
             used = int(stream.read().split()[0]) * os.sysconf("SC_PAGE_SIZE")

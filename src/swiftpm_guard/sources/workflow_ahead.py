@@ -17,8 +17,8 @@ from typing import TYPE_CHECKING
 from swiftpm_guard.errors import GuardError, InputError
 from swiftpm_guard.infra.bounded import (
     DEFAULT_MEMORY_BYTES,
+    Child,
     Ended,
-    Running,
     describe,
     start_in_child,
 )
@@ -42,7 +42,7 @@ class ReadAhead:
                  seconds: float = WORKFLOW_READ_SECONDS) -> None:
         self.specs = tuple(specs)
         self._seconds = seconds
-        self._children: list[Running] = []
+        self._children: list[Child] = []
         try:
             for spec in self.specs:
                 self._children.append(start_in_child(_read, (spec,), seconds=seconds))

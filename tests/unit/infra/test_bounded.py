@@ -139,3 +139,15 @@ def test_a_cancelled_child_is_killed_and_reaped():
     child.cancel()  # twice is harmless
     with pytest.raises(ChildProcessError):
         os.waitpid(-1, os.WNOHANG)
+
+
+def test_where_there_is_no_fork_the_child_is_spawned(monkeypatch):
+    """Windows runners (the composite action) have no fork: the same answers, from a spawned
+    interpreter (forced here by hiding os.fork)."""
+    monkeypatch.delattr(os, "fork")
+    assert run_bounded(_add, 2, 3, seconds=60) == Bounded(5, None)
+    assert run_bounded(_value_error, seconds=60).failure == "failed (ValueError: no)"
+    assert run_bounded(_exit_quietly, seconds=60).failure == "died (exit status 3)"
+    started = time.monotonic()
+    assert run_bounded(_sleep, seconds=3).failure == "did not finish within 3 s"
+    assert time.monotonic() - started < bounded.EXIT_GRACE_SECONDS + 3
