@@ -5,6 +5,7 @@ import pytest
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 
+from support.forks import forks  # noqa: F401  (the fixture, by name)
 from support.release import Release, write_release
 from support.report_schemas import (  # noqa: F401  (hooks and fixture, by name)
     pytest_sessionfinish,

@@ -6,9 +6,9 @@ from __future__ import annotations
 
 import argparse
 import sys
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, TypeVar
 
 from swiftpm_guard.cli.check_options import (
     add_report_arguments,
@@ -20,6 +20,9 @@ from swiftpm_guard.cli.check_options import (
 from swiftpm_guard.cli.resolve_options import add_resolve_arguments, resolve_settings
 from swiftpm_guard.cli.url_options import add_url_arguments, url_settings, with_url_findings
 from swiftpm_guard.errors import GuardError, UsageError
+from swiftpm_guard.infra import swift_grammar
+from swiftpm_guard.infra.prepared import Prepared, prepare_child
+from swiftpm_guard.infra.swift_locate import on_path
 from swiftpm_guard.sources.workflow_ahead import ReadAhead
 from swiftpm_guard.sources.workflow_spec import WorkflowSpec
 
@@ -28,6 +31,7 @@ if TYPE_CHECKING:
     from swiftpm_guard.jobs.check_request import CheckRequest
     from swiftpm_guard.jobs.resolve import ResolveOutcome
 
+T = TypeVar("T")
 COMMANDS = ("check", "render")
 EXIT_OK, EXIT_FINDINGS = 0, 1
 
@@ -110,45 +114,81 @@ def _log(line: str) -> None:
     print(f"swiftpm-guard: {line}", file=sys.stderr)
 
 
-def start_early(words: Sequence[str]) -> ReadAhead:
-    """The `--frameworks-from` workflows, read from now on in children forked while this
-    process is small (before its parser and the check's modules), so their YAML and bash
-    parsing run beside that start-up instead of after it.
+class Early:
+    """What a check starts before its parser and its modules exist, in children forked while
+    this process is small, so their work runs beside that start-up instead of after it: the
+    `--frameworks-from` workflows' reads (PyYAML, tree-sitter-bash), and a child that loads
+    tree-sitter-swift for the syntax check when no SwiftPM will run.
 
-    The words are scanned, not parsed: `run` uses this only when argparse finds the very same
-    workflows (else it reads them itself), so a misread costs a wasted child, never a result.
+    The words are scanned, not parsed: `run` uses the reads only when argparse finds the very
+    same workflows (else it reads them itself), so a misread costs a wasted child, never a
+    result; an unused child is stopped on exit.
     """
-    return ReadAhead(_workflows_named(words))
+
+    def __init__(self, words: Sequence[str]) -> None:
+        self.syntax: Prepared | None = None
+        self.workflows = ReadAhead(_values_of("--frameworks-from", words, WorkflowSpec.parse))
+        try:
+            swift = _values_of("--swift", words, str)
+            if _tree_sitter_will_check(swift[-1] if swift else "auto"):
+                self.syntax = prepare_child(swift_grammar.parser)
+        except BaseException:
+            self.close()
+            raise
+
+    def close(self) -> None:
+        self.workflows.close()
+        if self.syntax is not None:
+            self.syntax.cancel()
+
+    def __enter__(self) -> Early:
+        return self
+
+    def __exit__(self, *_exc: object) -> None:
+        self.close()
 
 
-def _workflows_named(words: Sequence[str]) -> tuple[WorkflowSpec, ...]:
+def start_early(words: Sequence[str]) -> Early:
+    return Early(words)
+
+
+def _tree_sitter_will_check(swift: str) -> bool:
+    """Whether the check will parse with tree-sitter-swift: no SwiftPM to run."""
+    return swift == "off" or (swift == "auto" and on_path("swift") is None)
+
+
+def _values_of(option: str, words: Sequence[str], parse: Callable[[str], T]) -> tuple[T, ...]:
+    """Every value given to `option` (`--x V` or `--x=V`), or () when one cannot be parsed
+    (argparse will say what is wrong, in its words)."""
     values = []
     for word, after in zip(words, [*words[1:], ""], strict=True):
-        if word == "--frameworks-from":
+        if word == option:
             values.append(after)
-        elif word.startswith("--frameworks-from="):
+        elif word.startswith(f"{option}="):
             values.append(word.partition("=")[2])
     try:
-        return tuple(WorkflowSpec.parse(value) for value in values)
+        return tuple(parse(value) for value in values)
     except GuardError:
-        return ()  # argparse will say what is wrong, in its words
+        return ()
 
 
 def run(args: argparse.Namespace) -> int:
     specs = workflow_specs(args)
     early = getattr(args, "started", None)
-    if isinstance(early, ReadAhead) and early.specs == specs:
-        return _run(args, early)
+    syntax = early.syntax if isinstance(early, Early) else None
+    if isinstance(early, Early) and early.workflows.specs == specs:
+        return _run(args, early.workflows, syntax)
     with ReadAhead(specs) as ahead:
-        return _run(args, ahead)
+        return _run(args, ahead, syntax)
 
 
-def _run(args: argparse.Namespace, ahead: ReadAhead) -> int:
+def _run(args: argparse.Namespace, ahead: ReadAhead, syntax: Prepared | None) -> int:
     from swiftpm_guard.jobs.check import evaluate
     from swiftpm_guard.report.check import console_line, verdict
     from swiftpm_guard.sinks.files import write_atomically
 
-    settings = check_request(args, args.template, args.stubs_dir, read_ahead=ahead)
+    settings = check_request(args, args.template, args.stubs_dir, read_ahead=ahead,
+                             syntax_child=syntax)
     is_render = args.command == "render"
     outputs = _targets("--output", args.output, settings.templates) if is_render else []
     drafts = (_targets("--draft", args.draft, settings.templates)

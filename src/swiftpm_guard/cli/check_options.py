@@ -12,6 +12,7 @@ from swiftpm_guard.cli import swift_options
 from swiftpm_guard.sources.workflow_spec import WorkflowSpec
 
 if TYPE_CHECKING:
+    from swiftpm_guard.infra.prepared import Prepared
     from swiftpm_guard.jobs.check_request import CheckRequest
     from swiftpm_guard.sources.workflow_ahead import ReadAhead
 
@@ -56,7 +57,8 @@ def workflow_specs(args: argparse.Namespace) -> tuple[WorkflowSpec, ...]:
 
 def check_request(args: argparse.Namespace, templates: list[str],
                   stubs_dir: str | None = None, *,
-                  read_ahead: ReadAhead | None = None) -> CheckRequest:
+                  read_ahead: ReadAhead | None = None,
+                  syntax_child: Prepared | None = None) -> CheckRequest:
     """The check these options describe (validated on construction: exit 2)."""
     # Here, not at the top: the check's modules load after the CLI has started reading the
     # workflows in the background (cli.check.run).
@@ -77,5 +79,6 @@ def check_request(args: argparse.Namespace, templates: list[str],
         swift=args.swift,
         swift_cache=Path(args.swift_cache) if args.swift_cache else None,
         read_ahead=read_ahead,
+        syntax_child=syntax_child,
         **extra,
     )

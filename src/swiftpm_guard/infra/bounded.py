@@ -21,31 +21,14 @@ import time
 from collections.abc import Callable
 from typing import Any, Generic, NamedTuple, TypeVar
 
-from swiftpm_guard.errors import GuardError
+from swiftpm_guard.infra.child_reply import Ended, reply_for, write_all
+from swiftpm_guard.infra.spawned import EXIT_GRACE_SECONDS, Spawned
 
 T = TypeVar("T")
 
 DEFAULT_MEMORY_BYTES = 1 << 30
 #: A reply is what our own code computed from capped input; more than this is a runaway.
 MAX_REPLY_BYTES = 256 << 20
-#: How long a child that has answered may take to exit before it is killed.
-EXIT_GRACE_SECONDS = 5.0
-
-
-class Ended(NamedTuple):
-    """How a child ended: `kind` is one of
-
-    - `ok`: `payload` is the function's result;
-    - `guard`: it raised a GuardError; `payload` is (message, file, line, the error itself,
-      or None when it cannot travel);
-    - `memory`: it ran out of its memory cap; `recursion`: it nested too deeply;
-    - `raised`: another exception; `payload` is "Type: message";
-    - `timeout`: it did not answer within the deadline and was killed;
-    - `died`: it exited without answering; `payload` says how ("crashed (SIGSEGV)").
-    """
-
-    kind: str
-    payload: Any = None
 
 
 class Bounded(NamedTuple, Generic[T]):
@@ -153,67 +136,8 @@ class Running:
         return _reap(self._pid, grace)
 
 
-class Spawned:
-    """`Running` where there is no fork: a fresh interpreter (multiprocessing's spawn) runs
-    the function, so it must be importable by name; slower to start, bounded the same way
-    (but for the memory cap, which needs RLIMIT_AS)."""
-
-    def __init__(self, function: Callable[..., Any], args: tuple[Any, ...], *, seconds: float,
-                 memory_bytes: int) -> None:
-        import multiprocessing
-
-        context = multiprocessing.get_context("spawn")
-        self._receiver, sender = context.Pipe(duplex=False)
-        self._deadline = time.monotonic() + seconds
-        self._process = context.Process(target=_spawned_main,
-                                        args=(sender, function, args, memory_bytes), daemon=True)
-        self._process.start()
-        sender.close()
-        self._ended: Ended | None = None
-
-    def wait(self) -> Ended:
-        if self._ended is not None:
-            return self._ended
-        import pickle
-
-        reply: bytes | None = None
-        try:
-            left = max(0.0, self._deadline - time.monotonic())
-            reply = self._receiver.recv_bytes() if self._receiver.poll(left) else None
-        except EOFError:
-            reply = b""
-        finally:
-            # As for a forked child: one that answered may exit; one that did not is killed.
-            self.cancel_process(grace=EXIT_GRACE_SECONDS if reply is not None else 0.0)
-        if reply is None:
-            self._ended = Ended("timeout")
-        elif not reply:
-            self._ended = Ended("died", f"died (exit status {self._process.exitcode})")
-        else:
-            self._ended = Ended(*pickle.loads(reply))
-        return self._ended
-
-    def cancel(self) -> None:
-        if self._ended is None:
-            self.cancel_process(grace=0.0)
-            self._ended = Ended("timeout")
-
-    def cancel_process(self, *, grace: float) -> None:
-        self._receiver.close()
-        self._process.join(grace)
-        if self._process.is_alive():
-            self._process.kill()
-            self._process.join(EXIT_GRACE_SECONDS)
-
-
 #: A started child, forked or spawned.
 Child = Running | Spawned
-
-
-def _spawned_main(sender: Any, function: Callable[..., Any], args: tuple[Any, ...],
-                  memory_bytes: int) -> None:
-    sender.send_bytes(_reply(function, args, memory_bytes))
-    sender.close()
 
 
 def _serve(channel: int, function: Callable[..., Any], args: tuple[Any, ...],
@@ -223,73 +147,11 @@ def _serve(channel: int, function: Callable[..., Any], args: tuple[Any, ...],
     try:
         # A crash here is an answer for the parent; no "Fatal Python error" dump in the log.
         faulthandler.disable()
-        _write_all(channel, _reply(function, args, memory_bytes))
+        write_all(channel, reply_for(function, args, memory_bytes))
     except BaseException:
         code = 70
     finally:
         os._exit(code)
-
-
-def _reply(function: Callable[..., Any], args: tuple[Any, ...], memory_bytes: int) -> bytes:
-    import pickle
-
-    try:
-        _cap_memory(memory_bytes)
-        answer: tuple[str, Any] = ("ok", function(*args))
-    except GuardError as error:
-        answer = ("guard", (str(error), getattr(error, "file", None),
-                            getattr(error, "line", None), _portable(error)))
-    except MemoryError:
-        answer = ("memory", None)
-    except RecursionError:
-        answer = ("recursion", None)
-    except BaseException as error:  # any failure is an answer, never a traceback on stderr
-        answer = ("raised", f"{type(error).__name__}: {error}".strip().rstrip(":"))
-    try:
-        return pickle.dumps(answer, protocol=pickle.HIGHEST_PROTOCOL)
-    except Exception as error:
-        return pickle.dumps(("raised", f"its result could not be sent back ({error})"))
-
-
-def _portable(error: GuardError) -> GuardError | None:
-    """The error itself when it survives pickling (the parent re-raises it as it was)."""
-    import pickle
-
-    try:
-        copy = pickle.loads(pickle.dumps(error))
-    except Exception:  # a subclass whose constructor pickle cannot call again
-        return None
-    return copy if type(copy) is type(error) and str(copy) == str(error) else None
-
-
-def _cap_memory(memory_bytes: int) -> None:
-    """RLIMIT_AS at what the child holds now plus `memory_bytes`.
-
-    Without /proc (macOS runners) there is no cheap way to read the address space, and macOS
-    does not enforce RLIMIT_AS anyway: there the deadline alone bounds the child (and on
-    Windows, which has no `resource` module at all).
-    """
-    try:
-        import resource
-    except ImportError:
-        return
-    try:
-        with open("/proc/self/statm", "rb") as stream:
-            used = int(stream.read().split()[0]) * os.sysconf("SC_PAGE_SIZE")
-    except OSError:
-        return
-    limit = used + memory_bytes
-    _soft, hard = resource.getrlimit(resource.RLIMIT_AS)
-    if hard != resource.RLIM_INFINITY:
-        limit = min(limit, hard)  # a child of a child: never above the cap it inherited
-    resource.setrlimit(resource.RLIMIT_AS, (limit, limit))
-
-
-def _write_all(channel: int, data: bytes) -> None:
-    view = memoryview(data)
-    while view:
-        view = view[os.write(channel, view):]
-    os.close(channel)
 
 
 #: What `_read_reply` returns for a reply over MAX_REPLY_BYTES (compared by identity).

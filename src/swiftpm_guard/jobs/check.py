@@ -13,6 +13,7 @@ from typing import NamedTuple
 from swiftpm_guard.core.checks import CheckOptions, check, merge_artifacts
 from swiftpm_guard.core.model import Artifact, Finding, Rendered, Report, Template
 from swiftpm_guard.core.render import render
+from swiftpm_guard.infra.prepared import Prepared
 from swiftpm_guard.jobs.check_request import CheckRequest
 from swiftpm_guard.jobs.swiftpm_proof import prove
 from swiftpm_guard.sources.artifacts import (
@@ -91,7 +92,7 @@ def evaluate_read(settings: CheckRequest, templates: Sequence[Template],
     options = check_options(settings, require_checksums)
     return evaluate_loaded(templates, artifacts, findings, options,
                            render_seconds=settings.render_seconds, swift=settings.swift,
-                           swift_cache=settings.swift_cache)
+                           swift_cache=settings.swift_cache, syntax_child=settings.syntax_child)
 
 
 def check_options(settings: CheckRequest, require_checksums: bool = False) -> CheckOptions:
@@ -113,6 +114,7 @@ def evaluate_loaded(
     render_seconds: float = 20.0,
     swift: str = "auto",
     swift_cache: Path | None = None,
+    syntax_child: Prepared | None = None,
 ) -> Outcome:
     """`evaluate` for inputs already read (the action reads them from refs and the API).
 
@@ -122,5 +124,6 @@ def evaluate_loaded(
     built, _conflicts = merge_artifacts(artifacts)  # check() reports the conflicts
     rendered = tuple(_render(t, options.version, built, render_seconds) for t in templates)
     report = check(rendered, artifacts, options, findings)
-    report = prove(report, rendered, built, options, swift=swift, cache_dir=swift_cache)
+    report = prove(report, rendered, built, options, swift=swift, cache_dir=swift_cache,
+                   syntax_child=syntax_child)
     return Outcome(report=report, rendered=rendered, built=built)

@@ -10,6 +10,7 @@ from swiftpm_guard.core.checks import DEFAULT_VERSION_PATTERN
 from swiftpm_guard.core.model import CODES, Artifact, Finding
 from swiftpm_guard.core.versions import check_version_shape, validate_version
 from swiftpm_guard.errors import UsageError
+from swiftpm_guard.infra.prepared import Prepared
 from swiftpm_guard.infra.swift_locate import validate_swift_option
 from swiftpm_guard.sources.workflow_ahead import ReadAhead
 from swiftpm_guard.sources.workflow_spec import WorkflowSpec
@@ -49,6 +50,9 @@ class _Fields(NamedTuple):
     #: The `frameworks_from` workflows, already being read in child processes (the CLI starts
     #: them before it imports the check); when None, the check reads them itself.
     read_ahead: ReadAhead | None = None
+    #: A child that has loaded tree-sitter-swift already (the CLI starts it early), for the
+    #: syntax check when there is no SwiftPM; when None, that check forks its own.
+    syntax_child: Prepared | None = None
 
 
 _DEFAULT = _Fields._field_defaults
@@ -78,13 +82,14 @@ class CheckRequest(_Fields):
         swift_cache: Path | None = _DEFAULT["swift_cache"],
         read: ReadSources | None = _DEFAULT["read"],
         read_ahead: ReadAhead | None = _DEFAULT["read_ahead"],
+        syntax_child: Prepared | None = _DEFAULT["syntax_child"],
     ) -> CheckRequest:
         request = super().__new__(
             cls, templates=templates, version=version, artifacts=artifacts,
             checksums=checksums, frameworks=frameworks, frameworks_from=frameworks_from,
             stubs_dir=stubs_dir, debug_suffix=debug_suffix, version_pattern=version_pattern,
             warn=warn, render_seconds=render_seconds, swift=swift, swift_cache=swift_cache,
-            read=read, read_ahead=read_ahead)
+            read=read, read_ahead=read_ahead, syntax_child=syntax_child)
         request._validate()
         return request
 

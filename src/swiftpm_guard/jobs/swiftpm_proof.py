@@ -15,6 +15,7 @@ from pathlib import Path
 from swiftpm_guard.core.checks import CheckOptions, apply_warn
 from swiftpm_guard.core.model import Artifact, Finding, Rendered, Report, SwiftStatus
 from swiftpm_guard.infra import swift_syntax as syntax
+from swiftpm_guard.infra.prepared import Prepared
 from swiftpm_guard.infra.swift_locate import locate_swift
 
 
@@ -26,11 +27,15 @@ def prove(
     *,
     swift: str = "auto",
     cache_dir: Path | None = None,
+    syntax_child: Prepared | None = None,
 ) -> Report:
-    """The report, with SwiftPM's verdict (or the tree-sitter fallback's) folded in."""
+    """The report, with SwiftPM's verdict (or the tree-sitter fallback's) folded in.
+
+    `syntax_child` (from `swift_syntax.prepare()`) serves the fallback's first parse.
+    """
     executable, why = locate_swift(swift)
     if executable is None:
-        return _fallback(report, rendered, options, why)
+        return _fallback(report, rendered, options, why, syntax_child)
     # Only here: running SwiftPM needs subprocesses, threads and scratch folders, and most
     # checks (Linux runners) have no swift to run.
     from swiftpm_guard.core.swift_checks import apply_evaluations
@@ -54,7 +59,8 @@ def prove(
 
 
 def _fallback(
-    report: Report, rendered: Sequence[Rendered], options: CheckOptions, why: str
+    report: Report, rendered: Sequence[Rendered], options: CheckOptions, why: str,
+    child: Prepared | None,
 ) -> Report:
     if not syntax.available():
         status = SwiftStatus(
@@ -65,7 +71,8 @@ def _fallback(
         return report._replace(swiftpm=status)
     findings: list[Finding] = []
     for item in rendered:
-        findings += syntax.syntax_findings(item)
+        findings += syntax.syntax_findings(item, child=child)
+        child = None  # it serves one parse; the others fork from here
     findings = apply_warn(findings, options.warn)
     status = SwiftStatus(
         used=False, reason=f"{why}; syntax checked with tree-sitter-swift, counts are static"

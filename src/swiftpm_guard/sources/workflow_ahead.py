@@ -15,13 +15,8 @@ from types import TracebackType
 from typing import TYPE_CHECKING
 
 from swiftpm_guard.errors import GuardError, InputError
-from swiftpm_guard.infra.bounded import (
-    DEFAULT_MEMORY_BYTES,
-    Child,
-    Ended,
-    describe,
-    start_in_child,
-)
+from swiftpm_guard.infra.bounded import DEFAULT_MEMORY_BYTES, Child, describe, start_in_child
+from swiftpm_guard.infra.child_reply import Ended
 from swiftpm_guard.limits import WORKFLOW_READ_SECONDS
 from swiftpm_guard.sources.workflow_spec import WorkflowSpec
 

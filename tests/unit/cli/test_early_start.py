@@ -4,7 +4,6 @@ an early child is never left behind, whatever the command line turns out to be."
 
 from __future__ import annotations
 
-import os
 import shutil
 from pathlib import Path
 
@@ -28,31 +27,42 @@ def release(tmp_path, monkeypatch) -> Path:
     return copy
 
 
-def _no_children_left() -> bool:
-    try:
-        os.waitpid(-1, os.WNOHANG)
-    except ChildProcessError:
-        return True
-    return False
+
+def _named(words):
+    return cli_check._values_of("--frameworks-from", words, WorkflowSpec.parse)
 
 
 def test_the_scan_finds_both_spellings_in_order():
     words = ["--frameworks-from", "a.yml:j:V", "--x", "--frameworks-from=b.yml:k:W"]
-    assert cli_check._workflows_named(words) == (WorkflowSpec("a.yml", "j", "V"),
-                                                 WorkflowSpec("b.yml", "k", "W"))
-    assert cli_check._workflows_named(["--frameworks-from"]) == ()  # argparse will complain
-    assert cli_check._workflows_named(["--frameworks-from", "no-colons"]) == ()
+    assert _named(words) == (WorkflowSpec("a.yml", "j", "V"), WorkflowSpec("b.yml", "k", "W"))
+    assert _named(["--frameworks-from"]) == ()  # argparse will complain
+    assert _named(["--frameworks-from", "no-colons"]) == ()
+
+
+def test_the_grammar_child_is_started_only_when_tree_sitter_will_check(monkeypatch, tmp_path,
+                                                                       forks):
+    monkeypatch.setenv("PATH", str(tmp_path))  # no swift on PATH
+    for words, wanted in ((["-q"], True), (["--swift", "off"], True), (["--swift=auto"], True),
+                          (["--swift", "/opt/swift/bin/swift"], False)):
+        with cli_check.Early(words) as early:
+            assert (early.syntax is not None) is wanted, words
+    swift = tmp_path / "swift"
+    swift.write_text("#!/bin/sh\n")
+    swift.chmod(0o755)
+    with cli_check.Early(["-q"]) as early:
+        assert early.syntax is None  # SwiftPM will run: no tree-sitter child
+    assert forks.all_reaped()
 
 
 @pytest.mark.parametrize("spelling", [["--frameworks-from", SPEC], [f"--frameworks-from={SPEC}"],
                                       ["--frameworks-f", SPEC]])  # abbreviated: read late
-def test_every_spelling_gives_the_same_verdict(release, capsys, spelling):
+def test_every_spelling_gives_the_same_verdict(release, capsys, spelling, forks):
     assert main(["check", *ARGS, *spelling]) == 0
     assert "20 asked, 20 built" in capsys.readouterr().out
-    assert _no_children_left()
+    assert forks.all_reaped()
 
 
-def test_the_early_read_is_what_the_check_uses(release, capsys, monkeypatch):
+def test_the_early_read_is_what_the_check_uses(release, capsys, monkeypatch, forks):
     started = []
     real = cli_check.start_early
 
@@ -64,19 +74,22 @@ def test_the_early_read_is_what_the_check_uses(release, capsys, monkeypatch):
     monkeypatch.setattr(cli_check, "start_early", spy)
     used = []
     real_run = cli_check._run
-    monkeypatch.setattr(cli_check, "_run", lambda args, ahead: used.append(ahead) or
-                        real_run(args, ahead))
-    assert main(["check", *ARGS, "--frameworks-from", SPEC]) == 0
-    assert len(started) == 1 and used == started
+    monkeypatch.setattr(cli_check, "_run", lambda args, ahead, syntax: used.append(
+        (ahead, syntax)) or real_run(args, ahead, syntax))
+    assert main(["check", *ARGS, "--swift", "off", "--frameworks-from", SPEC]) == 0
+    assert len(started) == 1
+    assert used == [(started[0].workflows, started[0].syntax)]
+    assert started[0].syntax is not None
+    assert forks.all_reaped()
 
 
-def test_an_early_child_is_stopped_when_the_command_line_is_bad(release, capsys):
+def test_an_early_child_is_stopped_when_the_command_line_is_bad(release, capsys, forks):
     assert main(["check", *ARGS, "--frameworks-from", SPEC, "--no-such-option"]) == 2
     assert "unrecognized arguments: --no-such-option" in capsys.readouterr().err
-    assert _no_children_left()
+    assert forks.all_reaped()
 
 
-def test_a_bad_workflow_is_the_same_one_line_error_early_or_late(release, capsys):
+def test_a_bad_workflow_is_the_same_one_line_error_early_or_late(release, capsys, forks):
     (release / "workflow" / "apple.yml").write_text("jobs: [\n")
     assert main(["check", *ARGS, "--frameworks-from", SPEC]) == 2
     early = capsys.readouterr().err
@@ -84,4 +97,4 @@ def test_a_bad_workflow_is_the_same_one_line_error_early_or_late(release, capsys
     late = capsys.readouterr().err
     assert early == late and early.startswith("swiftpm-guard: error: workflow/apple.yml")
     assert early.count("\n") == 1
-    assert _no_children_left()
+    assert forks.all_reaped()

@@ -12,11 +12,10 @@ import subprocess
 import sys
 import time
 
-import pytest
-
 from swiftpm_guard.errors import InputError
 from swiftpm_guard.infra import bounded
 from swiftpm_guard.infra.bounded import Bounded, call_in_child, run_bounded
+from swiftpm_guard.infra.child_reply import Ended
 
 
 def _add(a: int, b: int) -> int:
@@ -84,12 +83,11 @@ def test_a_stalled_child_is_killed_at_the_deadline_not_after_the_grace():
     assert elapsed < bounded.EXIT_GRACE_SECONDS
 
 
-def test_no_child_is_left_behind():
+def test_no_child_is_left_behind(forks):
     run_bounded(_add, 1, 2, seconds=10)
     run_bounded(_segfault, seconds=10)
     run_bounded(_sleep, seconds=0.3)
-    with pytest.raises(ChildProcessError):
-        os.waitpid(-1, os.WNOHANG)
+    assert len(forks.pids) == 3 and forks.all_reaped()
 
 
 def test_an_oversized_reply_is_refused(monkeypatch):
@@ -130,15 +128,14 @@ def test_a_started_child_works_beside_the_parent_and_counts_its_deadline_from_th
     time.sleep(0.4)  # the parent's own work: the child's deadline passes meanwhile
     assert child.wait().kind == "timeout"
     started = bounded.start_in_child(_add, (1, 2), seconds=10)
-    assert started.wait() == started.wait() == bounded.Ended("ok", 3)
+    assert started.wait() == started.wait() == Ended("ok", 3)
 
 
-def test_a_cancelled_child_is_killed_and_reaped():
+def test_a_cancelled_child_is_killed_and_reaped(forks):
     child = bounded.start_in_child(_sleep, (), seconds=60)
     child.cancel()
     child.cancel()  # twice is harmless
-    with pytest.raises(ChildProcessError):
-        os.waitpid(-1, os.WNOHANG)
+    assert len(forks.pids) == 1 and forks.all_reaped()
 
 
 def test_where_there_is_no_fork_the_child_is_spawned(monkeypatch):
