@@ -6,10 +6,11 @@ from __future__ import annotations
 
 import argparse
 import sys
-from collections.abc import Callable, Sequence
+from collections.abc import Sequence
 from pathlib import Path
-from typing import TYPE_CHECKING, Any, TypeVar
+from typing import TYPE_CHECKING, Any
 
+from swiftpm_guard.cli.check_early import Early
 from swiftpm_guard.cli.check_options import (
     add_report_arguments,
     add_source_arguments,
@@ -19,19 +20,15 @@ from swiftpm_guard.cli.check_options import (
 )
 from swiftpm_guard.cli.resolve_options import add_resolve_arguments, resolve_settings
 from swiftpm_guard.cli.url_options import add_url_arguments, url_settings, with_url_findings
-from swiftpm_guard.errors import GuardError, UsageError
-from swiftpm_guard.infra import swift_grammar
-from swiftpm_guard.infra.prepared import Prepared, prepare_child
-from swiftpm_guard.infra.swift_locate import on_path
+from swiftpm_guard.errors import UsageError
+from swiftpm_guard.infra.prepared import Prepared
 from swiftpm_guard.sources.workflow_ahead import ReadAhead
-from swiftpm_guard.sources.workflow_spec import WorkflowSpec
 
 if TYPE_CHECKING:
     from swiftpm_guard.jobs.check import Outcome
     from swiftpm_guard.jobs.check_request import CheckRequest
     from swiftpm_guard.jobs.resolve import ResolveOutcome
 
-T = TypeVar("T")
 COMMANDS = ("check", "render")
 EXIT_OK, EXIT_FINDINGS = 0, 1
 
@@ -112,64 +109,6 @@ def _with_resolve(args: argparse.Namespace, outcome: Outcome, request: CheckRequ
 
 def _log(line: str) -> None:
     print(f"swiftpm-guard: {line}", file=sys.stderr)
-
-
-class Early:
-    """What a check starts before its parser and its modules exist, in children forked while
-    this process is small, so their work runs beside that start-up instead of after it: the
-    `--frameworks-from` workflows' reads (PyYAML, tree-sitter-bash), and a child that loads
-    tree-sitter-swift for the syntax check when no SwiftPM will run.
-
-    The words are scanned, not parsed: `run` uses the reads only when argparse finds the very
-    same workflows (else it reads them itself), so a misread costs a wasted child, never a
-    result; an unused child is stopped on exit.
-    """
-
-    def __init__(self, words: Sequence[str]) -> None:
-        self.syntax: Prepared | None = None
-        self.workflows = ReadAhead(_values_of("--frameworks-from", words, WorkflowSpec.parse))
-        try:
-            swift = _values_of("--swift", words, str)
-            if _tree_sitter_will_check(swift[-1] if swift else "auto"):
-                self.syntax = prepare_child(swift_grammar.parser)
-        except BaseException:
-            self.close()
-            raise
-
-    def close(self) -> None:
-        self.workflows.close()
-        if self.syntax is not None:
-            self.syntax.cancel()
-
-    def __enter__(self) -> Early:
-        return self
-
-    def __exit__(self, *_exc: object) -> None:
-        self.close()
-
-
-def start_early(words: Sequence[str]) -> Early:
-    return Early(words)
-
-
-def _tree_sitter_will_check(swift: str) -> bool:
-    """Whether the check will parse with tree-sitter-swift: no SwiftPM to run."""
-    return swift == "off" or (swift == "auto" and on_path("swift") is None)
-
-
-def _values_of(option: str, words: Sequence[str], parse: Callable[[str], T]) -> tuple[T, ...]:
-    """Every value given to `option` (`--x V` or `--x=V`), or () when one cannot be parsed
-    (argparse will say what is wrong, in its words)."""
-    values = []
-    for word, after in zip(words, [*words[1:], ""], strict=True):
-        if word == option:
-            values.append(after)
-        elif word.startswith(f"{option}="):
-            values.append(word.partition("=")[2])
-    try:
-        return tuple(parse(value) for value in values)
-    except GuardError:
-        return ()
 
 
 def run(args: argparse.Namespace) -> int:

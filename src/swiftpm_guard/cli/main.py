@@ -6,18 +6,19 @@ infrastructure. Every GuardError is printed as one line; there are no tracebacks
 
 from __future__ import annotations
 
-import argparse
 import contextlib
 import gc
 import importlib
-import os
 import sys
 from collections.abc import Iterator, Sequence
 from types import ModuleType
-from typing import Any, NoReturn
+from typing import TYPE_CHECKING, NoReturn
 
 from swiftpm_guard import __version__
-from swiftpm_guard.errors import GuardError, UsageError
+from swiftpm_guard.errors import GuardError
+
+if TYPE_CHECKING:
+    import argparse
 
 EXIT_OK = 0
 DESCRIPTION = ("Generate and guard the Package.swift of a SwiftPM binary package: check its "
@@ -27,48 +28,14 @@ DESCRIPTION = ("Generate and guard the Package.swift of a SwiftPM binary package
 #: parser (`add_parsers`) and runs it (`run`); `codes` is answered here.
 COMMANDS: dict[str, str] = {"check": "check", "render": "check", "codes": "", "audit": "audit",
                             "publish": "publish", "preflight": "preflight", "schema": "schema"}
+#: Commands with work to start before their parser (and argparse) exists: the module of cli/
+#: whose `Early(words)` starts it, a context manager that stops it on exit.
+EARLY: dict[str, str] = {"check": "check_early", "render": "check_early"}
 EXIT_CODES = """exit codes:
   0  consistent (publish: pushed or a clean dry run; preflight: the branch is free)
   1  error findings (publish and preflight: also branch-exists)
   2  bad usage or unreadable input (one line on stderr, nothing written)
   3  broken infrastructure (git, the network, SwiftPM)"""
-
-
-class _Formatter(argparse.RawDescriptionHelpFormatter):
-    """argparse's formatter, told the width: its own imports shutil (and through it bz2, lzma
-    and fnmatch) to ask the terminal, on every `add_argument`, in every run."""
-
-    def __init__(self, prog: str, indent_increment: int = 2, max_help_position: int = 24,
-                 width: int | None = None) -> None:
-        super().__init__(prog, indent_increment, max_help_position,
-                         _help_width() if width is None else width)
-
-
-def _help_width() -> int:
-    """What argparse would use: $COLUMNS, else the terminal's width, else 80; minus 2."""
-    try:
-        columns = int(os.environ.get("COLUMNS", ""))
-    except ValueError:
-        try:
-            columns = os.get_terminal_size(sys.__stdout__.fileno()).columns  # type: ignore[union-attr]
-        except (AttributeError, ValueError, OSError):  # no stdout, or not a terminal
-            columns = 0
-    return (columns if columns > 0 else 80) - 2
-
-
-class _Parser(argparse.ArgumentParser):
-    """argparse that raises UsageError (one line, exit 2) instead of printing usage."""
-
-    def __init__(self, *args: Any, **kwargs: Any) -> None:
-        kwargs.setdefault("formatter_class", _Formatter)
-        super().__init__(*args, **kwargs)
-
-    def error(self, message: str) -> None:  # type: ignore[override]
-        # main() prints "swiftpm-guard: error: …"; only a subcommand's name is worth adding.
-        command = self.prog.removeprefix("swiftpm-guard").strip()
-        where = f"{command}: " if command else ""
-        raise UsageError(f"{where}{message} (see swiftpm-guard {command + ' ' if command else ''}"
-                         "--help)")
 
 
 def build_parser(argv: Sequence[str] | None = None) -> argparse.ArgumentParser:
@@ -77,10 +44,12 @@ def build_parser(argv: Sequence[str] | None = None) -> argparse.ArgumentParser:
     A start-up matters in a release job's every step: building all seven subparsers would
     import every subcommand's option modules (and what they import) to run just one.
     """
-    parser = _Parser(prog="swiftpm-guard", description=DESCRIPTION, epilog=EXIT_CODES)
+    from swiftpm_guard.cli.parser import Formatter, Parser
+
+    parser = Parser(prog="swiftpm-guard", description=DESCRIPTION, epilog=EXIT_CODES)
     parser.add_argument("--version-info", action="version", version=f"swiftpm-guard {__version__}",
                         help="print the tool's version and exit")
-    commands = parser.add_subparsers(dest="command", required=True, parser_class=_Parser,
+    commands = parser.add_subparsers(dest="command", required=True, parser_class=Parser,
                                      metavar="COMMAND", title="commands")
     wanted = _named_command(argv)
     modules = [COMMANDS[wanted]] if wanted else list(dict.fromkeys(COMMANDS.values()))
@@ -91,7 +60,7 @@ def build_parser(argv: Sequence[str] | None = None) -> argparse.ArgumentParser:
             commands.add_parser("codes", help="list the finding codes")
     for sub in commands.choices.values():
         sub.epilog = EXIT_CODES
-        sub.formatter_class = _Formatter
+        sub.formatter_class = Formatter
     return parser
 
 
@@ -104,11 +73,10 @@ def _named_command(argv: Sequence[str] | None) -> str | None:
 
 
 def _start_early(words: Sequence[str], stack: contextlib.ExitStack) -> object:
-    """What the named command can start before its parser exists (its `start_early`), entered
-    on `stack` so it is stopped whatever happens; None when there is nothing to start."""
-    name = COMMANDS.get(_named_command(words) or "")
-    start = getattr(_module(name), "start_early", None) if name else None
-    return None if start is None else stack.enter_context(start(words[1:]))
+    """What the named command can start before its parser exists (see EARLY), entered on
+    `stack` so it is stopped whatever happens; None when there is nothing to start."""
+    name = EARLY.get(_named_command(words) or "")
+    return None if name is None else stack.enter_context(_module(name).Early(words[1:]))
 
 
 def _module(name: str) -> ModuleType:

@@ -2,13 +2,13 @@
 
 Apart from the runner in `infra.swiftpm` so that a check on a machine without Swift (the
 common case on Linux runners) never imports subprocess, threads and temporary folders only
-running SwiftPM needs.
+running SwiftPM needs; `os.path`, not pathlib, so the CLI can ask before it has imported
+anything much (cli/check_early.py).
 """
 
 from __future__ import annotations
 
 import os
-from pathlib import Path
 
 from swiftpm_guard.errors import UsageError
 
@@ -23,15 +23,14 @@ def locate_swift(mode: str) -> tuple[str | None, str]:
             return None, "no swift on PATH (--swift auto)"
         return found, f"swift on PATH: {found}"
     validate_swift_option(mode)
-    return str(Path(mode).absolute()), f"--swift {mode}"
+    return os.path.abspath(mode), f"--swift {mode}"
 
 
 def validate_swift_option(mode: str) -> str:
     """`auto`, `off`, or an executable file (exit 2 otherwise)."""
     if mode in ("auto", "off"):
         return mode
-    path = Path(mode)
-    if not path.is_file() or not os.access(path, os.X_OK):
+    if not os.path.isfile(mode) or not os.access(mode, os.X_OK):
         raise UsageError(f"--swift {mode!r} is not auto, off, or an executable file")
     return mode
 

@@ -10,6 +10,7 @@ from pathlib import Path
 import pytest
 
 from swiftpm_guard.cli import check as cli_check
+from swiftpm_guard.cli import check_early
 from swiftpm_guard.cli.main import main
 from swiftpm_guard.sources.workflow_spec import WorkflowSpec
 
@@ -29,7 +30,7 @@ def release(tmp_path, monkeypatch) -> Path:
 
 
 def _named(words):
-    return cli_check._values_of("--frameworks-from", words, WorkflowSpec.parse)
+    return check_early._values_of("--frameworks-from", words, WorkflowSpec.parse)
 
 
 def test_the_scan_finds_both_spellings_in_order():
@@ -44,12 +45,12 @@ def test_the_grammar_child_is_started_only_when_tree_sitter_will_check(monkeypat
     monkeypatch.setenv("PATH", str(tmp_path))  # no swift on PATH
     for words, wanted in ((["-q"], True), (["--swift", "off"], True), (["--swift=auto"], True),
                           (["--swift", "/opt/swift/bin/swift"], False)):
-        with cli_check.Early(words) as early:
+        with check_early.Early(words) as early:
             assert (early.syntax is not None) is wanted, words
     swift = tmp_path / "swift"
     swift.write_text("#!/bin/sh\n")
     swift.chmod(0o755)
-    with cli_check.Early(["-q"]) as early:
+    with check_early.Early(["-q"]) as early:
         assert early.syntax is None  # SwiftPM will run: no tree-sitter child
     assert forks.all_reaped()
 
@@ -64,14 +65,13 @@ def test_every_spelling_gives_the_same_verdict(release, capsys, spelling, forks)
 
 def test_the_early_read_is_what_the_check_uses(release, capsys, monkeypatch, forks):
     started = []
-    real = cli_check.start_early
 
-    def spy(words):
-        ahead = real(words)
-        started.append(ahead)
-        return ahead
+    class Spy(check_early.Early):
+        def __init__(self, words):
+            super().__init__(words)
+            started.append(self)
 
-    monkeypatch.setattr(cli_check, "start_early", spy)
+    monkeypatch.setattr(check_early, "Early", Spy)
     used = []
     real_run = cli_check._run
     monkeypatch.setattr(cli_check, "_run", lambda args, ahead, syntax: used.append(
