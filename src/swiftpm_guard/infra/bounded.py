@@ -21,7 +21,7 @@ import time
 from collections.abc import Callable
 from typing import Any, Generic, NamedTuple, TypeVar
 
-from swiftpm_guard.infra.child_reply import Ended, reply_for, write_all
+from swiftpm_guard.infra.child_reply import Ended, ended_from, reply_for, write_all
 from swiftpm_guard.infra.spawned import EXIT_GRACE_SECONDS, Spawned
 
 T = TypeVar("T")
@@ -104,8 +104,6 @@ class Running:
         """How the child ended; at the deadline it is killed and the answer is `timeout`."""
         if self._ended is not None:
             return self._ended
-        import pickle  # only when a child is made: pickle is not cheap to import
-
         reply: bytes | None = None
         try:
             reply = _read_reply(self._channel, self._deadline)
@@ -113,15 +111,11 @@ class Running:
             # A child that answered is exiting; one that did not (deadline, our own
             # interrupt) is killed at once.
             status = self._finish(EXIT_GRACE_SECONDS if reply is not None else 0.0)
-        if reply is None:
-            self._ended = Ended("timeout")
-        elif reply is _OVERSIZE:
+        if reply is _OVERSIZE:
             self._ended = Ended("raised",
                                 f"answered with more than {MAX_REPLY_BYTES >> 20} MiB")
-        elif not reply:
-            self._ended = Ended("died", _death(status))
         else:
-            self._ended = Ended(*pickle.loads(reply))
+            self._ended = ended_from(reply, lambda: _death(status))
         return self._ended
 
     def cancel(self) -> None:

@@ -31,6 +31,19 @@ class Ended(NamedTuple):
     payload: Any = None
 
 
+def ended_from(reply: bytes | None, death: Callable[[], str]) -> Ended:
+    """The parent's reading of what a child sent: None (the deadline passed first) is a
+    timeout, nothing at all is a death (`death()` says how), else the pickled answer."""
+    import pickle
+
+    if reply is None:
+        return Ended("timeout")
+    if not reply:
+        return Ended("died", death())
+    kind, payload = pickle.loads(reply)
+    return Ended(kind, payload)
+
+
 def reply_for(function: Callable[..., Any], args: tuple[Any, ...], memory_bytes: int) -> bytes:
     import pickle
 

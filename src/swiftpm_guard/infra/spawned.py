@@ -8,7 +8,7 @@ import time
 from collections.abc import Callable
 from typing import Any
 
-from swiftpm_guard.infra.child_reply import Ended, reply_for
+from swiftpm_guard.infra.child_reply import Ended, ended_from, reply_for
 
 #: How long a child that has answered may take to exit before it is killed.
 EXIT_GRACE_SECONDS = 5.0
@@ -35,8 +35,6 @@ class Spawned:
     def wait(self) -> Ended:
         if self._ended is not None:
             return self._ended
-        import pickle
-
         reply: bytes | None = None
         try:
             left = max(0.0, self._deadline - time.monotonic())
@@ -46,12 +44,7 @@ class Spawned:
         finally:
             # As for a forked child: one that answered may exit; one that did not is killed.
             self.cancel_process(grace=EXIT_GRACE_SECONDS if reply is not None else 0.0)
-        if reply is None:
-            self._ended = Ended("timeout")
-        elif not reply:
-            self._ended = Ended("died", f"died (exit status {self._process.exitcode})")
-        else:
-            self._ended = Ended(*pickle.loads(reply))
+        self._ended = ended_from(reply, lambda: f"died (exit status {self._process.exitcode})")
         return self._ended
 
     def cancel(self) -> None:
