@@ -45,19 +45,3 @@ def test_a_hanging_grammar_is_stopped(monkeypatch):
     monkeypatch.setattr(workflow, "BASH_PARSE_SECONDS", 0.5)
     with pytest.raises(InputError, match=r"did not finish within 0\.5 s"):
         workflow.frameworks_in_workflow(TEXT, "build", "FRAMEWORKS", file="w.yml")
-
-
-def test_a_prepared_child_parses_the_same_and_fails_the_same(monkeypatch):
-    """The CLI's workflow reader hands the parse to a grandchild that loaded the grammar in
-    advance (sources/workflow_ahead.py): same names, same one line when the grammar crashes."""
-    from swiftpm_guard.infra.prepared import prepare_child
-
-    found = workflow.frameworks_in_workflow(TEXT, "build", "FRAMEWORKS", file="w.yml",
-                                            bash_child=prepare_child(lambda: None))
-    assert [(d.name, d.origin.line) for d in found] == [("a", 4), ("b", 4)]
-    monkeypatch.setattr(workflow, "read_arrays", _segfault)
-    with pytest.raises(InputError) as caught:
-        workflow.frameworks_in_workflow(TEXT, "build", "FRAMEWORKS", file="w.yml",
-                                        bash_child=prepare_child(lambda: None))
-    assert str(caught.value) == ("w.yml: could not read the job's scripts as bash: "
-                                 "tree-sitter-bash crashed (SIGSEGV)")
