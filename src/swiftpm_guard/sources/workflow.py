@@ -16,8 +16,7 @@ import yaml
 
 from swiftpm_guard.core.model import Location
 from swiftpm_guard.errors import InputError
-from swiftpm_guard.infra.bounded import DEFAULT_MEMORY_BYTES, describe, run_bounded
-from swiftpm_guard.infra.prepared import Prepared
+from swiftpm_guard.infra.bounded import run_bounded
 from swiftpm_guard.limits import BASH_PARSE_SECONDS, WORKFLOW_MAX_BYTES
 from swiftpm_guard.sources.artifacts import DeclaredName
 from swiftpm_guard.sources.bash_array import Element, Rejected, prepare, read_arrays
@@ -33,19 +32,15 @@ class _Script(NamedTuple):
 
 
 def read_workflow_frameworks(spec: WorkflowSpec, *, root: Path | None = None,
-                             display: str | None = None,
-                             bash_child: Prepared | None = None) -> list[DeclaredName]:
-    """`frameworks_in_workflow` of the spec's file; `bash_child`, prepared with the bash
-    grammar (`sources.workflow_ahead`), serves the parse in place of a fork of this process."""
+                             display: str | None = None) -> list[DeclaredName]:
     shown = display or spec.path
     path = (root / spec.path) if root is not None else Path(spec.path)
     text = read_text(path, display=shown, max_bytes=WORKFLOW_MAX_BYTES, what="workflow")
-    return frameworks_in_workflow(text, spec.job, spec.var, file=shown, bash_child=bash_child)
+    return frameworks_in_workflow(text, spec.job, spec.var, file=shown)
 
 
 def frameworks_in_workflow(text: str, job: str, var: str, *, file: str,
-                           bounded: bool = True,
-                           bash_child: Prepared | None = None) -> list[DeclaredName]:
+                           bounded: bool = True) -> list[DeclaredName]:
     """The entries of the bash array `var` that job `job`'s script assigns, with file lines.
 
     `bounded=False` parses in this process (the fuzz targets: coverage is only seen here).
@@ -61,7 +56,7 @@ def frameworks_in_workflow(text: str, job: str, var: str, *, file: str,
         raise InputError(f"workflow has no job '{job}' (jobs: {known})", file=file)
     scripts = list(_scripts(job_node, _shell(root)))
     results = _read_bounded([script.text.encode("utf-8") for script in scripts], var, file,
-                            bounded, bash_child)
+                            bounded)
     names: list[DeclaredName] | None = None
     first: int | None = None
     for script, result in zip(scripts, results, strict=True):
@@ -88,25 +83,17 @@ def frameworks_in_workflow(text: str, job: str, var: str, *, file: str,
     return names
 
 
-def _read_bounded(scripts: list[bytes], var: str, file: str, bounded: bool,
-                  child: Prepared | None) -> list[list[Element] | Rejected | None]:
+def _read_bounded(scripts: list[bytes], var: str, file: str,
+                  bounded: bool) -> list[list[Element] | Rejected | None]:
     """tree-sitter-bash in a child process: a crash or a stall is bad input, not ours."""
     if not bounded:
         return read_arrays(scripts, var)
-    value: list[list[Element] | Rejected | None] | None
-    failure: str | None
-    if child is not None:
-        ended = child.call(read_arrays, (scripts, var), seconds=BASH_PARSE_SECONDS)
-        value = ended.payload if ended.kind == "ok" else None
-        failure = describe(ended, seconds=BASH_PARSE_SECONDS, memory_bytes=DEFAULT_MEMORY_BYTES)
-    else:
-        prepare()  # import the grammar here: a child forked mid-import could wait on its lock
-        outcome = run_bounded(read_arrays, scripts, var, seconds=BASH_PARSE_SECONDS)
-        value, failure = outcome.value, outcome.failure
-    if value is None:
+    prepare()  # import the grammar here: a child forked mid-import could wait on its lock
+    outcome = run_bounded(read_arrays, scripts, var, seconds=BASH_PARSE_SECONDS)
+    if outcome.value is None:
         raise InputError(f"could not read the job's scripts as bash: tree-sitter-bash "
-                         f"{failure}", file=file)
-    return value
+                         f"{outcome.failure}", file=file)
+    return outcome.value
 
 
 class _CharOffsets:

@@ -17,7 +17,6 @@ from typing import TYPE_CHECKING
 from swiftpm_guard.errors import GuardError, InputError
 from swiftpm_guard.infra.bounded import DEFAULT_MEMORY_BYTES, Child, describe, start_in_child
 from swiftpm_guard.infra.child_reply import Ended
-from swiftpm_guard.infra.prepared import prepare_child
 from swiftpm_guard.limits import WORKFLOW_READ_SECONDS
 from swiftpm_guard.sources.workflow_spec import WorkflowSpec
 
@@ -26,21 +25,9 @@ if TYPE_CHECKING:
 
 
 def _read(spec: WorkflowSpec) -> list[DeclaredName]:
-    """In the child: read the workflow as the check would, with a grandchild loading the bash
-    grammar meanwhile (beside this child's PyYAML import and parse)."""
-    bash = prepare_child(_load_bash_grammar)
-    try:
-        from swiftpm_guard.sources.workflow import read_workflow_frameworks
+    from swiftpm_guard.sources.workflow import read_workflow_frameworks
 
-        return read_workflow_frameworks(spec, bash_child=bash)
-    finally:
-        bash.cancel()
-
-
-def _load_bash_grammar() -> None:
-    from swiftpm_guard.sources.bash_array import prepare
-
-    prepare()
+    return read_workflow_frameworks(spec)
 
 
 class ReadAhead:
