@@ -32,11 +32,14 @@ class _Script(NamedTuple):
 
 
 def read_workflow_frameworks(spec: WorkflowSpec, *, root: Path | None = None,
-                             display: str | None = None) -> list[DeclaredName]:
+                             display: str | None = None,
+                             bounded: bool = True) -> list[DeclaredName]:
+    """`frameworks_in_workflow` of the spec's file (`bounded=False`: only in a process that
+    is itself bounded, sources/workflow_ahead.py)."""
     shown = display or spec.path
     path = (root / spec.path) if root is not None else Path(spec.path)
     text = read_text(path, display=shown, max_bytes=WORKFLOW_MAX_BYTES, what="workflow")
-    return frameworks_in_workflow(text, spec.job, spec.var, file=shown)
+    return frameworks_in_workflow(text, spec.job, spec.var, file=shown, bounded=bounded)
 
 
 def frameworks_in_workflow(text: str, job: str, var: str, *, file: str,

@@ -2,10 +2,12 @@
 work, so PyYAML and tree-sitter-bash load and parse there, on another core, while this process
 imports what the check needs.
 
-Each workflow is read by exactly the function the check would call (`read_workflow_frameworks`)
-under a deadline and a memory cap; `names()` gives what it returned or raises what it raised,
-so an error is the same one line at the same point of the check as if it had been read here.
-Nothing is written: a child that is not needed is killed by `close()`.
+Each workflow is read by the function the check would call (`read_workflow_frameworks`), in
+one child under a deadline and a memory cap; `names()` gives what it returned or raises what
+it raised, so a bad workflow is the same one line at the same point of the check as if it had
+been read here. Only a crash or a stall of the grammar reads differently: the child itself
+dies or is stopped, and the line says the reader did. Nothing is written: a child that is not
+needed is killed by `close()`.
 """
 
 from __future__ import annotations
@@ -25,9 +27,12 @@ if TYPE_CHECKING:
 
 
 def _read(spec: WorkflowSpec) -> list[DeclaredName]:
+    """In the child: read the workflow as the check would. The bash parse runs here too, not
+    in a grandchild: this child is bounded already, and on two cores every extra process's
+    start-up is time taken from the others."""
     from swiftpm_guard.sources.workflow import read_workflow_frameworks
 
-    return read_workflow_frameworks(spec)
+    return read_workflow_frameworks(spec, bounded=False)
 
 
 class ReadAhead:
@@ -60,7 +65,8 @@ class ReadAhead:
                 raise error
             raise InputError(message)
         why = describe(ended, seconds=self._seconds, memory_bytes=DEFAULT_MEMORY_BYTES)
-        raise InputError(f"reading the workflow {why}; stopped it", file=spec.path)
+        raise InputError(f"could not read the workflow: its reader (PyYAML, then "
+                         f"tree-sitter-bash on the job's scripts) {why}", file=spec.path)
 
     def close(self) -> None:
         for child in self._children:
