@@ -15,7 +15,7 @@ from __future__ import annotations
 import bisect
 import re
 from enum import Enum
-from functools import cache
+from functools import cache, lru_cache
 from typing import NamedTuple
 
 
@@ -229,5 +229,8 @@ class Lexed:
             i = after + 1  # an escape: the next character never ends the string
 
 
+@lru_cache(maxsize=4)
 def lex(text: str) -> Lexed:
+    """The text's spans and problems. Cached: a check lexes each rendered manifest twice (the
+    live-code rule, then the syntax check), and a Lexed is never changed once made."""
     return Lexed(text)

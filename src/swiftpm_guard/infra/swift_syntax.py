@@ -28,9 +28,10 @@ from swiftpm_guard.limits import SWIFT_PARSE_MAX_BYTES, SWIFT_PARSE_SECONDS
 def available() -> bool:
     """Whether tree-sitter and its Swift grammar are installed (found, not imported: a
     prepared child loads them beside the caller's start-up)."""
-    from importlib.util import find_spec
+    from importlib.machinery import PathFinder  # loaded already, unlike importlib.util
 
-    return find_spec("tree_sitter") is not None and find_spec("tree_sitter_swift") is not None
+    return all(PathFinder.find_spec(name) is not None for name in ("tree_sitter",
+                                                                   "tree_sitter_swift"))
 
 
 def prepare() -> Prepared:
