@@ -148,3 +148,24 @@ def test_where_there_is_no_fork_the_child_is_spawned(monkeypatch):
     started = time.monotonic()
     assert run_bounded(_sleep, seconds=3).failure == "did not finish within 3 s"
     assert time.monotonic() - started < bounded.EXIT_GRACE_SECONDS + 3
+
+
+def test_without_pidfds_an_answered_child_is_still_reaped_and_a_wedged_one_killed(monkeypatch,
+                                                                                 forks):
+    """Exits are awaited with a pidfd where Linux has them, else by polling (macOS)."""
+    monkeypatch.delattr(os, "pidfd_open", raising=False)
+    assert run_bounded(_add, 2, 3, seconds=10) == Bounded(5, None)
+    assert not bounded._exits_within(_started_sleeper(), 0.2)
+    assert forks.all_reaped() is False  # the sleeper: alive until killed below
+    for pid in forks.pids[1:]:
+        os.kill(pid, signal.SIGKILL)
+        os.waitpid(pid, 0)
+    assert forks.all_reaped()
+
+
+def _started_sleeper() -> int:
+    pid = os.fork()
+    if pid == 0:
+        time.sleep(30)
+        os._exit(0)
+    return pid
