@@ -52,7 +52,7 @@ RUN printf '%s\n' 'path-exclude /usr/bin/scalar' 'path-exclude /usr/lib/git-core
 COPY . /app/
 RUN printf '/app/src\n' > "$(/opt/swiftpm-guard/bin/python -c 'import sysconfig; print(sysconfig.get_path("purelib"))')/swiftpm_guard.pth" \
     && /opt/swiftpm-guard/bin/python -m compileall -q /app \
-    && printf '#!/opt/swiftpm-guard/bin/python -I\nimport sys\nfrom swiftpm_guard.cli.main import main\nsys.exit(main())\n' > /usr/local/bin/swiftpm-guard \
+    && printf '#!/opt/swiftpm-guard/bin/python -I\nfrom swiftpm_guard.cli.main import run\nrun()\n' > /usr/local/bin/swiftpm-guard \
     && chmod 755 /usr/local/bin/swiftpm-guard
 
 # The runner passes the job's environment through (PATH, PYTHONPATH, HOME may be anything), so
