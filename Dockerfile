@@ -26,7 +26,7 @@ COPY requirements.lock /tmp/requirements.lock
 #   cvs*, archimport, add--interactive's old script) and the action runs only git's compiled
 #   builtins and its HTTPS helper. apt would now report git's dependency on perl and
 #   liberror-perl as unmet, so nothing may install packages after this point;
-#   tests/e2e/test_container_cli.py pins exactly those two as the only unmet ones.
+#   tests/e2e/test_image_contents.py pins exactly those two as the only unmet ones.
 # hadolint ignore=DL3008
 RUN printf '%s\n' 'path-exclude /usr/bin/scalar' 'path-exclude /usr/lib/git-core/scalar' \
         'path-exclude /usr/bin/git-shell' 'path-exclude /usr/lib/git-core/git-shell' \
