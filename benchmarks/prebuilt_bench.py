@@ -15,15 +15,18 @@ Both start from an empty engine store (a second dockerd, emptied before every ru
 alternate, so they meet the same load from other work.
 
 Also the image's size as the engine reports it (on the stand-in base from
-scripts/container-engine.sh) and the compressed bytes the registry serves for it (config and
-layers: what a pull downloads). Loopback makes the pull's transfer nearly free; on a hosted
-runner GHCR serves at a few hundred MB/s, so add ~0.3 s per 100 MB compressed.
+scripts/container-engine.sh), the compressed bytes the registry serves for it (config and
+layers: what a pull downloads), each run's totals and the load average at start and end (the
+machine is shared: other work moves every figure). Loopback makes the pull's transfer nearly
+free; on a hosted runner GHCR serves at a few hundred MB/s, so add ~0.3 s per 100 MB
+compressed.
 """
 
 from __future__ import annotations
 
 import argparse
 import json
+import os
 import statistics
 import subprocess
 import sys
@@ -103,6 +106,7 @@ def main() -> int:
         print(f"prebuilt_bench: {message}", file=sys.stderr)
         return 2
     figures: dict[str, object] = {"engine": message, "runs": args.runs}
+    figures["load_average_at_start"] = [round(x, 2) for x in os.getloadavg()]
     # The image to publish: built once in the shared engine (its layer cache makes this quick).
     image = build_image(client, PUBLISH_TAG).image
     figures["image_mb"] = _mb(image.attrs["Size"])
@@ -151,8 +155,11 @@ def main() -> int:
                 client.images.remove(reference)
                 client.images.remove(base_reference)
     client.images.remove(PUBLISH_TAG)  # untags; the layers stay in the build cache
+    figures["load_average_at_end"] = [round(x, 2) for x in os.getloadavg()]
     figures["built_s"] = {k: _summary(v) for k, v in built.items()}
     figures["pulled_s"] = {k: _summary(v) for k, v in pulled.items()}
+    figures["per_run_total_s"] = {"built": [round(v, 2) for v in built["total"]],
+                                  "pulled": [round(v, 2) for v in pulled["total"]]}
     ratio = statistics.median(built["total"]) / statistics.median(pulled["total"])
     figures["built_over_pulled"] = round(ratio, 1)
     print(json.dumps(figures, indent=2))

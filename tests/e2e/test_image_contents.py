@@ -1,0 +1,121 @@
+"""What the image holds: what the action runs is there, what only builds it is not.
+
+The Dockerfile removes packages that others declare as dependencies (perl, which Debian's git
+Depends on; cryptography and pycparser, which PyGithub's and cffi's metadata ask for). These
+tests pin that the removal went exactly as far as intended: the git commands the action runs
+are compiled builtins of the image's git, the only dependencies dpkg now lacks are git's on
+perl, and the GitHub client still imports and authenticates with a token.
+"""
+
+from __future__ import annotations
+
+import json
+
+import pytest
+
+from support.container import RunnerJob
+
+pytestmark = pytest.mark.container
+
+PYTHON = "/opt/swiftpm-guard/bin/python"
+
+#: Every git subcommand the action runs (swiftpm_guard.sources.git_repository / git_ref,
+#: sinks.git_push through sinks.git_runner): all must be compiled builtins, none Perl.
+GIT_COMMANDS = (
+    "cat-file",
+    "commit-tree",
+    "fetch",
+    "for-each-ref",
+    "hash-object",
+    "init",
+    "ls-remote",
+    "ls-tree",
+    "push",
+    "read-tree",
+    "rev-parse",
+    "update-index",
+    "write-tree",
+)
+
+_PROBE = r"""
+import importlib.util, json, os, re, subprocess
+
+def packages():
+    # dpkg's status file: installed package -> its Depends (alternatives as lists), and what
+    # every installed package provides.
+    installed, provided = {}, set()
+    for stanza in open("/var/lib/dpkg/status", encoding="utf-8").read().split("\n\n"):
+        fields, key = {}, None
+        for line in stanza.splitlines():
+            if line[:1] in (" ", "\t") and key:
+                fields[key] += " " + line.strip()
+            elif ":" in line:
+                key, _, value = line.partition(":")
+                fields[key] = value.strip()
+        if "install ok installed" not in fields.get("Status", ""):
+            continue
+        name = fields["Package"]
+        provided.add(name)
+        provided.update(re.sub(r"\(.*?\)", "", p).strip() for p in
+                        fields.get("Provides", "").split(",") if p.strip())
+        installed[name] = [[re.split(r"[\s(:]", alt.strip())[0] for alt in dep.split("|")]
+                           for dep in fields.get("Depends", "").split(",") if dep.strip()]
+    unmet = sorted(f"{name} -> {alts[0]}" for name, deps in installed.items()
+                   for alts in deps if not any(alt in provided for alt in alts))
+    return sorted(installed), unmet
+
+names, unmet = packages()
+builtins = subprocess.run(["/usr/bin/git", "--list-cmds=builtins"], capture_output=True, text=True,
+                          check=True).stdout.split()
+site = "/opt/swiftpm-guard/lib/python3.11/site-packages"
+from github import Auth, Github
+client = Github(base_url="http://127.0.0.1:9", auth=Auth.Token("t"), lazy=True)
+print(json.dumps({
+    "packages": names,
+    "unmet": unmet,
+    "builtins": builtins,
+    "remote_https": os.access("/usr/lib/git-core/git-remote-https", os.X_OK),
+    "modules": {m: importlib.util.find_spec(m) is not None for m in
+                ("cryptography", "pycparser", "pip", "setuptools", "nacl", "jwt", "github")},
+    "dist_info": sorted(n for n in os.listdir(site) if n.endswith(".dist-info")),
+    "client": type(client).__name__,
+}))
+"""
+
+
+@pytest.fixture(scope="module")
+def contents(engine, image, tmp_path_factory):
+    job = RunnerJob(tmp_path_factory.mktemp("contents") / "job")
+    result = job.run(engine, image, entrypoint=[PYTHON, "-I", "-c", _PROBE])
+    assert result.exit_code == 0, result
+    return json.loads(result.logs.strip().splitlines()[-1])
+
+
+def test_git_runs_every_command_the_action_needs_without_perl(contents):
+    missing = [name for name in GIT_COMMANDS if name not in contents["builtins"]]
+    assert not missing, f"not compiled into the image's git: {missing}"
+    assert contents["remote_https"], "git cannot fetch or push over HTTPS"
+    assert "git" in contents["packages"] and "ca-certificates" in contents["packages"]
+    for gone in ("perl", "libperl5.36", "perl-modules-5.36", "liberror-perl"):
+        assert gone not in contents["packages"], gone
+
+
+def test_the_only_unmet_dependencies_are_gits_on_perl(contents):
+    # Anything else here means a package the image needs lost a dependency it uses.
+    assert contents["unmet"] == ["git -> liberror-perl", "git -> perl"]
+
+
+def test_build_tools_left_the_image(contents):
+    for gone in ("python3-venv", "python3.11-venv", "python3-pip-whl", "python3-setuptools-whl"):
+        assert gone not in contents["packages"], gone
+    assert contents["modules"] == {
+        "cryptography": False,
+        "pycparser": False,
+        "pip": False,
+        "setuptools": False,
+        "nacl": True,  # PyGithub imports it at import time (github.PublicKey)
+        "jwt": True,  # and PyJWT (github.Auth); without cryptography it has HMAC only
+        "github": True,
+    }
+    assert not [n for n in contents["dist_info"] if n.startswith(("cryptography", "pycparser"))]
+    assert contents["client"] == "Github"  # token auth needs none of what was removed
