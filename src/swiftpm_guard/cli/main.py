@@ -10,7 +10,7 @@ import contextlib
 import gc
 import importlib
 import sys
-from collections.abc import Iterator, Sequence
+from collections.abc import Sequence
 from types import ModuleType
 from typing import TYPE_CHECKING, NoReturn
 
@@ -103,11 +103,15 @@ def main(argv: Sequence[str] | None = None) -> int:
     try:
         words = sys.argv[1:] if argv is None else list(argv)
         with contextlib.ExitStack() as started:
-            with _collector_paused():
-                # Start-up (the subcommand's modules, the parser) makes tens of thousands of
-                # objects that live until exit; collecting among them finds nothing.
-                early = _start_early(words, started)
-                parser = build_parser(words)
+            # Start-up (the subcommand's modules, the parser) makes tens of thousands of
+            # objects that live until exit; collecting among them finds nothing. A check or a
+            # render imports its job's modules as it runs, is short and bounded by its inputs'
+            # caps, and leaves its garbage to reference counting: paused until it ends.
+            paused = started.enter_context(_CollectorPaused())
+            early = _start_early(words, started)
+            parser = build_parser(words)
+            if _named_command(words) not in EARLY:
+                paused.close()
             args = parser.parse_args(words)
             args.started = early
             return _dispatch(args)
@@ -131,12 +135,18 @@ def run() -> NoReturn:
     sys.exit(code)
 
 
-@contextlib.contextmanager
-def _collector_paused() -> Iterator[None]:
-    was_enabled = gc.isenabled()
-    gc.disable()
-    try:
-        yield
-    finally:
-        if was_enabled:
+class _CollectorPaused(contextlib.AbstractContextManager["_CollectorPaused"]):
+    """The cyclic collector off until `close()` (or the end of the `with`), then as it was."""
+
+    def __init__(self) -> None:
+        self._was_enabled = gc.isenabled()
+        self._open = True
+        gc.disable()
+
+    def close(self) -> None:
+        if self._open and self._was_enabled:
             gc.enable()
+        self._open = False
+
+    def __exit__(self, *_exc: object) -> None:
+        self.close()
