@@ -68,7 +68,11 @@ def describe(ended: Ended, *, seconds: float, memory_bytes: int) -> str:
 def call_in_child(function: Callable[..., Any], args: tuple[Any, ...], *, seconds: float,
                   memory_bytes: int = DEFAULT_MEMORY_BYTES) -> Ended:
     """Fork, run `function(*args)` in the child under the caps, and say how it ended."""
-    return start_in_child(function, args, seconds=seconds, memory_bytes=memory_bytes).wait()
+    child = start_in_child(function, args, seconds=seconds, memory_bytes=memory_bytes)
+    try:
+        return child.wait()
+    finally:
+        child.cancel()
 
 
 def start_in_child(function: Callable[..., Any], args: tuple[Any, ...], *, seconds: float,
@@ -92,10 +96,15 @@ def start_in_child(function: Callable[..., Any], args: tuple[Any, ...], *, secon
 
 
 class Running:
-    """A child started by `start_in_child`: wait for it once, or cancel it (kill, reap)."""
+    """A child started by `start_in_child`: `wait()` for its answer, then `cancel()` (which
+    kills it if it is still working, and reaps it either way; the owner calls it once done).
+
+    A child that has answered is left to exit while the caller goes on: reaping it at once
+    would wait for it to unmap its memory, a millisecond on a check's critical path.
+    """
 
     def __init__(self, pid: int, channel: int, deadline: float) -> None:
-        self._pid = pid
+        self._pid: int | None = pid
         self._channel = channel
         self._deadline = deadline
         self._ended: Ended | None = None
@@ -108,26 +117,34 @@ class Running:
         try:
             reply = _read_reply(self._channel, self._deadline)
         finally:
-            # A child that answered is exiting; one that did not (deadline, our own
-            # interrupt) is killed at once.
-            status = self._finish(EXIT_GRACE_SECONDS if reply is not None else 0.0)
+            os.close(self._channel)
+            self._channel = -1
+            if reply is None or reply is _OVERSIZE:  # no answer (or our own interrupt)
+                self.cancel()
         if reply is _OVERSIZE:
             self._ended = Ended("raised",
                                 f"answered with more than {MAX_REPLY_BYTES >> 20} MiB")
         else:
-            self._ended = ended_from(reply, lambda: _death(status))
+            self._ended = ended_from(reply, self._death)
         return self._ended
 
-    def cancel(self) -> None:
-        """Kill the child if it has not been waited for (nothing is left running)."""
-        if self._ended is None and self._channel >= 0:
-            self._finish(0.0)
-            self._ended = Ended("timeout")
+    def _death(self) -> str:
+        """How a child that closed its pipe without answering ended (it is reaped here)."""
+        pid, self._pid = self._pid, None
+        return _death(_reap(pid, EXIT_GRACE_SECONDS)) if pid is not None else "died"
 
-    def _finish(self, grace: float) -> int:
-        os.close(self._channel)
-        self._channel = -1
-        return _reap(self._pid, grace)
+    def cancel(self) -> None:
+        """Kill the child if it is still working, and reap it (an answered child is given
+        EXIT_GRACE_SECONDS to exit by itself); nothing is left running or unreaped."""
+        if self._channel >= 0:
+            os.close(self._channel)
+            self._channel = -1
+        if self._pid is not None:
+            pid, self._pid = self._pid, None
+            answered = self._ended is not None and self._ended.kind != "timeout"
+            _reap(pid, EXIT_GRACE_SECONDS if answered else 0.0)
+        if self._ended is None:
+            self._ended = Ended("timeout")
 
 
 #: A started child, forked or spawned.

@@ -29,6 +29,7 @@ class Prepared:
     """
 
     def __init__(self, prepare: Callable[[], Any]) -> None:
+        self._running: Running | None = None
         self._pid: int | None = None
         self._requests = self._replies = -1
         if not hasattr(os, "fork"):
@@ -55,15 +56,18 @@ class Prepared:
         request = pickle.dumps((function, args, memory_bytes), protocol=pickle.HIGHEST_PROTOCOL)
         sent = _write_by(self._requests, request, deadline)
         self._requests = -1  # closed by _write_by: the child reads to end of file
-        running = Running(self._pid, self._replies, deadline)
+        self._running = Running(self._pid, self._replies, deadline)
         self._pid = None
         if not sent:
-            running.cancel()
+            self._running.cancel()
             return Ended("timeout")
-        return running.wait()
+        return self._running.wait()
 
     def cancel(self) -> None:
-        """Stop the child unused: it sees an empty request and exits; reaped here."""
+        """Stop the child: unused, it sees an empty request and exits; after its call, it is
+        reaped (see `Running`). Nothing is left running or unreaped."""
+        if self._running is not None:
+            self._running.cancel()
         if self._pid is None:
             return
         os.close(self._requests)

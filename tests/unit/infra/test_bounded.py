@@ -169,3 +169,10 @@ def _started_sleeper() -> int:
         time.sleep(30)
         os._exit(0)
     return pid
+
+
+def test_an_answered_child_is_left_to_exit_until_cancel_reaps_it(forks):
+    child = bounded.start_in_child(_add, (1, 1), seconds=10)
+    assert child.wait() == Ended("ok", 2)
+    child.cancel()
+    assert len(forks.pids) == 1 and forks.all_reaped()
