@@ -113,6 +113,8 @@ class Running:
         """How the child ended; at the deadline it is killed and the answer is `timeout`."""
         if self._ended is not None:
             return self._ended
+        import pickle  # noqa: F401 (loaded while the child works, not once its answer is here)
+
         reply: bytes | None = None
         try:
             reply = _read_reply(self._channel, self._deadline)
