@@ -172,10 +172,11 @@ def test_the_action_never_shows_what_a_stub_root_link_points_at(
         assert name not in everything
 
 
-def test_a_stub_folder_stored_as_a_link_in_the_template_ref_is_named(
-    tmp_path: Path, fake_github: FakeGitHub, capsys: pytest.CaptureFixture[str]
-) -> None:
-    """Read from a git ref, a link is never followed either; it is reported by name."""
+def _push_check_with_a_link(tmp_path: Path, fake_github: FakeGitHub,
+                            capsys: pytest.CaptureFixture[str], linked: str
+                            ) -> tuple[int, str, dict[str, object], str]:
+    """The action's push check, with `linked` (below the template branch's root) committed
+    as a link to /etc: exit code, console output, the JSON report, the job summary."""
     from support.actions_env import push_payload
     from swiftpm_guard.action import main as action
     from swiftpm_guard.infra.github import RetryPolicy
@@ -184,9 +185,9 @@ def test_a_stub_folder_stored_as_a_link_in_the_template_ref_is_named(
     fake_github.add_repo(REPOSITORY, git_dir=origin.bare)
     fake_github.add_token(TOKEN)
     branch = clone(origin, "swiftpm", tmp_path / "template-clone")
-    shutil.rmtree(branch / ".Package.swift" / "executorch")
-    os.symlink("/etc", branch / ".Package.swift" / "executorch")
-    commit_all(branch, "executorch is a link")
+    shutil.rmtree(branch / linked)
+    os.symlink("/etc", branch / linked)
+    commit_all(branch, f"{linked} is a link")
     git(branch, "push", "-q", "origin", "swiftpm")
     workspace = clone(origin, "main", tmp_path / "workspace")
     (tmp_path / "step").mkdir()
@@ -203,46 +204,29 @@ def test_a_stub_folder_stored_as_a_link_in_the_template_ref_is_named(
     code = action.main(step.env, policy=RetryPolicy(attempts=1, request_timeout=5,
                                                     seconds_between_writes=None))
     out, err = capsys.readouterr()
-    assert code == 1, out + err
     report = json.loads((workspace / ".swiftpm-guard" / "report.json").read_text())
+    return code, out + err, report, step.summary()
+
+
+def test_a_stub_folder_stored_as_a_link_in_the_template_ref_is_named(
+    tmp_path: Path, fake_github: FakeGitHub, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """Read from a git ref, a link is never followed either; it is reported by name."""
+    code, output, report, summary = _push_check_with_a_link(
+        tmp_path, fake_github, capsys, ".Package.swift/executorch")
+    assert code == 1, output
     found = [f for f in report["findings"] if f["code"] == "stub-symlink"]
     assert [(f["subject"], f["file"]) for f in found] == [
         ("executorch", ".Package.swift/executorch")
     ]
-    assert "passwd" not in out + err + json.dumps(report) + step.summary()
+    assert "passwd" not in output + json.dumps(report) + summary
 
 
 def test_a_stub_root_stored_as_a_link_in_the_template_ref_is_named(
     tmp_path: Path, fake_github: FakeGitHub, capsys: pytest.CaptureFixture[str]
 ) -> None:
-    from support.actions_env import push_payload
-    from swiftpm_guard.action import main as action
-    from swiftpm_guard.infra.github import RetryPolicy
-
-    origin = make_origin(tmp_path / "remote")
-    fake_github.add_repo(REPOSITORY, git_dir=origin.bare)
-    fake_github.add_token(TOKEN)
-    branch = clone(origin, "swiftpm", tmp_path / "template-clone")
-    shutil.rmtree(branch / ".Package.swift")
-    os.symlink("/etc", branch / ".Package.swift")
-    commit_all(branch, "the stub root is a link")
-    git(branch, "push", "-q", "origin", "swiftpm")
-    workspace = clone(origin, "main", tmp_path / "workspace")
-    (tmp_path / "step").mkdir()
-    step = runner_env(
-        tmp_path / "step",
-        api_url=fake_github.url,
-        workspace=workspace,
-        event_name="push",
-        payload=push_payload(ref="refs/heads/main", before=origin.main, after=origin.main),
-        sha=origin.main,
-        ref="refs/heads/main",
-        inputs={"frameworks-from": FRAMEWORKS_FROM, "github-token": TOKEN},
-    )
-    code = action.main(step.env, policy=RetryPolicy(attempts=1, request_timeout=5,
-                                                    seconds_between_writes=None))
-    out, err = capsys.readouterr()
-    assert code == 1, out + err
-    report = json.loads((workspace / ".swiftpm-guard" / "report.json").read_text())
+    code, output, report, _summary = _push_check_with_a_link(
+        tmp_path, fake_github, capsys, ".Package.swift")
+    assert code == 1, output
     found = [(f["subject"], f["file"]) for f in report["findings"] if f["code"] == "stub-symlink"]
     assert found == [(".Package.swift", ".Package.swift")]

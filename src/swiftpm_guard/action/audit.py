@@ -16,7 +16,13 @@ import sys
 
 from swiftpm_guard.action.check import url_settings
 from swiftpm_guard.action.delivery import post
-from swiftpm_guard.action.outputs import OUT_DIR, exit_for, json_output, log_findings, out_folder
+from swiftpm_guard.action.outputs import (
+    OUT_DIR,
+    exit_for,
+    log_findings,
+    out_folder,
+    outputs_without_manifest,
+)
 from swiftpm_guard.action.remote import repository_remote
 from swiftpm_guard.action.settings import ActionSettings
 from swiftpm_guard.core.audit_rules import AuditOptions
@@ -65,17 +71,7 @@ def run_audit(settings: ActionSettings, github: GitHubSession) -> int:
             f"({md.text(remote.where)})"]
     post(settings, github, output, markdown, read, brief=to_markdown(report, sound_groups=False))
     if settings.output_file is not None:
-        values = {
-            "consistent": "true" if report.consistent else "false",
-            "products": "",
-            "binary-targets": "",
-            "report": REPORT,
-            "manifest": "",
-            "branch": "",
-            "pushed": "false",
-            "not-pushed-reason": "",
-            "json": json_output(to_dict(report), REPORT),
-        }
-        actions_io.write_outputs(settings.output_file, values)
+        actions_io.write_outputs(settings.output_file, outputs_without_manifest(
+            report.consistent, REPORT, document=to_dict(report)))
     print(f"{verdict(report)} (conclusion: {conclusion})", flush=True)
     return exit_for(settings, report.consistent, conclusion)

@@ -88,6 +88,26 @@ def outputs_for(
     }
 
 
+def outputs_without_manifest(consistent: bool, report_rel: str, *, branch: str = "",
+                             not_pushed: str = "",
+                             document: Mapping[str, object] | None = None) -> dict[str, str]:
+    """The step outputs of a mode that renders no manifest and pushes nothing (audit,
+    preflight); `json` only when there is a JSON report (`document`)."""
+    values = {
+        "consistent": "true" if consistent else "false",
+        "products": "",
+        "binary-targets": "",
+        "report": report_rel,
+        "manifest": "",
+        "branch": branch,
+        "pushed": "false",
+        "not-pushed-reason": not_pushed,
+    }
+    if document is not None:
+        values["json"] = json_output(document, report_rel)
+    return values
+
+
 #: GitHub takes up to 1 MB per step output; the report inline stays below this, else the
 #: output is a small stand-in that says so and where the whole report is.
 JSON_OUTPUT_MAX_BYTES = 900_000

@@ -15,7 +15,14 @@ import json
 import sys
 
 from swiftpm_guard.action.delivery import post
-from swiftpm_guard.action.outputs import EXIT_FINDINGS, EXIT_OK, OUT_DIR, log_findings, out_folder
+from swiftpm_guard.action.outputs import (
+    EXIT_FINDINGS,
+    EXIT_OK,
+    OUT_DIR,
+    log_findings,
+    out_folder,
+    outputs_without_manifest,
+)
 from swiftpm_guard.action.remote import repository_remote
 from swiftpm_guard.action.settings import ActionSettings
 from swiftpm_guard.core.urls import UrlSettings
@@ -75,16 +82,8 @@ def run_preflight(settings: ActionSettings, github: GitHubSession) -> int:
                       annotations=(), cut=[])
     post(settings, github, output, markdown, [f"`{remote.url}` ({remote.where})"])
     if settings.output_file is not None:
-        values = {
-            "consistent": "false" if result.findings else "true",
-            "products": "",
-            "binary-targets": "",
-            "report": REPORT,
-            "manifest": "",
-            "branch": result.branch,
-            "pushed": "false",
-            "not-pushed-reason": "preflight only checks",
-        }
-        actions_io.write_outputs(settings.output_file, values)
+        actions_io.write_outputs(settings.output_file, outputs_without_manifest(
+            not result.findings, REPORT, branch=result.branch,
+            not_pushed="preflight only checks"))
     print(f"swiftpm-guard preflight: {title}", flush=True)
     return EXIT_FINDINGS if result.findings else EXIT_OK

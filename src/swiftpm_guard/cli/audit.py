@@ -21,6 +21,7 @@ from swiftpm_guard.core.checks import DEFAULT_VERSION_PATTERN
 from swiftpm_guard.core.git_names import DEFAULT_BRANCH_GLOB as DEFAULT_PATTERN
 from swiftpm_guard.core.git_names import DEFAULT_BRANCH_PREFIX
 from swiftpm_guard.core.model import CODES
+from swiftpm_guard.core.versions import validate_version_pattern
 from swiftpm_guard.errors import UsageError
 from swiftpm_guard.limits import GIT_AUDIT_SECONDS as GIT_TIMEOUT
 
@@ -60,10 +61,7 @@ def options_from(args: argparse.Namespace) -> AuditOptions:
     validate_pattern(args.branches)
     if args.branch_prefix and not re.fullmatch(r"[A-Za-z0-9._/+-]{1,100}", args.branch_prefix):
         raise UsageError(f"--branch-prefix {args.branch_prefix!r} is not a branch name prefix")
-    try:
-        re.compile(args.version_pattern)
-    except re.error as error:
-        raise UsageError(f"--version-pattern is not a regular expression: {error}") from None
+    validate_version_pattern(args.version_pattern)
     unknown = sorted(set(args.warn) - CODES.keys())
     if unknown:
         raise UsageError(f"--warn {unknown[0]!r} is not a finding code")

@@ -34,3 +34,19 @@ def check_version_shape(version: str, pattern: str, *, option: str = "--version"
         if pattern_option:
             hint += f", or accept other shapes with {pattern_option} REGEX"
     raise UsageError(f"{option} {version!r} is not {shape}; {hint}")
+
+
+def validate_version_pattern(pattern: str) -> str:
+    """`--version-pattern` must be a regular expression (exit 2 otherwise)."""
+    try:
+        re.compile(pattern)
+    except re.error as error:
+        raise UsageError(f"--version-pattern is not a regular expression: {error}") from None
+    return pattern
+
+
+def check_against_pattern(version: str, pattern: str, *, custom_pattern: bool) -> str:
+    """A (safe, see validate_version) `--version` against a usable `--version-pattern`, as the
+    check and preflight take them (exit 2 otherwise)."""
+    validate_version_pattern(pattern)
+    return check_version_shape(version, pattern, custom_pattern=custom_pattern)

@@ -203,29 +203,33 @@ class SwiftPM:
             return dump, describe
 
     def _run(self, argv: Sequence[str], cwd: Path, env: dict[str, str]) -> CommandResult:
-        shown = " ".join(argv[1:])
-        try:
-            process = subprocess.Popen(
-                list(argv),
-                cwd=cwd,
-                env=env,
-                stdin=subprocess.DEVNULL,
-                stdout=subprocess.PIPE,
-                stderr=subprocess.PIPE,
-                start_new_session=True,  # so a timeout can stop swift's whole process group
-            )
-        except OSError as error:
-            raise InfrastructureError(f"cannot run {self.swift}: {error.strerror}") from None
-        try:
-            stdout, stderr = process.communicate(timeout=self.timeout)
-        except subprocess.TimeoutExpired:
-            _stop_group(process)
-            raise InfrastructureError(
-                f"swift {shown} took longer than {self.timeout:.0f} s; stopped it"
-            ) from None
-        if process.returncode < 0:
-            raise InfrastructureError(f"swift {shown} was killed by signal {-process.returncode}")
-        return CommandResult(process.returncode, _decode(stdout), _decode(stderr))
+        code, stdout, stderr = run_swift(argv, cwd=cwd, env=env, timeout=self.timeout)
+        return CommandResult(code, _decode(stdout), _decode(stderr))
+
+
+def run_swift(argv: Sequence[str], *, cwd: Path, env: dict[str, str], timeout: float,
+              merge_stderr: bool = False) -> tuple[int, bytes, bytes]:
+    """`swift …` in a session of its own: exit code, stdout and stderr (empty when merged into
+    stdout, for SwiftPM's lines in the order printed). Past `timeout` the whole process group
+    is stopped; a failure to start, an overrun or a signal is InfrastructureError (exit 3)."""
+    shown = " ".join(argv[1:])
+    try:
+        process = subprocess.Popen(
+            list(argv), cwd=cwd, env=env, stdin=subprocess.DEVNULL, stdout=subprocess.PIPE,
+            stderr=subprocess.STDOUT if merge_stderr else subprocess.PIPE,
+            start_new_session=True,  # so a timeout can stop swift's whole process group
+        )
+    except OSError as error:
+        raise InfrastructureError(f"cannot run {argv[0]}: {error.strerror}") from None
+    try:
+        stdout, stderr = process.communicate(timeout=timeout)
+    except subprocess.TimeoutExpired:
+        _stop_group(process)
+        raise InfrastructureError(f"swift {shown} took longer than {timeout:.0f} s; stopped it"
+                                  ) from None
+    if process.returncode < 0:
+        raise InfrastructureError(f"swift {shown} was killed by signal {-process.returncode}")
+    return process.returncode, stdout, stderr or b""
 
 
 def _decode(data: bytes) -> str:

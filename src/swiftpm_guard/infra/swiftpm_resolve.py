@@ -16,7 +16,6 @@ with a fresh cache folder.
 from __future__ import annotations
 
 import os
-import subprocess
 import tempfile
 import time
 from collections.abc import Sequence
@@ -24,9 +23,9 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from swiftpm_guard.core.resolution import Resolution, ResolveTarget, interpret
-from swiftpm_guard.errors import InfrastructureError, UsageError
+from swiftpm_guard.errors import UsageError
 from swiftpm_guard.infra.result_cache import ResultCache
-from swiftpm_guard.infra.swiftpm import PackageFiles, _stop_group, default_cache_dir
+from swiftpm_guard.infra.swiftpm import PackageFiles, default_cache_dir, run_swift
 
 DEFAULT_TIMEOUT = 900.0
 #: SwiftPM prints a line or two per target; far more is not worth keeping.
@@ -122,23 +121,6 @@ class Resolver:
             return self._execute([self.swift, "package", "resolve"], consumer, env)
 
     def _execute(self, argv: list[str], cwd: Path, env: dict[str, str]) -> tuple[int, str]:
-        try:
-            process = subprocess.Popen(
-                argv, cwd=cwd, env=env, stdin=subprocess.DEVNULL, stdout=subprocess.PIPE,
-                stderr=subprocess.STDOUT,  # one stream: SwiftPM's lines in the order printed
-                start_new_session=True,  # so a timeout can stop swift's whole process group
-            )
-        except OSError as error:
-            raise InfrastructureError(f"cannot run {self.swift}: {error.strerror}") from None
-        try:
-            stdout, _ = process.communicate(timeout=self.timeout)
-        except subprocess.TimeoutExpired:
-            _stop_group(process)
-            raise InfrastructureError(
-                f"swift package resolve took longer than {self.timeout:.0f} s; stopped it"
-            ) from None
-        if process.returncode < 0:
-            raise InfrastructureError(
-                f"swift package resolve was killed by signal {-process.returncode}")
-        text = stdout.decode("utf-8", errors="replace")
-        return process.returncode, text[-OUTPUT_MAX_CHARS:]
+        code, stdout, _ = run_swift(argv, cwd=cwd, env=env, timeout=self.timeout,
+                                    merge_stderr=True)
+        return code, stdout.decode("utf-8", errors="replace")[-OUTPUT_MAX_CHARS:]

@@ -8,7 +8,7 @@ from typing import NamedTuple
 
 from swiftpm_guard.core.checks import DEFAULT_VERSION_PATTERN
 from swiftpm_guard.core.model import CODES, Artifact, Finding
-from swiftpm_guard.core.versions import check_version_shape, validate_version
+from swiftpm_guard.core.versions import check_against_pattern, validate_version
 from swiftpm_guard.errors import UsageError
 from swiftpm_guard.infra.prepared import Prepared
 from swiftpm_guard.infra.swift_locate import validate_swift_option
@@ -103,12 +103,8 @@ class CheckRequest(_Fields):
         validate_version(self.version)
         if not _SUFFIX.fullmatch(self.debug_suffix):
             raise UsageError(f"--debug-suffix {self.debug_suffix!r} is not [A-Za-z0-9_]*")
-        try:
-            re.compile(self.version_pattern)
-        except re.error as error:
-            raise UsageError(f"--version-pattern is not a regular expression: {error}") from None
-        check_version_shape(self.version, self.version_pattern,
-                            custom_pattern=self.version_pattern != DEFAULT_VERSION_PATTERN)
+        check_against_pattern(self.version, self.version_pattern,
+                              custom_pattern=self.version_pattern != DEFAULT_VERSION_PATTERN)
         if not 0 < self.render_seconds <= 600:
             raise UsageError(f"--render-timeout {self.render_seconds} is not in (0, 600]")
         validate_swift_option(self.swift)

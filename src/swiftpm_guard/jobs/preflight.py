@@ -7,7 +7,6 @@ Exit codes: 0 the branch is free, 1 it exists, 2 bad input, 3 git or the remote 
 from __future__ import annotations
 
 import os
-import re
 import tempfile
 from collections.abc import Mapping
 from dataclasses import dataclass, field
@@ -25,8 +24,7 @@ from swiftpm_guard.core.git_names import (
 )
 from swiftpm_guard.core.model import Finding
 from swiftpm_guard.core.urls import UrlSettings
-from swiftpm_guard.core.versions import check_version_shape, validate_version
-from swiftpm_guard.errors import UsageError
+from swiftpm_guard.core.versions import check_against_pattern, validate_version
 from swiftpm_guard.jobs import verify_urls
 from swiftpm_guard.jobs.publish_request import (
     branch_exists,
@@ -59,12 +57,8 @@ class PreflightRequest:
 
     def __post_init__(self) -> None:
         validate_version(self.version)
-        try:
-            re.compile(self.version_pattern)
-        except re.error as error:
-            raise UsageError(f"--version-pattern is not a regular expression: {error}") from None
-        check_version_shape(self.version, self.version_pattern,
-                            custom_pattern=self.version_pattern != DEFAULT_VERSION_PATTERN)
+        check_against_pattern(self.version, self.version_pattern,
+                              custom_pattern=self.version_pattern != DEFAULT_VERSION_PATTERN)
         remote = Remote.parse(self.repo, cwd=os.getcwd())
         check_remote_token(remote, self.token, self.token_source)
         for path in self.templates:
