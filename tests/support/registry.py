@@ -174,8 +174,12 @@ def _answers(host: str) -> bool:
 
 
 @contextlib.contextmanager
-def private_engine(data_root: Path) -> Iterator[PrivateEngine]:
+def private_engine(data_root: Path, *, keep_store: bool = False) -> Iterator[PrivateEngine]:
     """A second dockerd whose image store starts empty; stopped (by its PID) on exit.
+
+    The store is removed on exit unless `keep_store`: a benchmark keeps every run's store
+    until all runs are timed, because deleting a few thousand files makes this disk slow to
+    create files for seconds after (see benchmarks/prebuilt_bench.py).
 
     Configured like scripts/container-engine.sh's engine (no bridge, host iptables untouched),
     but with everything of its own. Its socket and exec root live under a short /tmp folder:
@@ -210,5 +214,6 @@ def private_engine(data_root: Path) -> Iterator[PrivateEngine]:
         if os.path.ismount(netns):
             subprocess.run(["umount", str(netns)], timeout=30, check=False)
         shutil.rmtree(run, ignore_errors=True)
-        # Layers are owned by root and may hold odd permissions; a failure here leaves tmp only.
-        shutil.rmtree(data_root, ignore_errors=True)
+        if not keep_store:
+            # Layers are owned by root and may hold odd permissions; a failure leaves tmp only.
+            shutil.rmtree(data_root, ignore_errors=True)

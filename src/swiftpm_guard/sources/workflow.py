@@ -10,18 +10,22 @@ import bisect
 import re
 from collections.abc import Iterator
 from pathlib import Path
-from typing import NamedTuple
-
-import yaml
+from typing import TYPE_CHECKING, NamedTuple
 
 from swiftpm_guard.core.model import Location
 from swiftpm_guard.errors import InputError
 from swiftpm_guard.infra.bounded import run_bounded
+from swiftpm_guard.infra.pyyaml import import_pyyaml
 from swiftpm_guard.limits import BASH_PARSE_SECONDS, WORKFLOW_MAX_BYTES
 from swiftpm_guard.sources.artifacts import DeclaredName
 from swiftpm_guard.sources.bash_array import Element, Rejected, prepare, read_arrays
 from swiftpm_guard.sources.files import read_text
 from swiftpm_guard.sources.workflow_spec import WorkflowSpec
+
+if TYPE_CHECKING:
+    import yaml
+else:
+    yaml = import_pyyaml()
 
 
 class _Script(NamedTuple):
