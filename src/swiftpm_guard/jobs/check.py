@@ -74,13 +74,18 @@ def _render(template: Template, version: str, built: dict[str, Artifact],
 
 
 def evaluate(settings: CheckRequest, *, require_checksums: bool = False) -> Outcome:
-    """Read, render and check; raises only for bad input, never for findings."""
-    artifacts, findings = gather_artifacts(settings)
-    templates = []
+    """Read, render and check; raises only for bad input, never for findings.
+
+    The templates are read first: a workflow read ahead in a child (`read_ahead`) is still
+    being parsed meanwhile, so their reading and lexing is not added to the wait for it.
+    """
+    templates, stub_findings = [], []
     for path in settings.templates:
-        template, stub_findings = load_template(path, stubs_dir=settings.stubs_dir)
+        template, found = load_template(path, stubs_dir=settings.stubs_dir)
         templates.append(template)
-        findings += stub_findings
+        stub_findings += found
+    artifacts, findings = gather_artifacts(settings)
+    findings += stub_findings
     return evaluate_read(settings, templates, artifacts, findings,
                          require_checksums=require_checksums)
 
