@@ -1,7 +1,9 @@
-# swiftpm-guard as a Docker action. Releases pull this image prebuilt; on main the runner builds
-# this file on every job. It holds what the action needs at run time and nothing that only
-# builds it: README, "Container image" (why this base, what is left out and why that is safe).
-FROM debian:bookworm-slim
+# swiftpm-guard as a Docker action. On main the runner builds this file on every job: its
+# default target is `runtime`, what the action needs at run time and nothing that only builds
+# it. Releases pull the `release` target prebuilt: the same files, less what nothing reads at
+# run time, flattened into one layer. README, "Container image": why this base, what is left
+# out and why that is safe.
+FROM debian:bookworm-slim AS runtime
 
 COPY requirements.lock /tmp/requirements.lock
 
@@ -60,3 +62,33 @@ RUN printf '/app/src\n' > "$(/opt/swiftpm-guard/bin/python -c 'import sysconfig;
 # current directory (the workspace); -u keeps log lines in order with git's output; UTF-8
 # whatever locale the job claims (the image has none but C).
 ENTRYPOINT ["/opt/swiftpm-guard/bin/python", "-I", "-u", "-X", "utf8", "/app/entrypoint.py"]
+
+# The released image (`--target release`; scripts/release.sh and the release workflow). A pull
+# unpacks every file of every layer, base included, one at a time, and most of its time goes
+# there; so the release holds each file once, in one layer (the base's files that the runtime
+# layer replaced are not pulled twice), without what nothing reads when the action runs:
+# - /usr/share/zoneinfo but Etc/UTC, where /etc/localtime points: TZ is unset in the
+#   container, git and Python format times in UTC, nothing looks a zone up by name;
+# - perl-base (perl, its modules) and the Perl modules of debconf: git runs only its compiled
+#   builtins and nothing else runs Perl, as in `runtime`, which already lacks perl itself;
+# - dpkg's per-package scripts and file lists (/var/lib/dpkg/info): dpkg alone reads them, and
+#   no package may be installed into this image anyway (see above); /var/lib/dpkg/status stays,
+#   so scanners still list every package and version;
+# - bash completions, the debconf cache, logs.
+# tests/e2e/test_image_contents.py pins that these and only these differ from `runtime`, that
+# the image's configuration is the same, and the e2e registry test runs the action from it.
+FROM runtime AS pruned
+RUN find /usr/share/zoneinfo -mindepth 1 -maxdepth 1 ! -name Etc -exec rm -rf {} + \
+    && find /usr/share/zoneinfo/Etc -mindepth 1 ! -name UTC -exec rm -rf {} + \
+    && rm -rf /usr/bin/perl /usr/bin/perl5.* /usr/lib/*-linux-gnu/perl-base /usr/share/perl5 \
+        /var/lib/dpkg/info /usr/share/bash-completion /var/cache/debconf /var/log/*
+
+FROM scratch AS release
+# hadolint ignore=DL3067
+COPY --from=pruned / /
+ENV PATH=/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin
+ENTRYPOINT ["/opt/swiftpm-guard/bin/python", "-I", "-u", "-X", "utf8", "/app/entrypoint.py"]
+
+# The default target, what `runs.image: Dockerfile` builds: `runtime` itself. (BuildKit builds
+# only the stages a target needs; the legacy builder builds them all unless given --target.)
+FROM runtime

@@ -8,7 +8,8 @@
 #
 #   scripts/release.sh X.Y.Z --registry REGISTRY --owner OWNER [--platforms P1,P2] [--digest D]
 #                            [--from-tag]
-#       The whole release, as the workflow does it: build the image for --platforms (default
+#       The whole release, as the workflow does it: build the Dockerfile's `release` target
+#       (the runtime image, pruned and flattened into one layer) for --platforms (default
 #       linux/amd64,linux/arm64; `docker buildx` when present, else `docker build` for the
 #       engine's own platform only), push it as REGISTRY/OWNER/swiftpm-guard:X.Y.Z, read its
 #       digest back, then make the *release commit*: HEAD with action.yml's `image: Dockerfile`
@@ -93,7 +94,7 @@ if [ -z "$digest" ]; then
   scratch=$(mktemp -d)
   trap 'rm -rf "$scratch"' EXIT
   if docker buildx version >/dev/null 2>&1; then
-    docker buildx build --platform "$platforms" --tag "$image:$version" --push \
+    docker buildx build --target release --platform "$platforms" --tag "$image:$version" --push \
       --metadata-file "$scratch/metadata.json" . >&2
     digest=$(python3 -c 'import json, sys; print(json.load(open(sys.argv[1]))["containerimage.digest"])' \
       "$scratch/metadata.json")
@@ -104,7 +105,7 @@ if [ -z "$digest" ]; then
         "pass --platforms $native" >&2
       exit 1
     fi
-    docker build --network host --tag "$image:$version" . >&2
+    docker build --network host --target release --tag "$image:$version" . >&2
     docker push "$image:$version" >&2
     digest=$(docker image inspect --format '{{range .RepoDigests}}{{println .}}{{end}}' \
       "$image:$version" | sed -n "s|^$image@||p" | head -n 1)

@@ -40,3 +40,9 @@ def built(engine) -> Build:
 @pytest.fixture(scope="session")
 def image(built: Build):
     return built.image
+
+
+@pytest.fixture(scope="session")
+def release_built(engine, built: Build) -> Build:
+    """The Dockerfile's `release` target, what releases push (on top of `built`'s layers)."""
+    return build_image(engine, "swiftpm-guard:e2e-release", target="release")

@@ -1,4 +1,5 @@
-"""What the image holds: what the action runs is there, what only builds it is not.
+"""What the image holds: what the action runs is there, what only builds it is not; and the
+released image (the Dockerfile's `release` target) is the same image, less what it prunes.
 
 The Dockerfile removes packages that others declare as dependencies (perl, which Debian's git
 Depends on; cryptography and pycparser, which PyGithub's and cffi's metadata ask for). These
@@ -10,6 +11,7 @@ perl, and the GitHub client still imports and authenticates with a token.
 from __future__ import annotations
 
 import json
+import re
 
 import pytest
 
@@ -83,12 +85,19 @@ print(json.dumps({
 """
 
 
-@pytest.fixture(scope="module")
-def contents(engine, image, tmp_path_factory):
-    job = RunnerJob(tmp_path_factory.mktemp("contents") / "job")
-    result = job.run(engine, image, entrypoint=[PYTHON, "-I", "-c", _PROBE])
+def _probe(engine, image, folder, probe: str) -> dict:
+    job = RunnerJob(folder / "job")
+    result = job.run(engine, image, entrypoint=[PYTHON, "-I", "-c", probe])
     assert result.exit_code == 0, result
     return json.loads(result.logs.strip().splitlines()[-1])
+
+
+@pytest.fixture(scope="module", params=["runtime", "release"])
+def contents(request, engine, tmp_path_factory):
+    """Both images answer every test below: the runtime one and the released one."""
+    image = (request.getfixturevalue("image") if request.param == "runtime"
+             else request.getfixturevalue("release_built").image)
+    return _probe(engine, image, tmp_path_factory.mktemp(f"contents-{request.param}"), _PROBE)
 
 
 def test_git_runs_every_command_the_action_needs_without_perl(contents):
@@ -119,3 +128,68 @@ def test_build_tools_left_the_image(contents):
     }
     assert not [n for n in contents["dist_info"] if n.startswith(("cryptography", "pycparser"))]
     assert contents["client"] == "Github"  # token auth needs none of what was removed
+
+
+#: Every entry of the file tree as (kind, mode, size, sha256 | link target), but what the
+#: engine mounts into each container.
+_TREE = r"""
+import hashlib, json, os, stat
+MOUNTED = {"/proc", "/sys", "/dev", "/github", "/etc/hostname", "/etc/hosts", "/etc/resolv.conf"}
+tree = {}
+for top, folders, files in os.walk("/"):
+    folders[:] = [f for f in folders if os.path.join(top, f) not in MOUNTED]
+    for name in folders + files:
+        path = os.path.join(top, name)
+        if path in MOUNTED:
+            continue
+        info = os.lstat(path)
+        if stat.S_ISLNK(info.st_mode):
+            tree[path] = ["l", os.readlink(path)]
+        elif stat.S_ISDIR(info.st_mode):
+            tree[path] = ["d", info.st_mode]
+        else:
+            with open(path, "rb") as file:
+                digest = hashlib.file_digest(file, "sha256").hexdigest()
+            tree[path] = ["f", info.st_mode, info.st_size, digest]
+print(json.dumps(tree))
+"""
+
+#: What the release target prunes (the Dockerfile's `pruned` stage says why).
+_PRUNED = re.compile(
+    r"/usr/share/zoneinfo/(?!Etc$|Etc/UTC$)"
+    r"|/usr/bin/perl$|/usr/bin/perl5\.|/usr/lib/[^/]+-linux-gnu/perl-base(/|$)"
+    r"|/usr/share/perl5(/|$)|/var/lib/dpkg/info(/|$)|/usr/share/bash-completion(/|$)"
+    r"|/var/cache/debconf(/|$)|/var/log/")
+
+
+@pytest.fixture(scope="module")
+def trees(engine, image, release_built, tmp_path_factory):
+    folder = tmp_path_factory.mktemp("trees")
+    return (_probe(engine, image, folder / "runtime", _TREE),
+            _probe(engine, release_built.image, folder / "release", _TREE))
+
+
+def test_the_release_holds_the_runtime_files_less_exactly_the_pruned_ones(trees):
+    runtime, release = trees
+    pruned = sorted(path for path in runtime if _PRUNED.match(path))
+    assert set(release) == set(runtime) - set(pruned)
+    different = [path for path in release if release[path] != runtime[path]]
+    assert not different, f"changed in the release: {different[:20]}"
+    # Not vacuous: the prune removed what it says, and kept what it says it keeps.
+    assert "/usr/bin/perl" in pruned and "/usr/share/zoneinfo/Europe/Paris" in pruned
+    assert len(pruned) > 1500
+    for kept in ("/usr/share/zoneinfo/Etc/UTC", "/var/lib/dpkg/status", "/usr/bin/git",
+                 "/usr/lib/git-core/git-remote-https", "/etc/ssl/certs/ca-certificates.crt"):
+        assert kept in release, kept
+    assert release["/etc/localtime"] == ["l", "/usr/share/zoneinfo/Etc/UTC"]
+
+
+def test_the_release_is_one_layer_with_the_runtime_image_configuration(image, release_built):
+    released = release_built.image
+    assert len(released.attrs["RootFS"]["Layers"]) == 1
+    assert len(image.attrs["RootFS"]["Layers"]) > 1
+    ours = {k: v for k, v in released.attrs["Config"].items() if k != "Image"}
+    theirs = {k: v for k, v in image.attrs["Config"].items() if k != "Image"}
+    assert ours == theirs
+    assert ours["Entrypoint"][:2] == [PYTHON, "-I"]
+    assert released.attrs["Size"] < image.attrs["Size"]

@@ -57,9 +57,9 @@ def registry(engine, tmp_path_factory):
 
 
 @pytest.fixture(scope="module")
-def released(engine, built, registry: Registry, tmp_path_factory) -> Released:
+def released(engine, release_built, registry: Registry, tmp_path_factory) -> Released:
     """scripts/release.sh on a clean clone of this tree, against the loopback registry (the
-    shared engine's layer cache from the `built` fixture makes its build quick)."""
+    shared engine's layer cache from the `release_built` fixture makes its build quick)."""
     clone = tmp_path_factory.mktemp("release") / "clone"
     copy_worktree(REPO_ROOT, clone)
     _git(clone, "init", "-q", "-b", "main")
@@ -95,7 +95,7 @@ def fake():
 
 
 def test_release_pushes_the_image_and_pins_the_release_commit_to_its_digest(
-    released: Released, registry: Registry, built
+    released: Released, registry: Registry, release_built
 ):
     assert released.reference == f"{registry.host}/{REPOSITORY}:{VERSION}@{released.digest}"
     served = registry.manifest(REPOSITORY, VERSION)
@@ -125,9 +125,11 @@ def test_release_pushes_the_image_and_pins_the_release_commit_to_its_digest(
                             str(pinned_file)], capture_output=True, text=True, timeout=120,
                            check=False)
     assert valid.returncode == 0, valid.stdout + valid.stderr
-    # The image's config digest (its ID) survived the push: the registry holds what was built.
-    local = built.image.client.images.get(f"{registry.host}/{REPOSITORY}:{VERSION}")
-    assert local.id == built.image.id
+    # The image's config digest (its ID) survived the push: the registry holds what was built,
+    # the Dockerfile's release target (one layer).
+    local = release_built.image.client.images.get(f"{registry.host}/{REPOSITORY}:{VERSION}")
+    assert local.id == release_built.image.id
+    assert len(local.attrs["RootFS"]["Layers"]) == 1
 
 
 def test_release_refuses_to_release_the_same_version_twice(released: Released, registry):

@@ -105,10 +105,14 @@ class Build:
 
 
 def build_image(
-    client: docker.DockerClient, tag: str = IMAGE_TAG, *, nocache: bool = False
+    client: docker.DockerClient, tag: str = IMAGE_TAG, *, nocache: bool = False,
+    target: str = "runtime",
 ) -> Build:
     """`docker build` of the repository's Dockerfile (the layer cache makes repeats cheap).
 
+    `target` "runtime" is what the runner builds for `runs.image: Dockerfile` (the default
+    target is that stage; BuildKit builds nothing else, and the legacy builder this SDK drives
+    would build every stage without a target); "release" is the image releases push.
     The build uses the host network: the private engine has no bridge (scripts/
     container-engine.sh), and apt/pip inside the build need the mirrors.
     """
@@ -122,6 +126,7 @@ def build_image(
             pull=False,
             network_mode="host",
             nocache=nocache,
+            target=target,
         )
     except docker.errors.BuildError as error:
         text = "".join(
