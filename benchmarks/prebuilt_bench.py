@@ -14,16 +14,18 @@ framework the template lacks, against the loopback GitHub fake, check run and an
 - pulled: what `runs.image: docker://…@sha256:…` does — `docker pull` by digest from a
   registry on loopback (Debian's docker-registry) of the `release` target that releases
   push (the same files less what the `pruned` stage removes, in one layer), then
-  `docker run`.
+  `docker run`;
+- pulled, runtime image: the same pull and run of the `runtime` target (five layers, nothing
+  pruned: what releases pushed before the release target), to show what that target buys.
 Each run of each side gets an engine of its own whose store is a new, empty folder, as a
-fresh runner has; all stores are removed only after the last run. Deleting the previous
-run's store instead (what this benchmark did before) made each run pay for the last one:
-on this machine's disk, file creation stays slow for seconds after a few thousand files are
-deleted (one `tar -x` of the base layer's 4,216 entries: 3.9 s right after such a delete,
-0.24 s once settled). The filesystem is synced before each side starts. The sides
-alternate, so they meet the same load from other work. `--no-pigz` keeps dockerd from
-decompressing with `unpigz` when it is installed (MOBY_DISABLE_PIGZ), as on a runner
-without it; the figures say which way it ran.
+fresh runner has; all stores are removed only after the last run, so no timed run also pays
+for deleting the last one's files (which this benchmark did before). File creation on this
+machine is erratic besides: one `tar -x` of the base layer's 4,216 entries took from 0.24 s
+to 3.9 s within minutes (all of it kernel time; the VM hands freed memory back to its host),
+which is why a figure here is a median of alternating runs. The filesystem is synced before
+each side starts. The sides alternate, so they meet the same load from other work.
+`--no-pigz` keeps dockerd from decompressing with `unpigz` when it is installed
+(MOBY_DISABLE_PIGZ), as on a runner without it; the figures say which way it ran.
 
 Also the image's size as the engine reports it (on the stand-in base from
 scripts/container-engine.sh), the compressed bytes the registry serves for it (config and
@@ -52,11 +54,12 @@ sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "tests"))
 
 import docker
 import docker.errors
+from docker.models.images import Image
 
 from support import fake_github
 from support.container import API_VERSION, REPO_ROOT, build_image, connect
 from support.pr_check import pull_request_check
-from support.registry import loopback_registry, private_engine
+from support.registry import Registry, loopback_registry, private_engine
 
 BUILT_TAG = "swiftpm-guard:bench-built"  # only ever in the second engine
 PUBLISH_TAG = "swiftpm-guard:bench-publish"
@@ -99,6 +102,40 @@ def _fresh_engine(store: Path) -> Iterator[tuple[str, docker.DockerClient]]:
             client.close()
 
 
+def _push(client: docker.DockerClient, registry: Registry, image: Image,
+          tag: str) -> tuple[str, float]:
+    """Push `image` as REPOSITORY:tag; its reference by digest and its compressed MB."""
+    reference = f"{registry.host}/{REPOSITORY}:{tag}"
+    image.tag(reference)
+    client.images.push(reference)
+    served = registry.manifest(REPOSITORY, tag)
+    return f"{reference}@{served.digest}", _mb(served.compressed_bytes)
+
+
+def _time_pulled(side: dict[str, list[float]], pinned: str, scratch: Path) -> None:
+    """Pull `pinned` into a fresh engine and run the PR check from it."""
+    with _fresh_engine(scratch.with_name(scratch.name + "-store")) as (host, other):
+        pull = _pull(host, pinned)
+        seconds = _pr_check(other, pinned, scratch)
+    side["pull"].append(pull)
+    side["run"].append(seconds)
+    side["total"].append(pull + seconds)
+
+
+def _time_built(side: dict[str, list[float]], base_name: str, base_reference: str,
+                scratch: Path) -> None:
+    """Pull the base into a fresh engine, build the Dockerfile there, run the PR check."""
+    with _fresh_engine(scratch.with_name(scratch.name + "-store")) as (host, other):
+        base_pull = _pull(host, base_reference)
+        other.images.get(base_reference).tag(base_name)
+        build = build_image(other, BUILT_TAG, nocache=True)
+        seconds = _pr_check(other, BUILT_TAG, scratch)
+    side["base_pull"].append(base_pull)
+    side["build"].append(build.seconds)
+    side["run"].append(seconds)
+    side["total"].append(base_pull + build.seconds + seconds)
+
+
 def _pull(host: str, reference: str) -> float:
     """`docker pull`, as the runner runs it; seconds."""
     started = time.monotonic()
@@ -129,60 +166,52 @@ def main() -> int:
     figures["dockerd_decompresses_with"] = (
         "unpigz" if shutil.which("unpigz") and not args.no_pigz else "Go's compress/gzip")
     figures["load_average_at_start"] = [round(x, 2) for x in os.getloadavg()]
-    # The image to publish: built once in the shared engine (its layer cache makes this quick).
+    # The images to publish: built once in the shared engine (its layer cache makes it quick).
     image = build_image(client, PUBLISH_TAG, target="release").image
+    runtime = build_image(client, RUNTIME_TAG).image
     figures["image_mb"] = _mb(image.attrs["Size"])
-    figures["layers_mb"] = [{"mb": _mb(layer["Size"]), "step": layer["CreatedBy"][-60:]}
-                            for layer in image.history() if layer["Size"]]
-    figures["runtime_image_mb"] = _mb(build_image(client, RUNTIME_TAG).image.attrs["Size"])
+    figures["runtime_image_mb"] = _mb(runtime.attrs["Size"])
     base_name = _base_name()
     figures["base_mb"] = _mb(client.images.get(base_name).attrs["Size"])
     built: dict[str, list[float]] = {"base_pull": [], "build": [], "run": [], "total": []}
     pulled: dict[str, list[float]] = {"pull": [], "run": [], "total": []}
+    layered: dict[str, list[float]] = {"pull": [], "run": [], "total": []}
     with tempfile.TemporaryDirectory() as scratch_name:
         scratch = Path(scratch_name)
         with loopback_registry(scratch / "registry") as registry:
-            reference = f"{registry.host}/{REPOSITORY}:bench"
+            pinned, figures["pushed_compressed_mb"] = _push(client, registry, image, "bench")
+            runtime_pinned, figures["runtime_pushed_compressed_mb"] = _push(
+                client, registry, runtime, "bench-runtime")
             base_reference = f"{registry.host}/library/{base_name}"
-            image.tag(reference)
-            client.images.push(reference)
             client.images.get(base_name).tag(base_reference)
             client.images.push(base_reference)
-            served = registry.manifest(REPOSITORY, "bench")
-            figures["pushed_compressed_mb"] = _mb(served.compressed_bytes)
             figures["base_compressed_mb"] = _mb(
                 registry.manifest("library/" + base_name.split(":")[0],
                                   base_name.split(":")[1]).compressed_bytes)
-            pinned = f"{reference}@{served.digest}"
             try:
-                for run in range(args.runs):  # interleaved: both meet the same load
-                    with _fresh_engine(scratch / f"store-pulled{run}") as (host, other):
-                        pull = _pull(host, pinned)
-                        seconds = _pr_check(other, pinned, scratch / f"pulled{run}")
-                    pulled["pull"].append(pull)
-                    pulled["run"].append(seconds)
-                    pulled["total"].append(pull + seconds)
-                    with _fresh_engine(scratch / f"store-built{run}") as (host, other):
-                        base_pull = _pull(host, base_reference)
-                        other.images.get(base_reference).tag(base_name)
-                        build = build_image(other, BUILT_TAG, nocache=True)
-                        seconds = _pr_check(other, BUILT_TAG, scratch / f"built{run}")
-                    built["base_pull"].append(base_pull)
-                    built["build"].append(build.seconds)
-                    built["run"].append(seconds)
-                    built["total"].append(base_pull + build.seconds + seconds)
+                for run in range(args.runs):  # interleaved: all meet the same load
+                    _time_pulled(pulled, pinned, scratch / f"pulled{run}")
+                    _time_built(built, base_name, base_reference, scratch / f"built{run}")
+                    _time_pulled(layered, runtime_pinned, scratch / f"layered{run}")
             finally:
-                client.images.remove(reference)
+                for reference in (pinned, runtime_pinned):
+                    client.images.remove(reference.split("@")[0])
                 client.images.remove(base_reference)
     client.images.remove(PUBLISH_TAG)  # untags; the layers stay in the build cache
     client.images.remove(RUNTIME_TAG)
     figures["load_average_at_end"] = [round(x, 2) for x in os.getloadavg()]
     figures["built_s"] = {k: _summary(v) for k, v in built.items()}
     figures["pulled_s"] = {k: _summary(v) for k, v in pulled.items()}
-    figures["per_run_total_s"] = {"built": [round(v, 2) for v in built["total"]],
-                                  "pulled": [round(v, 2) for v in pulled["total"]]}
+    figures["pulled_runtime_image_s"] = {k: _summary(v) for k, v in layered.items()}
+    figures["per_run_total_s"] = {name: [round(v, 2) for v in side["total"]] for name, side in
+                                  (("built", built), ("pulled", pulled),
+                                   ("pulled_runtime_image", layered))}
+    figures["per_run_built_over_pulled"] = [
+        round(b / p, 2) for b, p in zip(built["total"], pulled["total"], strict=True)]
     ratio = statistics.median(built["total"]) / statistics.median(pulled["total"])
     figures["built_over_pulled"] = round(ratio, 1)
+    figures["runtime_image_pull_over_release_pull"] = round(
+        statistics.median(layered["total"]) / statistics.median(pulled["total"]), 2)
     print(json.dumps(figures, indent=2))
     if args.json:
         Path(args.json).write_text(json.dumps(figures, indent=2) + "\n")

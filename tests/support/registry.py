@@ -178,8 +178,8 @@ def private_engine(data_root: Path, *, keep_store: bool = False) -> Iterator[Pri
     """A second dockerd whose image store starts empty; stopped (by its PID) on exit.
 
     The store is removed on exit unless `keep_store`: a benchmark keeps every run's store
-    until all runs are timed, because deleting a few thousand files makes this disk slow to
-    create files for seconds after (see benchmarks/prebuilt_bench.py).
+    until all runs are timed, so that no timed run also pays for deleting the last one's files
+    (see benchmarks/prebuilt_bench.py).
 
     Configured like scripts/container-engine.sh's engine (no bridge, host iptables untouched),
     but with everything of its own. Its socket and exec root live under a short /tmp folder:
