@@ -167,11 +167,14 @@ def _valid_name(name: str | None) -> str | None:
     return name if name is not None and NAME_RE.fullmatch(name) else None
 
 
+_Site = tuple[str | None, int, int, int, Role]  # name, content start and end, line, role
+
+
 @dataclass(frozen=True, slots=True)
 class _Shape:
     """A manifest's parse with checksum values left out: (name, start, end, line, role)."""
 
-    sites: tuple[tuple[str | None, int, int, int, Role], ...]
+    sites: tuple[_Site, ...]
     version: tuple[int, int] | None  # where the version's text is
     version_line: int | None
     base_url: str | None
@@ -197,49 +200,11 @@ def read_published(text: str) -> PublishedManifest:
 @functools.lru_cache(maxsize=32)
 def _read_shape(text: str) -> _Shape:
     tokens = _tokens(text)
-    parents = _parents(tokens)
     constants = _constants(tokens)
-    lines = LineIndex(text)
-    shape = ManifestShape(text)
-    sites: list[tuple[str | None, int, int, int, Role]] = []
-    used: set[int] = set()
-
-    def add(name: str | None, value_index: int) -> None:
-        value = tokens[value_index]
-        placeholder = _PLACEHOLDER.fullmatch(value.text)
-        if name is None and placeholder:
-            name = placeholder.group(1)
-        used.add(value_index)
-        start = _content_start(text, value.start)
-        sites.append((_valid_name(name), start, start + len(value.text),
-                      lines.line_of(value.start), shape.role_at(value.start)))
-
-    for i, token in enumerate(tokens):
-        # `checksum: "…"` inside a call: the call's `name:` says whose.
-        if (token.kind == "ident" and token.text == "checksum" and _is(tokens, i + 1, "punct", ":")
-                and _is(tokens, i + 2, "string") and parents[i] >= 0):
-            opener = parents[i]
-            add(_call_name(tokens, parents, opener) if tokens[opener].text == "(" else None, i + 2)
-            continue
-        # `"sha256…" [+ suffix]: "…"` as an entry of a dictionary that is itself `"key": [ … ]`.
-        if token.kind != "string" or not token.text.lower().startswith(_CHECKSUM_KEY):
-            continue
-        if not (_is(tokens, i - 1, "punct", "[") or _is(tokens, i - 1, "punct", ",")):
-            continue
-        suffix: str | None = token.text[len(_CHECKSUM_KEY):]
-        j = i + 1
-        if _is(tokens, j, "punct", "+"):
-            extra = _suffix(tokens, j + 1, constants)
-            suffix = None if extra is None else token.text[len(_CHECKSUM_KEY):] + extra
-            j += 2
-        if not (_is(tokens, j, "punct", ":") and _is(tokens, j + 1, "string")):
-            continue
-        key = _entry_key(tokens, parents[i]) if parents[i] >= 0 else None
-        add(None if key is None or suffix is None else key + suffix, j + 1)
-    for i, token in enumerate(tokens):
-        if token.kind == "string" and i not in used and _HEX64.fullmatch(token.text):
-            add(None, i)
-    sites.sort(key=lambda s: s[1])
+    lines, shape = LineIndex(text), ManifestShape(text)
+    sites = sorted((_site(text, tokens[index], name, lines, shape)
+                    for name, index in _checksum_values(tokens, _parents(tokens), constants)),
+                   key=lambda site: site[1])
     version = _pick(constants, "version")
     base = _pick(constants, "url")
     version_start = _content_start(text, version[1]) if version else 0
@@ -249,6 +214,60 @@ def _read_shape(text: str) -> _Shape:
         version_line=lines.line_of(version[1]) if version else None,
         base_url=base[0] if base and base[0].startswith(("https://", "http://")) else None,
     )
+
+
+def _checksum_values(tokens: list[_Tok], parents: list[int],
+                     constants: dict[str, tuple[str, int]]) -> list[tuple[str | None, int]]:
+    """Every checksum value (its token's index) with the name the manifest gives it, if any:
+    the named shapes first, then any other 64-hex string literal, unnamed."""
+    found = [hit for i in range(len(tokens))
+             if (hit := _call_checksum(tokens, parents, i)
+                 or _keyed_checksum(tokens, parents, constants, i)) is not None]
+    used = {index for _name, index in found}
+    return found + [(None, i) for i, token in enumerate(tokens)
+                    if token.kind == "string" and i not in used and _HEX64.fullmatch(token.text)]
+
+
+def _call_checksum(tokens: list[_Tok], parents: list[int],
+                   i: int) -> tuple[str | None, int] | None:
+    """`checksum: "…"` inside a call, whose `name:` says whose."""
+    if not (tokens[i].kind == "ident" and tokens[i].text == "checksum"
+            and _is(tokens, i + 1, "punct", ":") and _is(tokens, i + 2, "string")
+            and parents[i] >= 0):
+        return None
+    opener = parents[i]
+    return (_call_name(tokens, parents, opener) if tokens[opener].text == "(" else None), i + 2
+
+
+def _keyed_checksum(tokens: list[_Tok], parents: list[int], constants: dict[str, tuple[str, int]],
+                    i: int) -> tuple[str | None, int] | None:
+    """`"sha256…" [+ suffix]: "…"` as an entry of a dictionary that is itself `"key": [ … ]`."""
+    token = tokens[i]
+    if token.kind != "string" or not token.text.lower().startswith(_CHECKSUM_KEY):
+        return None
+    if not (_is(tokens, i - 1, "punct", "[") or _is(tokens, i - 1, "punct", ",")):
+        return None
+    suffix: str | None = token.text[len(_CHECKSUM_KEY):]
+    j = i + 1
+    if _is(tokens, j, "punct", "+"):
+        extra = _suffix(tokens, j + 1, constants)
+        suffix = None if extra is None else token.text[len(_CHECKSUM_KEY):] + extra
+        j += 2
+    if not (_is(tokens, j, "punct", ":") and _is(tokens, j + 1, "string")):
+        return None
+    key = _entry_key(tokens, parents[i]) if parents[i] >= 0 else None
+    return (None if key is None or suffix is None else key + suffix), j + 1
+
+
+def _site(text: str, value: _Tok, name: str | None, lines: LineIndex,
+          shape: ManifestShape) -> _Site:
+    """Where a checksum value sits; an unnamed `__SHA256_X__` placeholder names itself."""
+    placeholder = _PLACEHOLDER.fullmatch(value.text)
+    if name is None and placeholder:
+        name = placeholder.group(1)
+    start = _content_start(text, value.start)
+    return (_valid_name(name), start, start + len(value.text), lines.line_of(value.start),
+            shape.role_at(value.start))
 
 
 def base_url_in(text: str) -> str | None:
