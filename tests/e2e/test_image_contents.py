@@ -21,7 +21,7 @@ pytestmark = pytest.mark.container
 
 PYTHON = "/opt/swiftpm-guard/bin/python"
 
-#: Every git subcommand the action runs (swiftpm_guard.sources.git_repository / git_ref,
+#: Every git subcommand the action runs (swiftpm_guard.sources.git_repository / workspace_clone,
 #: sinks.git_push through sinks.git_runner): all must be compiled builtins, none Perl.
 GIT_COMMANDS = (
     "cat-file",

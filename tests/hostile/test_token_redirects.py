@@ -146,7 +146,7 @@ def test_the_workspace_fetch_does_not_follow_a_redirect_with_a_persisted_header(
     """actions/checkout persists its token as an extraHeader in the clone's config by default;
     fetching the template ref from that origin must not carry it through a redirect."""
     from support.actions_env import git
-    from swiftpm_guard.sources.git_ref import GitRef
+    from swiftpm_guard.sources.workspace_clone import GitRef
 
     workspace = tmp_path / "workspace"
     git(tmp_path, "clone", "-q", str(redirected.bare), str(workspace))

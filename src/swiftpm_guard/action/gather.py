@@ -23,13 +23,13 @@ from swiftpm_guard.sources.artifacts import (
 )
 from swiftpm_guard.sources.files import inside, read_text
 from swiftpm_guard.sources.git_ref import (
-    GitRef,
     RefReader,
     load_template_from_ref,
     read_workflow_from_ref,
 )
 from swiftpm_guard.sources.template import load_template
 from swiftpm_guard.sources.workflow import read_workflow_frameworks
+from swiftpm_guard.sources.workspace_clone import GitRef
 
 
 def _log(line: str) -> None:

@@ -22,7 +22,7 @@ from swiftpm_guard.core.model import Finding
 from swiftpm_guard.infra.github import GitHubSession
 from swiftpm_guard.jobs.check import Outcome
 from swiftpm_guard.report.release_lines import LineResult, matrix_markdown
-from swiftpm_guard.sources.git_ref import workspace_branches
+from swiftpm_guard.sources.workspace_clone import workspace_branches
 
 Evaluate = Callable[[Loaded], Outcome]
 

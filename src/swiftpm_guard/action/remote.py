@@ -21,7 +21,7 @@ from urllib.parse import urlsplit, urlunsplit
 from swiftpm_guard.action.settings import ActionSettings
 from swiftpm_guard.core.git_names import Remote, authorization_header
 from swiftpm_guard.errors import UsageError
-from swiftpm_guard.sources.git_ref import workspace_origin
+from swiftpm_guard.sources.workspace_clone import workspace_origin
 
 #: `user@host:path` (and `host:path`): git's scp-like ssh syntax, a colon before any slash.
 _SCP_LIKE = re.compile(r"[^/]*[^/\\]:")
