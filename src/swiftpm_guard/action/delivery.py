@@ -1,115 +1,162 @@
-"""Deliver a check-run output: the check run through the API, else the same annotations as
-workflow commands; then the job summary. Best effort: the verdict never depends on it.
+"""What the action leaves behind, in one place: `.swiftpm-guard/` in the workspace, the log,
+the check run (else the same annotations as workflow commands), the job summary, the step
+outputs and the exit code. A mode describes it as a `Delivery`; `deliver` carries it out.
+The verdict never depends on the check run: that part is best effort.
 """
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+import json
+from collections.abc import Mapping
 from dataclasses import dataclass
+from pathlib import Path
 
 from swiftpm_guard.action.settings import ActionSettings
-from swiftpm_guard.core.check_run import CheckRunOutput
-from swiftpm_guard.infra.github import GitHubSession
-from swiftpm_guard.report import markdown as md
+from swiftpm_guard.console import say, tell
+from swiftpm_guard.core.model import CheckRunOutput, Phrase, Report
+from swiftpm_guard.errors import InputError
+from swiftpm_guard.jobs.adapters import Adapters
+from swiftpm_guard.report.check_run import fallback_note, job_summary
 from swiftpm_guard.sinks import actions_io
+from swiftpm_guard.sinks.files import write_atomically
 
-
-def _say(line: str) -> None:
-    print(line, flush=True)
+#: Reports and the manifest go here, inside the workspace, so later steps can use them.
+OUT_DIR = ".swiftpm-guard"
+EXIT_OK, EXIT_FINDINGS = 0, 1
+#: GitHub takes up to 1 MB per step output; the report inline stays below this, else the
+#: output is a small stand-in that says so and where the whole report is.
+JSON_OUTPUT_MAX_BYTES = 900_000
 
 
 @dataclass(frozen=True, slots=True)
-class _Attempt:
-    """How creating the check run went: what it carried, or why it did not."""
-
-    reason: str | None = None  # why workflow commands carry (the rest of) the annotations
-    posted: int = 0
-    url: str | None = None
-    expected: bool = True  # a read-only token is normal on forks: a notice, not a warning
-
-
-def _create(settings: ActionSettings, github: GitHubSession, output: CheckRunOutput) -> _Attempt:
-    if settings.dry_run:
-        return _Attempt("dry-run: no check run was created")
-    if not settings.token:
-        return _Attempt("no github-token: no check run was created")
-    from swiftpm_guard.infra.github import GitHubApiError
-    from swiftpm_guard.sinks.checks_api import CheckRunTarget, publish_check_run
-
-    target = CheckRunTarget(
-        repository=settings.event.repository,
-        name=settings.check_name,
-        head_sha=settings.event.head_sha,
-        details_url=settings.details_url,
-    )
-    try:
-        published = publish_check_run(github.client, target, output, github.policy)
-    except GitHubApiError as error:
-        why = (
-            "the token cannot write check runs (fork pull requests and Dependabot "
-            "get a read-only token)"
-            if error.not_writable
-            else "the check run could not be created"
-        )
-        return _Attempt(f"{why}: {error}", expected=error.not_writable)
-    posted = published.annotations_posted
-    if published.error:
-        return _Attempt(f"only {posted} annotations reached the check run: {published.error}",
-                        posted, published.html_url, expected=False)
-    return _Attempt(None, posted, published.html_url)
+class Delivery:
+    files: tuple[tuple[str, bytes], ...]  # names inside OUT_DIR
+    log: tuple[str, ...]  # console lines (someone else's text: neutralised on the way out)
+    output: CheckRunOutput
+    markdown: str  # the whole report: the check run's summary
+    brief: str | None  # the job summary beside a check run that has the whole report
+    outputs: Mapping[str, str]
+    last: str  # the verdict on stdout
+    exit_code: int
+    reads: tuple[Phrase, ...] = ()
 
 
-def deliver(
-    settings: ActionSettings, github: GitHubSession, output: CheckRunOutput
-) -> tuple[list[str], str | None]:
+def deliver(settings: ActionSettings, adapters: Adapters, delivery: Delivery) -> int:
+    folder = out_folder(settings)
+    write_atomically([(folder / name, data) for name, data in delivery.files])
+    for line in actions_io.plain(delivery.log):
+        tell(line)
+    notes, url = _check_run(settings, adapters, delivery.output)
+    if settings.summary_file is not None:
+        check_run = (settings.check_name, url) if url is not None else None
+        actions_io.append_summary(settings.summary_file, job_summary(
+            delivery.output, delivery.markdown, brief=delivery.brief, check_run=check_run,
+            notes=notes, reads=delivery.reads))
+    if settings.output_file is not None:
+        actions_io.write_outputs(settings.output_file, delivery.outputs)
+    say(delivery.last)
+    return delivery.exit_code
+
+
+def _check_run(settings: ActionSettings, adapters: Adapters,
+               output: CheckRunOutput) -> tuple[list[str], str | None]:
     """The check run, else workflow commands for what it could not carry; summary notes and
     the check run's address (None when none was created)."""
-    attempt = _create(settings, github, output)
-    if attempt.reason is None:
-        return [], attempt.url
-    _say(
-        actions_io.command(
-            "notice" if attempt.expected else "warning",
-            f"{attempt.reason}; annotating with workflow commands instead",
-            {"title": "swiftpm-guard"},
-        )
-    )
-    rest = output.annotations[attempt.posted:]
+    from swiftpm_guard.sinks.checks_api import CheckRunTarget, Posted, post_check_run
+
+    if settings.dry_run:
+        posted = Posted(reason="dry-run: no check run was created")
+    elif not settings.token or adapters.github is None:
+        posted = Posted(reason="no github-token: no check run was created")
+    else:
+        target = CheckRunTarget(repository=settings.event.repository, name=settings.check_name,
+                                head_sha=settings.event.head_sha,
+                                details_url=settings.details_url)
+        posted = post_check_run(adapters.github, target, output)
+    if posted.reason is None:
+        return [], posted.url
+    say(actions_io.command("notice" if posted.expected else "warning",
+                           f"{posted.reason}; annotating with workflow commands instead",
+                           {"title": "swiftpm-guard"}))
+    rest = output.annotations[posted.annotations:]
     for line in actions_io.annotation_commands(rest):
-        _say(line)
-    note = (f"> [!NOTE]\n> {md.text(attempt.reason)}; {len(rest)} annotations were written as "
-            "workflow commands instead.")
-    return [note], attempt.url
+        say(line)
+    return [fallback_note(posted.reason, len(rest))], posted.url
 
 
-def post(
-    settings: ActionSettings,
-    github: GitHubSession,
-    output: CheckRunOutput,
-    markdown: str,
-    read: Sequence[str] = (),
-    *,
-    brief: str | None = None,
-) -> None:
-    """The check run (or workflow commands), then the job summary; `read` says what was read.
-
-    One job's view should not show the same table twice: when the check run was created, the
-    job summary is `brief` (the verdict and the findings, without the two-way table or the
-    audit's timeline) and links to the check run, which carries the whole `markdown`. When no
-    check run was written (fork PRs, no token, dry-run, the API down), the summary is the whole
-    report, since it is then the only place it can be read.
-    """
-    notes, url = deliver(settings, github, output)
-    if settings.summary_file is not None:
-        body = markdown
-        if url is not None and brief is not None:
-            name = md.text(settings.check_name)
-            body = f"{brief}\nThe whole report is in the check run [{name}](<{url}>).\n"
-        sources = "Read: " + "; ".join(read) + "." if read else ""
-        summary = "\n".join([body, *(f"> {n}" for n in output.cut), *notes, "", sources, ""])
-        actions_io.append_summary(settings.summary_file, summary)
+def out_folder(settings: ActionSettings) -> Path:
+    """`.swiftpm-guard/` in the workspace, created; refused when it is not a plain folder."""
+    folder = settings.workspace / OUT_DIR
+    try:
+        folder.mkdir(exist_ok=True)
+    except OSError as error:
+        raise InputError(
+            f"cannot create the output folder: {error.strerror}", file=OUT_DIR
+        ) from None
+    if folder.is_symlink() or not folder.is_dir():
+        # A pull request could commit `.swiftpm-guard` as a link to somewhere else.
+        raise InputError("exists in the workspace and is not a plain folder", file=OUT_DIR)
+    return folder
 
 
-def note(text: str) -> str:
-    """A GitHub Markdown note block (summary and check run)."""
-    return f"> [!NOTE]\n> {text}\n"
+def exit_for(settings: ActionSettings, consistent: bool, conclusion: str) -> int:
+    if consistent:
+        return EXIT_OK
+    if settings.event.is_pull_request and conclusion == "neutral":
+        return EXIT_OK
+    return EXIT_FINDINGS
+
+
+def outputs_for(settings: ActionSettings, report: Report, report_rel: str, manifest_rel: str,
+                *, pushed: bool = False, not_pushed: str = "",
+                document: Mapping[str, object] | None = None) -> dict[str, str]:
+    """The step outputs (action.yml declares exactly these); `document` is the JSON report."""
+    return {
+        "consistent": "true" if report.consistent else "false",
+        "products": "" if report.products is None else str(report.products),
+        "binary-targets": "" if report.binary_targets is None else str(report.binary_targets),
+        "report": report_rel,
+        "manifest": manifest_rel,
+        "branch": settings.branch or "",
+        "pushed": "true" if pushed else "false",
+        "not-pushed-reason": "" if pushed else not_pushed,
+        "json": json_output(document, report_rel) if document is not None else "",
+    }
+
+
+def outputs_without_manifest(consistent: bool, report_rel: str, *, branch: str = "",
+                             not_pushed: str = "",
+                             document: Mapping[str, object] | None = None) -> dict[str, str]:
+    """The step outputs of a mode that renders no manifest and pushes nothing (audit,
+    preflight); `json` only when there is a JSON report (`document`)."""
+    values = {
+        "consistent": "true" if consistent else "false",
+        "products": "",
+        "binary-targets": "",
+        "report": report_rel,
+        "manifest": "",
+        "branch": branch,
+        "pushed": "false",
+        "not-pushed-reason": not_pushed,
+    }
+    if document is not None:
+        values["json"] = json_output(document, report_rel)
+    return values
+
+
+def json_output(document: Mapping[str, object], report_rel: str) -> str:
+    """The JSON report on one line, or past JSON_OUTPUT_MAX_BYTES a stand-in with
+    `truncated: true`, its size, the verdict and the report file's path."""
+    text = json.dumps(document, ensure_ascii=False, separators=(",", ":"))
+    size = len(text.encode("utf-8"))
+    if size <= JSON_OUTPUT_MAX_BYTES:
+        return text
+    keep = ("schema_version", "kind", "tool", "consistent", "version")
+    stand_in = {key: document[key] for key in keep if key in document}
+    stand_in.update(truncated=True, bytes=size, report=report_rel)
+    return json.dumps(stand_in, ensure_ascii=False, separators=(",", ":"))
+
+
+def relative(name: str) -> str:
+    """A file of OUT_DIR as the outputs name it (relative to the workspace)."""
+    return f"{OUT_DIR}/{name}"

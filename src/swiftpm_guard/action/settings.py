@@ -1,5 +1,9 @@
 """The action's settings: inputs and event, read from the runner's environment and validated
 once, before any file is read or any request is made (a bad input is exit 2).
+
+The runner passes `with:` inputs as `INPUT_<NAME>` with the name upper-cased and its hyphens
+kept (`INPUT_TEMPLATE-REF`); other launchers turn them into underscores, so both are read.
+A bad input is a one-line UsageError naming the input and the value.
 """
 
 from __future__ import annotations
@@ -10,26 +14,27 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from swiftpm_guard.action import inputs
 from swiftpm_guard.action.event import Event
-from swiftpm_guard.action.inputs import (
-    MODES,
-    PR_CONCLUSIONS,
-    boolean,
-    choice,
-    lines_of,
-    push_token_from,
-    read_input,
-    token_from,
-    words_of,
+from swiftpm_guard.core.checks import DEFAULT_VERSION_PATTERN
+from swiftpm_guard.core.lines import split_lines
+from swiftpm_guard.core.names import (
+    DEFAULT_AUTHOR,
+    Identity,
+    WorkflowSpec,
+    check_token,
+    check_version_shape,
+    parse_id,
+    relative_path,
+    validate_excluded,
+    validate_pattern,
+    validate_ref,
+    validate_ref_glob,
+    validate_version,
 )
-from swiftpm_guard.core.git_names import DEFAULT_AUTHOR, check_token
-from swiftpm_guard.core.publish_refs import validate_excluded, validate_ref_glob
+from swiftpm_guard.core.names import DEFAULT_BRANCH_GLOB as DEFAULT_PATTERN
 from swiftpm_guard.core.urls import validate_base_url
 from swiftpm_guard.errors import UsageError
-from swiftpm_guard.sources.git_ref import relative_path, validate_ref
-from swiftpm_guard.sources.git_repository import DEFAULT_PATTERN
-from swiftpm_guard.sources.workflow_spec import WorkflowSpec
+from swiftpm_guard.jobs.swiftpm_proof import locate_swift, validate_swift_option
 
 #: `auto` publishes only on these; pushes, pull requests and merge queues only check.
 PUBLISH_EVENTS = frozenset({"schedule", "workflow_dispatch"})
@@ -196,8 +201,8 @@ def _sources(value: Value) -> dict[str, Any]:
         "frameworks": frameworks,
         "frameworks_from": specs,
         "frameworks_refs": refs,
-        "run_id": inputs.run_id(value("run-id")),
-        "artifact_name": inputs.artifact_name(value("artifact-name")),
+        "run_id": run_id(value("run-id")),
+        "artifact_name": artifact_name(value("artifact-name")),
     }
 
 
@@ -228,11 +233,11 @@ def workspace_path(path: str, what: str) -> str:
 def _release(value: Value) -> dict[str, Any]:
     """What is published: version, names, commit identity."""
     return {
-        "version": inputs.version(value("version")),
-        "debug_suffix": inputs.debug_suffix(value("debug-suffix")),
-        "branch_prefix": inputs.branch_prefix(value("branch-prefix")),
-        "author": inputs.author(value("author")),
-        "branches": inputs.branches(value("branches")),
+        "version": version(value("version")),
+        "debug_suffix": debug_suffix(value("debug-suffix")),
+        "branch_prefix": branch_prefix(value("branch-prefix")),
+        "author": author(value("author")),
+        "branches": branches(value("branches")),
         "publish_refs": tuple(validate_ref_glob(p) for p in words_of(value("publish-refs"))),
         "exclude_paths": validate_excluded(words_of(value("exclude-paths"))),
     }
@@ -242,12 +247,12 @@ def _behaviour(value: Value) -> dict[str, Any]:
     """How the run behaves and reports."""
     base_url = value("base-url")
     return {
-        "check_name": inputs.check_name(value("check-name")),
+        "check_name": check_name(value("check-name")),
         "pr_conclusion": choice("pr-conclusion", value("pr-conclusion"), PR_CONCLUSIONS),
         "dry_run": boolean("dry-run", value("dry-run")),
-        "swift": inputs.swift_option(value("swift")),
-        "resolve_swift": inputs.resolve_swift(boolean("resolve", value("resolve")),
-                                              inputs.swift_option(value("swift"))),
+        "swift": swift_option(value("swift")),
+        "resolve_swift": resolve_swift(boolean("resolve", value("resolve")),
+                                              swift_option(value("swift"))),
         "allow_overwrite": boolean("allow-overwrite", value("allow-overwrite")),
         "update": boolean("update", value("update")),
         "verify_absent": boolean("verify-absent", value("verify-absent")),
@@ -274,3 +279,194 @@ def _runner(env: Mapping[str, str]) -> dict[str, Any]:
         "output_file": Path(output) if output else None,
         "summary_file": Path(summary) if summary else None,
     }
+
+
+#: Every input with its default; action.yml declares the same names and defaults (tested).
+INPUTS: dict[str, str] = {
+    "mode": "auto",
+    "template": "Package.swift.template",
+    "template-ref": "swiftpm",
+    "version": "",
+    "artifacts": "",
+    "checksums": "",
+    "frameworks": "",
+    "frameworks-from": "",
+    "frameworks-ref": "",
+    "run-id": "",
+    "artifact-name": "",
+    "debug-suffix": "_debug",
+    "branch-prefix": "swiftpm-",
+    "check-name": "SwiftPM manifest",
+    "pr-conclusion": "auto",
+    "github-token": "",  # action.yml: ${{ github.token }}
+    "push-token": "",
+    "publish-refs": "",  # empty: the repository's default branch and release/*
+    "exclude-paths": ".github/",
+    "update": "false",
+    "verify-absent": "false",
+    "absent-on-403": "false",
+    "dry-run": "false",
+    "swift": "auto",
+    "author": DEFAULT_AUTHOR,
+    "allow-overwrite": "false",
+    "verify-urls": "false",
+    "resolve": "false",
+    "base-url": "",
+    "branches": DEFAULT_PATTERN,
+}
+#: Every output the action writes (action.yml declares the same, tested).
+OUTPUTS = (
+    "consistent",
+    "products",
+    "binary-targets",
+    "report",
+    "manifest",
+    "branch",
+    "pushed",
+    "not-pushed-reason",
+    "json",
+)
+MODES = ("auto", "check", "publish", "audit", "preflight")
+PR_CONCLUSIONS = ("auto", "neutral", "failure")
+
+def read_input(env: Mapping[str, str], name: str) -> str:
+    """`INPUT_NAME-WITH-HYPHENS` (the runner) or `INPUT_NAME_WITH_UNDERSCORES`, else default."""
+    upper = name.upper()
+    for key in (f"INPUT_{upper}", f"INPUT_{upper.replace('-', '_')}"):
+        value = env.get(key)
+        if value is not None and value.strip():
+            return value.strip()
+    return INPUTS[name]
+
+
+def token_from(env: Mapping[str, str]) -> str | None:
+    return read_input(env, "github-token") or None
+
+
+def push_token_from(env: Mapping[str, str]) -> str | None:
+    """Input push-token: used only by git (a PAT cannot create check runs)."""
+    return read_input(env, "push-token") or None
+
+
+def words_of(value: str) -> tuple[str, ...]:
+    """An input listing items separated by spaces, commas or newlines; `#` comments skipped."""
+    return tuple(
+        word
+        for line in lines_of(value)
+        for word in re.split(r"[\s,]+", line)
+        if word
+    )
+
+
+def lines_of(value: str) -> tuple[str, ...]:
+    """A multi-line input: one item per line; blank lines and `#` comments skipped."""
+    return tuple(
+        line.strip()
+        for line in split_lines(value)
+        if line.strip() and not line.strip().startswith("#")
+    )
+
+
+def boolean(name: str, value: str) -> bool:
+    lowered = value.lower()
+    if lowered not in ("true", "false"):
+        raise UsageError(f"input {name} must be true or false, got {value!r}")
+    return lowered == "true"
+
+
+def choice(name: str, value: str, allowed: tuple[str, ...]) -> str:
+    if value not in allowed:
+        raise UsageError(f"input {name} must be one of {', '.join(allowed)}; got {value!r}")
+    return value
+
+
+def swift_option(value: str) -> str:
+    try:
+        return validate_swift_option(value)
+    except UsageError:
+        raise UsageError(
+            f"input swift {value!r} is not auto, off, or the path of an executable file"
+        ) from None
+
+
+def author(value: str) -> str:
+    """The commit identity for publishing: from this input, never from a git config."""
+    try:
+        return str(Identity.parse(value))
+    except UsageError:
+        raise UsageError(f"input author {value!r} must look like 'Name <email@host>'") from None
+
+
+def branches(value: str) -> str:
+    try:
+        return validate_pattern(value)
+    except UsageError:
+        raise UsageError(
+            f"input branches {value!r} is not a branch glob (letters, digits, '._-+/', "
+            "'*' and '?'; no '..', no leading '-')"
+        ) from None
+
+
+_SUFFIX = re.compile(r"[A-Za-z0-9_]{0,32}")
+_PREFIX = re.compile(r"[A-Za-z0-9._/-]{0,100}")
+
+
+def version(value: str) -> str | None:
+    if not value:
+        return None
+    try:
+        validate_version(value)
+    except UsageError:
+        raise UsageError(
+            f"input version {value!r} is not a safe version string "
+            "(letters, digits, '.', '_', '+', '-'; no '..')"
+        ) from None
+    # `v1.1.0` is what `github.ref_name` gives on a tag: bad usage with a hint, not a finding.
+    return check_version_shape(value, DEFAULT_VERSION_PATTERN, option="input version",
+                               pattern_option=None)
+
+
+def run_id(value: str) -> int | None:
+    return parse_id(value, what="input run-id") if value else None
+
+
+def artifact_name(value: str) -> str | None:
+    if value and (len(value) > 256 or re.search(r"[\x00-\x1f/\\]", value)):
+        raise UsageError(f"input artifact-name {value!r} is not an artifact name")
+    return value or None
+
+
+def debug_suffix(value: str) -> str:
+    if not _SUFFIX.fullmatch(value):
+        raise UsageError(f"input debug-suffix {value!r} is not [A-Za-z0-9_]*")
+    return value
+
+
+def branch_prefix(value: str) -> str:
+    if not _PREFIX.fullmatch(value) or ".." in value or value.startswith(("-", "/")):
+        raise UsageError(f"input branch-prefix {value!r} cannot start a branch name")
+    return value
+
+
+def check_name(value: str) -> str:
+    if len(value) > 255 or re.search(r"[\x00-\x1f]", value):
+        raise UsageError(
+            f"input check-name {value[:80]!r} must be one line of at most 255 characters"
+        )
+    return value
+
+
+def resolve_swift(enabled: bool, swift: str) -> str | None:
+    """Input resolve: the swift that resolves a consumer (the one input swift finds), or None.
+
+    The Docker action has no swift: `resolve: true` there is bad input, said at once, not a
+    proof silently skipped. The composite action on macOS has Xcode's.
+    """
+    if not enabled:
+        return None
+    found, why = locate_swift(swift)
+    if found is None:
+        raise UsageError(f"input resolve needs a swift on the runner ({why}): use the composite "
+                         "action where Xcode or a Swift toolchain is installed, or give input "
+                         "swift the path of one")
+    return found

@@ -12,21 +12,26 @@ from __future__ import annotations
 
 import argparse
 import re
-import sys
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
-from swiftpm_guard.cli.url_options import add_url_arguments, url_settings
+from swiftpm_guard.cli.options import add_url_arguments, url_settings
+from swiftpm_guard.console import say, tell
+from swiftpm_guard.core.audit import AuditOptions
 from swiftpm_guard.core.checks import DEFAULT_VERSION_PATTERN
-from swiftpm_guard.core.git_names import DEFAULT_BRANCH_GLOB as DEFAULT_PATTERN
-from swiftpm_guard.core.git_names import DEFAULT_BRANCH_PREFIX
 from swiftpm_guard.core.model import CODES
-from swiftpm_guard.core.versions import validate_version_pattern
+from swiftpm_guard.core.names import DEFAULT_BRANCH_GLOB as DEFAULT_PATTERN
+from swiftpm_guard.core.names import (
+    DEFAULT_BRANCH_PREFIX,
+    validate_pattern,
+    validate_version_pattern,
+)
 from swiftpm_guard.errors import UsageError
+from swiftpm_guard.jobs.adapters import Adapters
+from swiftpm_guard.jobs.audit import audit_repository
 from swiftpm_guard.limits import GIT_AUDIT_SECONDS as GIT_TIMEOUT
-
-if TYPE_CHECKING:
-    from swiftpm_guard.core.audit_rules import AuditOptions
+from swiftpm_guard.report.audit import console_line, tip_line, to_json, to_markdown, verdict
+from swiftpm_guard.sinks.files import write_atomically
 
 EXIT_OK, EXIT_FINDINGS = 0, 1
 
@@ -55,9 +60,6 @@ def add_parsers(commands: argparse._SubParsersAction[Any]) -> None:
 
 
 def options_from(args: argparse.Namespace) -> AuditOptions:
-    from swiftpm_guard.core.audit_rules import AuditOptions
-    from swiftpm_guard.sources.git_repository import validate_pattern
-
     validate_pattern(args.branches)
     if args.branch_prefix and not re.fullmatch(r"[A-Za-z0-9._/+-]{1,100}", args.branch_prefix):
         raise UsageError(f"--branch-prefix {args.branch_prefix!r} is not a branch name prefix")
@@ -71,12 +73,7 @@ def options_from(args: argparse.Namespace) -> AuditOptions:
                         warn=frozenset(args.warn))
 
 
-def run(args: argparse.Namespace) -> int:
-    # Imported here, not at the top: building the parser for any subcommand stays cheap.
-    from swiftpm_guard.jobs.audit import audit_repository
-    from swiftpm_guard.report.audit import console_line, tip_line, to_json, to_markdown, verdict
-    from swiftpm_guard.sinks.files import write_atomically
-
+def run(args: argparse.Namespace, adapters: Adapters) -> int:
     options = options_from(args)
     # Without --base-url each branch's own `let url = "…"` is the base of its URLs.
     urls = url_settings(args) if args.verify_urls else None
@@ -92,8 +89,8 @@ def run(args: argparse.Namespace) -> int:
         for branch in report.branches:
             tip = tip_line(branch)
             if tip is not None:
-                print(tip, file=sys.stderr)
+                tell(tip)
             for finding in branch.findings:
-                print(console_line(branch.branch, finding), file=sys.stderr)
-    print(verdict(report))
+                tell(console_line(branch.branch, finding))
+    say(verdict(report))
     return EXIT_OK if report.consistent else EXIT_FINDINGS

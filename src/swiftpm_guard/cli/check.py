@@ -5,44 +5,35 @@
 from __future__ import annotations
 
 import argparse
-import sys
+import json
 from collections.abc import Sequence
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
-from swiftpm_guard.cli.check_early import Early
-from swiftpm_guard.cli.check_options import (
+from swiftpm_guard.cli.options import (
     add_report_arguments,
+    add_resolve_arguments,
     add_source_arguments,
+    add_url_arguments,
     add_version_arguments,
     check_request,
-    workflow_specs,
 )
-from swiftpm_guard.cli.resolve_options import add_resolve_arguments, resolve_settings
-from swiftpm_guard.cli.url_options import add_url_arguments, url_settings, with_url_findings
+from swiftpm_guard.console import say, tell
 from swiftpm_guard.errors import UsageError
-from swiftpm_guard.infra.prepared import Prepared
-from swiftpm_guard.sources.workflow_ahead import ReadAhead
+from swiftpm_guard.jobs.adapters import Adapters
+from swiftpm_guard.jobs.check import CheckResult, check
+from swiftpm_guard.report.check import console_line, to_json, to_markdown, verdict
+from swiftpm_guard.sinks.files import write_atomically
 
-if TYPE_CHECKING:
-    from swiftpm_guard.jobs.check import Outcome
-    from swiftpm_guard.jobs.check_request import CheckRequest
-    from swiftpm_guard.jobs.resolve import ResolveOutcome
-
-COMMANDS = ("check", "render")
 EXIT_OK, EXIT_FINDINGS = 0, 1
 
 
 def add_parsers(commands: argparse._SubParsersAction[Any]) -> None:
     """Register `check` and `render` on the main parser's subcommands."""
-    check = commands.add_parser("check", help="check the template against the built set")
-    _add_common(check)
-    add_url_arguments(check)
-    add_resolve_arguments(check)
+    check_parser = commands.add_parser("check", help="check the template against the built set")
+    _add_common(check_parser)
     render = commands.add_parser("render", help="check, then write the manifest if consistent")
     _add_common(render)
-    add_url_arguments(render)
-    add_resolve_arguments(render)
     render.add_argument("--output", required=True, metavar="PATH",
                         help="the manifest (a folder when several templates are given)")
     render.add_argument("--draft", metavar="PATH",
@@ -50,7 +41,7 @@ def add_parsers(commands: argparse._SubParsersAction[Any]) -> None:
 
 
 def _add_common(parser: argparse.ArgumentParser) -> None:
-    add_source_arguments(parser)
+    add_source_arguments(parser, refs=True)
     template = parser.add_argument_group("template")
     template.add_argument("--template", action="append", required=True, metavar="PATH",
                           help="Package.swift template (repeat for Package@swift-X.swift "
@@ -59,6 +50,8 @@ def _add_common(parser: argparse.ArgumentParser) -> None:
                           help="stub folders (default: .Package.swift/ or .swift/ beside it)")
     add_version_arguments(template)
     add_report_arguments(parser)
+    add_url_arguments(parser)
+    add_resolve_arguments(parser)
 
 
 def manifest_name(template: Path) -> str:
@@ -67,85 +60,47 @@ def manifest_name(template: Path) -> str:
     return name if name != template.name else name + ".out"
 
 
-def _targets(option: str, where: str, templates: Sequence[Path]) -> list[Path]:
+def _targets(option: str, where: str, templates: Sequence[str]) -> list[Path]:
     """Where each rendered template goes: the path itself, or a folder for several."""
     path = Path(where)
     if len(templates) == 1 and not path.is_dir():
         return [path]
     if not path.is_dir():
         raise UsageError(f"{option} {where}: several templates need an existing folder")
-    return [path / manifest_name(t) for t in templates]
+    return [path / manifest_name(Path(t)) for t in templates]
 
 
-def _report_files(args: argparse.Namespace, outcome: Outcome,
-                  resolved: ResolveOutcome | None = None) -> list[tuple[Path, bytes]]:
-    from swiftpm_guard.report.check import to_json, to_markdown
-
+def _report_files(args: argparse.Namespace, result: CheckResult) -> list[tuple[Path, bytes]]:
     files: list[tuple[Path, bytes]] = []
     if args.json:
-        text = to_json(outcome.report)
-        if resolved is not None:  # what SwiftPM said, target by target
-            import json
-
-            document = {**json.loads(text), "resolve": resolved.as_dict()}
+        text = to_json(result.report)
+        if result.resolved is not None:  # what SwiftPM said, target by target
+            document = {**json.loads(text), "resolve": result.resolved.as_dict()}
             text = json.dumps(document, indent=2, ensure_ascii=False) + "\n"
         files.append((Path(args.json), text.encode()))
     if args.markdown:
-        markdown = to_markdown(outcome.report, args.debug_suffix)
-        files.append((Path(args.markdown), markdown.encode()))
+        files.append((Path(args.markdown), to_markdown(result.report, args.debug_suffix).encode()))
     return files
 
 
-def _with_resolve(args: argparse.Namespace, outcome: Outcome, request: CheckRequest
-                  ) -> tuple[Outcome, ResolveOutcome | None]:
-    resolve = resolve_settings(args)
-    if resolve is None:
-        return outcome, None
-    from swiftpm_guard.jobs.resolve import with_resolution
-
-    return with_resolution(outcome, request.version, resolve, url_settings(args),
-                           warn=request.warn, log=_log)
-
-
-def _log(line: str) -> None:
-    print(f"swiftpm-guard: {line}", file=sys.stderr)
-
-
-def run(args: argparse.Namespace) -> int:
-    specs = workflow_specs(args)
-    early = getattr(args, "started", None)
-    syntax = early.syntax if isinstance(early, Early) else None
-    if isinstance(early, Early) and early.workflows.specs == specs:
-        return _run(args, early.workflows, syntax)
-    with ReadAhead(specs) as ahead:
-        return _run(args, ahead, syntax)
-
-
-def _run(args: argparse.Namespace, ahead: ReadAhead, syntax: Prepared | None) -> int:
-    from swiftpm_guard.jobs.check import evaluate
-    from swiftpm_guard.report.check import console_line, verdict
-    from swiftpm_guard.sinks.files import write_atomically
-
-    settings = check_request(args, args.template, args.stubs_dir, read_ahead=ahead,
-                             syntax_child=syntax)
+def run(args: argparse.Namespace, adapters: Adapters) -> int:
     is_render = args.command == "render"
-    outputs = _targets("--output", args.output, settings.templates) if is_render else []
-    drafts = (_targets("--draft", args.draft, settings.templates)
+    request = check_request(args, args.template, args.stubs_dir, require_checksums=is_render)
+    outputs = _targets("--output", args.output, request.templates) if is_render else []
+    drafts = (_targets("--draft", args.draft, request.templates)
               if is_render and args.draft else [])
-    outcome = evaluate(settings, require_checksums=is_render)
-    outcome = with_url_findings(args, outcome, settings)
-    outcome, resolved = _with_resolve(args, outcome, settings)
-    report = outcome.report
-    texts = [r.text.encode("utf-8") for r in outcome.rendered]
-    files = _report_files(args, outcome, resolved) + list(zip(drafts, texts, strict=False))
+    result = check(request, adapters)
+    report = result.report
+    texts = [r.text.encode("utf-8") for r in result.rendered]
+    files = _report_files(args, result) + list(zip(drafts, texts, strict=False))
     if report.consistent:
         files += list(zip(outputs, texts, strict=False))
     write_atomically(files)
     if not args.quiet:
         for finding in report.findings:
-            print(console_line(finding), file=sys.stderr)
-    print(verdict(report))
+            tell(console_line(finding))
+    say(verdict(report))
     if is_render and report.consistent:
         for path in outputs:
-            print(f"wrote {path}")
+            say(f"wrote {path}")
     return EXIT_OK if report.consistent else EXIT_FINDINGS

@@ -1,29 +1,44 @@
-"""`swiftpm-guard publish`: its options. Running it (`publish_run`) is imported only when the
-subcommand runs, so building the parser for another subcommand loads no git machinery.
+"""`swiftpm-guard publish` (check, then push `swiftpm-<version>` create-only) and
+`swiftpm-guard preflight` (is that branch still free?).
 
-Exit 0 pushed (or clean dry run / no-push event), 1 findings (branch-exists included),
-2 bad input (before git runs), 3 git or the remote failed.
+publish: exit 0 pushed (or a clean dry run / an event that never pushes), 1 findings
+(branch-exists included), 2 bad input (before git runs), 3 git or the remote failed.
+preflight: exit 0 the branch is free, 1 it exists, 2 bad input, 3 git or the remote failed.
 """
 
 from __future__ import annotations
 
 import argparse
+import json
 import os
+from pathlib import Path
 from typing import Any
 
-from swiftpm_guard.cli.check_options import (
+from swiftpm_guard.cli.options import (
+    add_remote_arguments,
     add_report_arguments,
+    add_resolve_arguments,
     add_source_arguments,
+    add_url_arguments,
     add_version_arguments,
+    check_request,
+    token_from_env,
+    url_settings,
 )
-from swiftpm_guard.cli.remote_options import add_remote_arguments
-from swiftpm_guard.cli.resolve_options import add_resolve_arguments
-from swiftpm_guard.cli.url_options import add_url_arguments
-from swiftpm_guard.core.git_names import DEFAULT_AUTHOR, DEFAULT_TEMPLATE_REF
+from swiftpm_guard.console import say, tell
+from swiftpm_guard.core.checks import DEFAULT_VERSION_PATTERN
+from swiftpm_guard.core.names import DEFAULT_AUTHOR, DEFAULT_EXCLUDED, DEFAULT_TEMPLATE_REF
+from swiftpm_guard.core.package_diff import describe
+from swiftpm_guard.jobs.adapters import Adapters
+from swiftpm_guard.jobs.preflight import PreflightRequest, preflight
+from swiftpm_guard.jobs.publish import PublishRequest, PublishResult, publish
+from swiftpm_guard.report.check import console_line, to_dict, to_markdown, verdict
+from swiftpm_guard.report.publish import publish_markdown
+from swiftpm_guard.sinks.files import write_atomically
 
 
 def add_parsers(commands: argparse._SubParsersAction[Any]) -> None:
-    """Register `publish` on the main parser's subcommands."""
+    """Register `publish` and `preflight` on the main parser's subcommands."""
     pub = commands.add_parser("publish", help="check, then push swiftpm-<version> create-only")
     add_source_arguments(pub)
     ref = pub.add_argument_group("template ref")
@@ -37,6 +52,17 @@ def add_parsers(commands: argparse._SubParsersAction[Any]) -> None:
     add_url_arguments(pub)
     add_resolve_arguments(pub)
     add_report_arguments(pub)
+    pre = commands.add_parser("preflight", help="exit 1 if swiftpm-<version> already exists")
+    pre.add_argument("--version", required=True, help="X.Y.Z or X.Y.Z.YYYYMMDD")
+    pre.add_argument("--version-pattern", default=DEFAULT_VERSION_PATTERN, metavar="REGEX",
+                     help="accept other version shapes (still no unsafe characters)")
+    add_remote_arguments(pre)
+    add_url_arguments(pre, flag="--verify-absent")
+    pre.add_argument("--template-ref", default=DEFAULT_TEMPLATE_REF, metavar="REF",
+                     help="with --verify-absent: where the template naming the zips is")
+    pre.add_argument("--template", action="append", metavar="PATH",
+                     help="with --verify-absent: template path inside the ref (default "
+                          "Package.swift.template)")
 
 
 def _add_push_arguments(parser: argparse.ArgumentParser) -> None:
@@ -61,7 +87,86 @@ def _add_push_arguments(parser: argparse.ArgumentParser) -> None:
                       help="the URL consumers use in .package(url:) (default: --repo)")
 
 
-def run(args: argparse.Namespace) -> int:
-    from swiftpm_guard.cli.publish_run import run as run_publish
+def request_from(args: argparse.Namespace) -> PublishRequest:
+    token, source = token_from_env(args)
+    return PublishRequest(
+        check=check_request(args, args.template or ["Package.swift.template"],
+                            require_checksums=True),
+        repo=args.repo,
+        template_ref=args.template_ref,
+        branch_prefix=args.branch_prefix,
+        dry_run=args.dry_run,
+        allow_overwrite=args.allow_overwrite,
+        author=args.author,
+        token=token,
+        token_source=source,
+        event=args.event or None,
+        package_url=args.package_url,
+        git_timeout=args.git_timeout,
+        exclude=tuple(args.exclude) if args.exclude else DEFAULT_EXCLUDED,
+        update=args.update,
+    )
 
-    return run_publish(args)
+
+def _files(args: argparse.Namespace, result: PublishResult) -> list[tuple[Path, bytes]]:
+    files: list[tuple[Path, bytes]] = []
+    if args.json:
+        document = {**to_dict(result.report), "publish": result.as_dict()}
+        text = json.dumps(document, indent=2, ensure_ascii=False) + "\n"
+        files.append((Path(args.json), text.encode()))
+    if args.markdown:
+        section = publish_markdown(branch=result.branch, pushed=result.pushed,
+                                   commit=result.commit, skipped=result.skipped,
+                                   excluded=result.excluded, diff=result.diff,
+                                   snippet=result.snippet)
+        text = to_markdown(result.report, args.debug_suffix) + "\n" + section
+        files.append((Path(args.markdown), text.encode()))
+    return files
+
+
+def run(args: argparse.Namespace, adapters: Adapters) -> int:
+    if args.command == "preflight":
+        return run_preflight(args, adapters)
+    request = request_from(args)
+    result = publish(request, adapters)
+    write_atomically(_files(args, result))
+    if not args.quiet:
+        for finding in result.report.findings:
+            tell(console_line(finding))
+    say(verdict(result.report))
+    if request.dry_run:
+        for path, text in result.manifests:
+            say(f"--- {path} (dry run, {result.branch}) ---")
+            say(text.removesuffix("\n"))
+        say(f"--- left out of the published tree: {', '.join(result.excluded) or 'nothing'} ---")
+        say("--- compared with the newest branch of the same version ---")
+        say("\n".join(describe(result.diff)) if result.diff else str(result.diff_note))
+    if result.pushed:
+        say(f"pushed {result.branch} at {result.commit} to {request.remote.url}")
+    else:
+        say(f"not pushed: {result.skipped}")
+    if result.pushed or request.dry_run:
+        say(f"consumers: {result.snippet}")
+    return result.exit_code
+
+
+def run_preflight(args: argparse.Namespace, adapters: Adapters) -> int:
+    token, source = token_from_env(args)
+    request = PreflightRequest(
+        version=args.version,
+        repo=args.repo,
+        branch_prefix=args.branch_prefix,
+        token=token,
+        token_source=source,
+        git_timeout=args.git_timeout,
+        verify_absent=url_settings(args) if args.verify_absent else None,
+        template_ref=args.template_ref,
+        templates=tuple(args.template or ["Package.swift.template"]),
+        version_pattern=args.version_pattern,
+    )
+    result = preflight(request, adapters)
+    for finding in result.findings:
+        tell(console_line(finding))
+    if not result.findings:
+        say(f"swiftpm-guard: {result.branch} is free on {request.remote.url}")
+    return result.exit_code

@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import re
 from collections.abc import Iterable, Sequence
-from typing import NamedTuple
+from dataclasses import dataclass, replace
 
 from swiftpm_guard.core.liveness import live_code_findings
 from swiftpm_guard.core.model import (
@@ -29,7 +29,8 @@ from swiftpm_guard.core.model import (
 DEFAULT_VERSION_PATTERN = r"[0-9]+\.[0-9]+\.[0-9]+(?:\.[0-9]{8})?"
 
 
-class CheckOptions(NamedTuple):
+@dataclass(frozen=True, slots=True)
+class CheckOptions:
     version: str
     debug_suffix: str = "_debug"
     version_pattern: str = DEFAULT_VERSION_PATTERN
@@ -263,7 +264,7 @@ def _summary(item: Rendered) -> TemplateSummary:
 
 def apply_warn(findings: Iterable[Finding], warn: frozenset[str]) -> list[Finding]:
     """`--warn CODE`: error findings of those codes become warnings (notices stay notices)."""
-    return [f._replace(severity=Severity.WARNING)
+    return [replace(f, severity=Severity.WARNING)
             if f.code in warn and f.severity is Severity.ERROR else f
             for f in findings]
 

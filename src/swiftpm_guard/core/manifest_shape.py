@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import bisect
 import re
-from typing import NamedTuple
+from dataclasses import dataclass
 
 from swiftpm_guard.core.model import Role
 
@@ -18,7 +18,8 @@ _DECLARATION = re.compile(r"\b(?:let|var)\s+([A-Za-z_][A-Za-z0-9_]*)\s*(?::[^=\n
 _OPEN = {"(": ")", "[": "]", "{": "}"}
 
 
-class Declaration(NamedTuple):
+@dataclass(frozen=True, slots=True)
+class Declaration:
     name: str
     start: int
     end: int

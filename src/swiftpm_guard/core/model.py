@@ -1,19 +1,14 @@
-"""Frozen values that flow from sources through checks to the report.
+"""Frozen values that flow from sources through checks to the report, and to the sinks.
 
-Nothing here does I/O; sources build these, checks read them, sinks print them.
-
-NamedTuples, not dataclasses: every check creates all of these classes at start-up, and a
-frozen, slotted dataclass costs ~0.5 ms to create (it compiles six generated methods) against
-~0.06 ms, a tenth of the interpreter's own start. Immutable, hashable and compared by value all
-the same; change one with `_replace`. Being tuples, values of two classes with equal fields
-compare equal: compare values of one class only.
+Nothing here does I/O; sources build these, checks read them, sinks send them. Change one with
+`dataclasses.replace`.
 """
 
 from __future__ import annotations
 
 import enum
 import re
-from typing import NamedTuple
+from dataclasses import dataclass
 
 #: What SwiftPM and the placeholder syntax allow in a binary target name.
 NAME_RE = re.compile(r"[A-Za-z0-9_]+")
@@ -35,12 +30,14 @@ class Role(enum.StrEnum):
     UNKNOWN = "unknown"  # the template text does not tell
 
 
-class Location(NamedTuple):
+@dataclass(frozen=True, slots=True)
+class Location:
     file: str
     line: int | None = None
 
 
-class Finding(NamedTuple):
+@dataclass(frozen=True, slots=True)
+class Finding:
     code: str
     severity: Severity
     subject: str
@@ -59,7 +56,8 @@ class Finding(NamedTuple):
         }
 
 
-class Artifact(NamedTuple):
+@dataclass(frozen=True, slots=True)
+class Artifact:
     """One built (or declared) binary: a name and, when known, its SHA-256.
 
     `sha256 is None` means declared without a checksum (a PR's framework list).
@@ -87,7 +85,8 @@ class Artifact(NamedTuple):
         return "checksums"
 
 
-class Placeholder(NamedTuple):
+@dataclass(frozen=True, slots=True)
+class Placeholder:
     """One occurrence of `__SHA256_<name>__` (or a name a Jinja template read)."""
 
     name: str
@@ -95,7 +94,8 @@ class Placeholder(NamedTuple):
     role: Role = Role.UNKNOWN
 
 
-class Stub(NamedTuple):
+@dataclass(frozen=True, slots=True)
+class Stub:
     """A stub folder beside the template: `.Package.swift/<product>/`."""
 
     name: str
@@ -103,7 +103,8 @@ class Stub(NamedTuple):
     has_sources: bool
 
 
-class Template(NamedTuple):
+@dataclass(frozen=True, slots=True)
+class Template:
     """A template file's text and what it asks for."""
 
     path: str
@@ -116,7 +117,8 @@ class Template(NamedTuple):
     stubs_path: str | None = None
 
 
-class Rendered(NamedTuple):
+@dataclass(frozen=True, slots=True)
+class Rendered:
     """A template after substitution: text plus what the substitution saw."""
 
     template: Template
@@ -126,14 +128,16 @@ class Rendered(NamedTuple):
     findings: tuple[Finding, ...] = ()
 
 
-class TemplateSummary(NamedTuple):
+@dataclass(frozen=True, slots=True)
+class TemplateSummary:
     path: str
     placeholders: tuple[str, ...]
     products: int | None
     binary_targets: int | None
 
 
-class SwiftStatus(NamedTuple):
+@dataclass(frozen=True, slots=True)
+class SwiftStatus:
     """Whether the real SwiftPM evaluated the manifests, and if not, why not."""
 
     used: bool
@@ -146,7 +150,8 @@ class SwiftStatus(NamedTuple):
                 "cached": self.cached}
 
 
-class HostedStats(NamedTuple):
+@dataclass(frozen=True, slots=True)
+class HostedStats:
     """What `--verify-urls` did: URLs fetched, how many served the promised zip, bytes, time."""
 
     urls: int
@@ -164,7 +169,8 @@ class HostedStats(NamedTuple):
                 f"({size} in {self.seconds:.1f} s)")
 
 
-class Report(NamedTuple):
+@dataclass(frozen=True, slots=True)
+class Report:
     version: str
     templates: tuple[TemplateSummary, ...]
     placeholders: tuple[str, ...]
@@ -189,6 +195,76 @@ class Report(NamedTuple):
     @property
     def consistent(self) -> bool:
         return not any(f.severity is Severity.ERROR for f in self.findings)
+
+
+@dataclass(frozen=True, slots=True)
+class ReleaseLine:
+    """One release line a template change was checked against: its ref, the findings its
+    framework lists gave, and how many names they declare (debug twins included)."""
+
+    ref: str
+    findings: tuple[Finding, ...]
+    names: int
+
+
+@dataclass(frozen=True, slots=True)
+class Phrase:
+    """A sentence for people with its values marked: `parts` alternate our words and values
+    (values at odd positions), so a report shows each value as a code span and a log as is."""
+
+    parts: tuple[str, ...]
+
+    @classmethod
+    def of(cls, *parts: str) -> Phrase:
+        return cls(tuple(parts))
+
+    def plain(self) -> str:
+        return "".join(self.parts)
+
+
+# -- what a check run carries, within GitHub's limits ------------------------------------------
+
+TITLE_MAX = 255
+SUMMARY_MAX = TEXT_MAX = 65535
+MESSAGE_MAX_BYTES = 64 * 1024 - 1
+ANNOTATIONS_PER_REQUEST = 50
+#: 20 requests at most; findings past this are listed in the text instead.
+ANNOTATIONS_MAX = 1000
+CONCLUSIONS = ("success", "failure", "neutral")
+
+
+@dataclass(frozen=True, slots=True)
+class Annotation:
+    path: str
+    line: int
+    level: str  # the Checks API's word: "failure" or "warning" ("error" is rejected)
+    title: str
+    message: str
+
+    def as_api(self) -> dict[str, object]:
+        return {
+            "path": self.path,
+            "start_line": self.line,
+            "end_line": self.line,
+            "annotation_level": self.level,
+            "title": self.title,
+            "message": self.message,
+        }
+
+
+@dataclass(frozen=True, slots=True)
+class CheckRunOutput:
+    conclusion: str
+    title: str
+    summary: str
+    text: str | None
+    annotations: tuple[Annotation, ...]
+    cut: tuple[str, ...] = ()
+
+    def batches(self) -> list[tuple[Annotation, ...]]:
+        """Annotations in requests of at most 50: the create, then one edit per batch."""
+        step = ANNOTATIONS_PER_REQUEST
+        return [self.annotations[i : i + step] for i in range(0, len(self.annotations), step)]
 
 
 #: Every finding code, with what it means. `--warn CODE` accepts exactly these.

@@ -1,15 +1,19 @@
 """Turn a template plus the built set into manifest text (pure: text in, text out).
 
+`__VERSION__` and `__SHA256_<name>__` are found as whole tokens (a maximal run of identifier
+characters, so `__SHA256_a__` never matches inside `__SHA256_a__b__`), near-misses with them.
 Both flavours report which names the template asked for, with the line that asked, so the
-checks treat a Jinja template exactly like a placeholder one.
-"""
+checks treat a Jinja template exactly like a placeholder one."""
 
 from __future__ import annotations
 
+import re
 import sys
 from collections.abc import Callable, Iterator, Mapping
+from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
+from swiftpm_guard.core.lines import LineIndex
 from swiftpm_guard.core.liveness import CODE as NOT_LIVE
 from swiftpm_guard.core.manifest_shape import ManifestShape
 from swiftpm_guard.core.model import (
@@ -22,13 +26,60 @@ from swiftpm_guard.core.model import (
     Severity,
     Template,
 )
-from swiftpm_guard.core.placeholders import LineIndex, scan, substitute
 from swiftpm_guard.core.swift_conditions import Inactive
 from swiftpm_guard.core.swift_lexer import Kind, lex
 from swiftpm_guard.errors import InputError
 
 if TYPE_CHECKING:
     from jinja2 import Template as JinjaTemplate
+
+
+VERSION_TOKEN = "__VERSION__"
+_WORD = re.compile(r"[A-Za-z0-9_]+")
+_CHECKSUM = re.compile(r"__SHA256_([A-Za-z0-9_]+)__")
+# Words that look like they were meant to be a placeholder: they mention SHA256 or VERSION
+# in any case and carry the underscores of the placeholder syntax at either end.
+_SUSPECT = re.compile(r"(?i)sha256|version")
+
+
+@dataclass(frozen=True, slots=True)
+class Token:
+    kind: str  # "version", "checksum" or "malformed"
+    text: str
+    start: int
+    end: int
+    name: str = ""  # the binary target name for "checksum"
+
+
+def scan(text: str) -> Iterator[Token]:
+    """Yield every placeholder token and every near-miss, in text order."""
+    for word in _WORD.finditer(text):
+        value = word.group()
+        if "_" not in value or not _SUSPECT.search(value):
+            continue
+        if value == VERSION_TOKEN:
+            yield Token("version", value, word.start(), word.end())
+            continue
+        checksum = _CHECKSUM.fullmatch(value)
+        if checksum:
+            yield Token("checksum", value, word.start(), word.end(), checksum.group(1))
+        elif value.startswith("_") or value.endswith("_"):
+            yield Token("malformed", value, word.start(), word.end())
+
+
+def substitute(text: str, version: str, checksums: dict[str, str]) -> str:
+    """Replace whole placeholder tokens; unknown names stay as they are (byte-exact elsewhere)."""
+
+    def replace(word: re.Match[str]) -> str:
+        value = word.group()
+        if value == VERSION_TOKEN:
+            return version
+        checksum = _CHECKSUM.fullmatch(value)
+        if checksum and checksum.group(1) in checksums:
+            return checksums[checksum.group(1)]
+        return value
+
+    return _WORD.sub(replace, text)
 
 
 def render(template: Template, version: str, built: Mapping[str, Artifact]) -> Rendered:

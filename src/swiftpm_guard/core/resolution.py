@@ -21,8 +21,8 @@ import re
 from collections.abc import Sequence
 from dataclasses import dataclass
 
+from swiftpm_guard.core.lines import split_lines
 from swiftpm_guard.core.model import Finding, Location, Severity
-from swiftpm_guard.core.text_lines import split_lines
 
 _DOWNLOADING = re.compile(r"^(?:Downloading|Fetching) binary artifact (\S+)(?: from cache)?\s*$")
 _DOWNLOADED = re.compile(r"^(?:Downloaded|Fetched) (\S+) (?:from cache )?\([0-9.]+s\)\s*$")

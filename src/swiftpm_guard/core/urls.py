@@ -19,7 +19,7 @@ from swiftpm_guard.errors import UsageError
 from swiftpm_guard.redact import shown_location
 
 if TYPE_CHECKING:
-    from swiftpm_guard.core.published_manifest import PublishedManifest
+    from swiftpm_guard.core.audit import PublishedManifest
 
 DEFAULT_URL_TEMPLATE = "{base_url}{name}-{version}.zip"
 _FIELDS = frozenset({"base_url", "name", "version"})
@@ -132,7 +132,7 @@ def zip_url(settings: UrlSettings, *, name: str, version: str, base_url: str | N
 def zips_of_rendered(rendered: Sequence[Rendered], built: Mapping[str, Artifact],
                      version: str, settings: UrlSettings) -> list[HostedZip]:
     """Every binary target the templates ask for, at the URL the manifest computes."""
-    from swiftpm_guard.core.published_manifest import base_url_in
+    from swiftpm_guard.core.audit import base_url_in
 
     zips: dict[str, HostedZip] = {}
     for item in rendered:

@@ -1,28 +1,24 @@
-"""Run a function in a forked child with a deadline and a memory cap, and say how it ended.
+"""A function in a forked child, under a deadline and a memory cap, and how it ended as a value.
 
-Grammar libraries written in C can crash (a segfault takes the whole process with it) or go
-quadratic on hostile input, and a PR's Jinja template can loop for hours. In a child, a crash
-is an exit status and a runaway is a kill; the caller gets a value either way and decides what
-it means (a finding, a bad-input error).
-
-A bare `os.fork` and a pipe, not multiprocessing: a check forks twice (bash, Swift), and
-multiprocessing's import and process bookkeeping cost more than the parses themselves; the child
-here also never flushes the parent's buffered output, never runs its atexit handlers, and never
-returns into the parent's stack.
+Grammar libraries written in C can crash or go quadratic on hostile text, and a pull request's
+Jinja template can loop for hours: only a separate process can be stopped from outside. The
+child sends back one pickled `Ended` and leaves through `os._exit`, so it never flushes the
+parent's buffers, runs its exit handlers or returns into its stack.
 """
 
 from __future__ import annotations
 
 import faulthandler
 import os
+import pickle
 import select
 import signal
 import time
 from collections.abc import Callable
-from typing import Any, Generic, NamedTuple, TypeVar
+from dataclasses import dataclass
+from typing import Any, Generic, Literal, TypeVar
 
-from swiftpm_guard.infra.child_reply import Ended, ended_from, reply_for, write_all
-from swiftpm_guard.infra.spawned import EXIT_GRACE_SECONDS, Spawned
+from swiftpm_guard.errors import GuardError, InputError
 
 T = TypeVar("T")
 
@@ -30,61 +26,36 @@ DEFAULT_MEMORY_BYTES = 1 << 30
 #: A reply is what our own code computed from capped input; more than this is a runaway.
 MAX_REPLY_BYTES = 256 << 20
 
+Kind = Literal["ok", "guard", "memory", "recursion", "raised", "timeout", "died"]
 
-class Bounded(NamedTuple, Generic[T]):
-    """`value` when the child finished; else `failure` says why in a few words."""
 
-    value: T | None
-    failure: str | None = None
+@dataclass(frozen=True, slots=True)
+class Ended(Generic[T]):
+    """How a child ended: `ok` with `value`; `guard` with the GuardError it raised (`error`,
+    when it survived pickling, and its text in `detail`); `memory`, `recursion`, `timeout`;
+    `raised` another exception (`detail`: "Type: message"); `died` without answering
+    (`detail`: "crashed (SIGSEGV)")."""
+
+    kind: Kind
+    value: T | None = None
+    detail: str = ""
+    error: GuardError | None = None
+    line: int | None = None  # a GuardError's line
+
+    def failure(self, seconds: float, memory_bytes: int = DEFAULT_MEMORY_BYTES) -> str:
+        """A few words on why there is no value ("did not finish within 10 s")."""
+        return {
+            "timeout": f"did not finish within {seconds:g} s",
+            "memory": f"needed more than {memory_bytes >> 20} MiB",
+            "recursion": "nested too deeply",
+            "guard": f"failed ({self.detail})",
+            "raised": f"failed ({self.detail})",
+        }.get(self.kind, self.detail)
 
 
 def run_bounded(function: Callable[..., T], *args: Any, seconds: float,
-                memory_bytes: int = DEFAULT_MEMORY_BYTES) -> Bounded[T]:
-    """`function(*args)` in a forked child: its result, or why there is none.
-
-    The result travels back pickled, so keep it to plain data and frozen values.
-    """
-    ended = call_in_child(function, args, seconds=seconds, memory_bytes=memory_bytes)
-    if ended.kind == "ok":
-        return Bounded(ended.payload)
-    return Bounded(None, describe(ended, seconds=seconds, memory_bytes=memory_bytes))
-
-
-def describe(ended: Ended, *, seconds: float, memory_bytes: int) -> str:
-    """A few words on why a child gave no result ("did not finish within 10 s")."""
-    if ended.kind == "timeout":
-        return f"did not finish within {seconds:g} s"
-    if ended.kind == "memory":
-        return f"needed more than {memory_bytes >> 20} MiB"
-    if ended.kind == "recursion":
-        return "nested too deeply"
-    if ended.kind == "guard":
-        return f"failed ({ended.payload[0]})"
-    if ended.kind == "raised":
-        return f"failed ({ended.payload})"
-    return str(ended.payload)
-
-
-def call_in_child(function: Callable[..., Any], args: tuple[Any, ...], *, seconds: float,
-                  memory_bytes: int = DEFAULT_MEMORY_BYTES) -> Ended:
-    """Fork, run `function(*args)` in the child under the caps, and say how it ended."""
-    child = start_in_child(function, args, seconds=seconds, memory_bytes=memory_bytes)
-    try:
-        return child.wait()
-    finally:
-        child.cancel()
-
-
-def start_in_child(function: Callable[..., Any], args: tuple[Any, ...], *, seconds: float,
-                   memory_bytes: int = DEFAULT_MEMORY_BYTES) -> Child:
-    """Fork now and run `function(*args)` in the child; `wait()` for how it ended.
-
-    The deadline counts from now. Started before the parent's own slow work (its imports),
-    the child's work runs beside it on another core instead of after it. Where there is no
-    fork (Windows runners, with the composite action) the child is a spawned interpreter.
-    """
-    if not hasattr(os, "fork"):
-        return Spawned(function, args, seconds=seconds, memory_bytes=memory_bytes)
+                memory_bytes: int = DEFAULT_MEMORY_BYTES) -> Ended[T]:
+    """`function(*args)` in a forked child; how it ended. Keep the result plain data."""
     read_fd, write_fd = os.pipe()
     deadline = time.monotonic() + seconds
     pid = os.fork()
@@ -92,79 +63,114 @@ def start_in_child(function: Callable[..., Any], args: tuple[Any, ...], *, secon
         os.close(read_fd)
         _serve(write_fd, function, args, memory_bytes)
     os.close(write_fd)
-    return Running(pid, read_fd, deadline)
+    try:
+        reply = _read_reply(read_fd, deadline)
+    finally:
+        os.close(read_fd)
+    if reply is None or reply is _OVERSIZE:
+        _reap(pid, kill=True)
+        if reply is None:
+            return Ended("timeout")
+        return Ended("raised", detail=f"answered with more than {MAX_REPLY_BYTES >> 20} MiB")
+    status = _reap(pid, kill=False)
+    if not reply:
+        return Ended("died", detail=_death(status))
+    ended: Ended[T] = pickle.loads(reply)
+    return ended
 
 
-class Running:
-    """A child started by `start_in_child`: `wait()` for its answer, then `cancel()` (which
-    kills it if it is still working, and reaps it either way; the owner calls it once done).
-
-    A child that has answered is left to exit while the caller goes on: reaping it at once
-    would wait for it to unmap its memory, a millisecond on a check's critical path.
-    """
-
-    def __init__(self, pid: int, channel: int, deadline: float) -> None:
-        self._pid: int | None = pid
-        self._channel = channel
-        self._deadline = deadline
-        self._ended: Ended | None = None
-
-    def wait(self) -> Ended:
-        """How the child ended; at the deadline it is killed and the answer is `timeout`."""
-        if self._ended is not None:
-            return self._ended
-        import pickle  # noqa: F401 (loaded while the child works, not once its answer is here)
-
-        reply: bytes | None = None
-        try:
-            reply = _read_reply(self._channel, self._deadline)
-        finally:
-            os.close(self._channel)
-            self._channel = -1
-            if reply is None or reply is _OVERSIZE:  # no answer (or our own interrupt)
-                self.cancel()
-        if reply is _OVERSIZE:
-            self._ended = Ended("raised",
-                                f"answered with more than {MAX_REPLY_BYTES >> 20} MiB")
-        else:
-            self._ended = ended_from(reply, self._death)
-        return self._ended
-
-    def _death(self) -> str:
-        """How a child that closed its pipe without answering ended (it is reaped here)."""
-        pid, self._pid = self._pid, None
-        return _death(_reap(pid, EXIT_GRACE_SECONDS)) if pid is not None else "died"
-
-    def cancel(self) -> None:
-        """Kill the child if it is still working, and reap it (an answered child is given
-        EXIT_GRACE_SECONDS to exit by itself); nothing is left running or unreaped."""
-        if self._channel >= 0:
-            os.close(self._channel)
-            self._channel = -1
-        if self._pid is not None:
-            pid, self._pid = self._pid, None
-            answered = self._ended is not None and self._ended.kind != "timeout"
-            _reap(pid, EXIT_GRACE_SECONDS if answered else 0.0)
-        if self._ended is None:
-            self._ended = Ended("timeout")
+def call_isolated(function: Callable[..., T], *args: Any, file: str, seconds: float,
+                  memory_bytes: int = DEFAULT_MEMORY_BYTES) -> T:
+    """`function(*args)` in a bounded child; an overrun or a failure is an InputError naming
+    `file`, and a GuardError raised there is raised here with its text and line."""
+    ended = run_bounded(function, *args, seconds=seconds, memory_bytes=memory_bytes)
+    if ended.kind == "ok":
+        return ended.value  # type: ignore[return-value]
+    if ended.kind == "guard":
+        raise _Relayed(ended.detail, ended.line)
+    messages = {
+        "timeout": f"rendering did not finish within {seconds:g} s; stopped it",
+        "memory": f"rendering needed more than {memory_bytes >> 20} MiB; stopped it",
+        "recursion": "rendering failed: RecursionError: nested too deeply",
+        "raised": f"rendering failed: {ended.detail}",
+    }
+    raise InputError(messages.get(ended.kind, f"rendering {ended.detail}"), file=file)
 
 
-#: A started child, forked or spawned.
-Child = Running | Spawned
+class _Relayed(InputError):
+    """An InputError raised in the child, raised again here with its text and line intact."""
+
+    def __init__(self, message: str, line: int | None) -> None:
+        super().__init__(message)
+        self.line = line
 
 
 def _serve(channel: int, function: Callable[..., Any], args: tuple[Any, ...],
            memory_bytes: int) -> None:
-    """The child's whole life: run, write one pickled reply, `_exit` whatever happens."""
+    """The child's whole life: run, write one pickled `Ended`, `_exit` whatever happens."""
     code = 0
     try:
-        # A crash here is an answer for the parent; no "Fatal Python error" dump in the log.
-        faulthandler.disable()
-        write_all(channel, reply_for(function, args, memory_bytes))
+        faulthandler.disable()  # a crash is an answer for the parent, not a dump in the log
+        _write_all(channel, _reply(function, args, memory_bytes))
     except BaseException:
         code = 70
     finally:
         os._exit(code)
+
+
+def _reply(function: Callable[..., Any], args: tuple[Any, ...], memory_bytes: int) -> bytes:
+    try:
+        cap_memory(memory_bytes)
+        ended: Ended[Any] = Ended("ok", function(*args))
+    except GuardError as error:
+        ended = Ended("guard", detail=str(error), error=_portable(error),
+                      line=getattr(error, "line", None))
+    except MemoryError:
+        ended = Ended("memory")
+    except RecursionError:
+        ended = Ended("recursion")
+    except BaseException as error:  # any failure is an answer, never a traceback on stderr
+        ended = Ended("raised", detail=f"{type(error).__name__}: {error}".strip().rstrip(":"))
+    try:
+        return pickle.dumps(ended, protocol=pickle.HIGHEST_PROTOCOL)
+    except Exception as error:
+        return pickle.dumps(Ended("raised", detail=f"its result could not be sent back ({error})"))
+
+
+def _portable(error: GuardError) -> GuardError | None:
+    """The error itself when it survives pickling (the parent raises it again as it was)."""
+    try:
+        copy = pickle.loads(pickle.dumps(error))
+    except Exception:  # a subclass whose constructor pickle cannot call again
+        return None
+    return copy if type(copy) is type(error) and str(copy) == str(error) else None
+
+
+def cap_memory(memory_bytes: int) -> None:
+    """RLIMIT_AS at what the child holds now plus `memory_bytes`.
+
+    Without /proc (macOS runners) there is no cheap reading of the address space, and macOS
+    does not enforce RLIMIT_AS anyway: there the deadline alone bounds the child.
+    """
+    import resource
+
+    try:
+        with open("/proc/self/statm", "rb") as stream:
+            used = int(stream.read().split()[0]) * os.sysconf("SC_PAGE_SIZE")
+    except OSError:
+        return
+    limit = used + memory_bytes
+    _soft, hard = resource.getrlimit(resource.RLIMIT_AS)
+    if hard != resource.RLIM_INFINITY:
+        limit = min(limit, hard)  # a child of a child: never above the cap it inherited
+    resource.setrlimit(resource.RLIMIT_AS, (limit, limit))
+
+
+def _write_all(channel: int, data: bytes) -> None:
+    view = memoryview(data)
+    while view:
+        view = view[os.write(channel, view):]
+    os.close(channel)
 
 
 #: What `_read_reply` returns for a reply over MAX_REPLY_BYTES (compared by identity).
@@ -190,41 +196,12 @@ def _read_reply(channel: int, deadline: float) -> bytes | None:
         chunks.append(chunk)
 
 
-def _reap(pid: int, grace: float) -> int:
-    """The child's wait status, killing it if it has not exited within `grace` seconds."""
-    if grace > 0 and _exits_within(pid, grace):
-        return os.waitpid(pid, 0)[1]
-    os.kill(pid, signal.SIGKILL)
+def _reap(pid: int, *, kill: bool) -> int:
+    """The child's wait status; killed first when it did not answer in time. A child that
+    closed its pipe has answered or died, and leaves at once through `os._exit`."""
+    if kill:
+        os.kill(pid, signal.SIGKILL)
     return os.waitpid(pid, 0)[1]
-
-
-def _exits_within(pid: int, grace: float) -> bool:
-    """Whether the child exits (or has exited) within `grace` seconds; it is not reaped.
-
-    A pidfd wakes us the moment it exits (a child that has answered is unmapping its memory:
-    a millisecond, which polling with sleeps would round up); elsewhere, short polls.
-    """
-    try:
-        handle = os.pidfd_open(pid)
-    except (AttributeError, OSError):  # not Linux 5.3+, or no pidfd for this process
-        return _polled_exit(pid, grace)
-    try:
-        poller = select.poll()
-        poller.register(handle, select.POLLIN)
-        return bool(poller.poll(grace * 1000))
-    finally:
-        os.close(handle)
-
-
-def _polled_exit(pid: int, grace: float) -> bool:
-    stop = time.monotonic() + grace
-    pause = 0.00005
-    while os.waitid(os.P_PID, pid, os.WEXITED | os.WNOHANG | os.WNOWAIT) is None:
-        if time.monotonic() >= stop:
-            return False
-        time.sleep(pause)
-        pause = min(pause * 2, 0.01)
-    return True
 
 
 def _death(status: int) -> str:

@@ -1,21 +1,26 @@
-"""Run the real SwiftPM on a rendered package (adapter: files, subprocesses, a result cache).
+"""The real SwiftPM: which `swift` runs, evaluating a rendered package, and resolving a throwaway
+consumer of it, with results cached on disk (adapter: PATH, files, subprocesses, a cache).
 
 The package is the rendered manifest plus the stub folders, copied to a fresh temporary folder
 named `package`. `swift package dump-package` and `swift package describe --type json` run there
-at the same time, each on its own copy (SwiftPM locks its `.build` folder, so one copy would
-serialise them), with `SWIFT_DETERMINISTIC_HASHING=1` and a throwaway HOME so no user
-configuration leaks in. Neither command downloads binary targets or resolves dependencies; the
-toolchain wrapper from `scripts/swift-toolchain.sh` additionally runs them with no network.
+at the same time, each on its own copy (SwiftPM locks its `.build` folder), with
+`SWIFT_DETERMINISTIC_HASHING=1` and a throwaway HOME so no user configuration leaks in. Neither
+downloads binary targets; the toolchain wrapper from `scripts/swift-toolchain.sh` also runs
+them with no network. Evaluating a real-shaped manifest can cost tens of seconds of CPU in
+Swift's type checker, so results are cached by a hash of everything SwiftPM sees and the
+identity of the `swift` executable.
 
-Evaluating a real-shaped manifest can cost tens of seconds of CPU in Swift's type checker, so
-results are cached by a hash of everything SwiftPM sees: the manifest text, the stub tree and
-the identity of the `swift` executable.
-"""
+`resolve`: a consumer package depends on the rendered manifest by path; resolving it makes
+SwiftPM download every binary target, verify its checksum and look inside the archive, as on a
+consumer's machine. Its output and exit code are kept raw; core.resolution reads them. A cache
+hit does not download again: a zip re-uploaded after a cached success is caught by
+`--verify-urls` (which always downloads) or by a fresh cache folder."""
 
 from __future__ import annotations
 
 import contextlib
 import hashlib
+import json
 import os
 import posixpath
 import signal
@@ -26,8 +31,12 @@ from collections.abc import Sequence
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass
 from pathlib import Path
+from typing import Any
 
-from swiftpm_guard.core.evaluation import (
+from swiftpm_guard.core import resolution
+from swiftpm_guard.core.model import Rendered
+from swiftpm_guard.core.resolution import Resolution, ResolveTarget
+from swiftpm_guard.core.swiftpm_evaluation import (
     MANIFEST,
     PACKAGE_DIR,
     CommandResult,
@@ -35,10 +44,86 @@ from swiftpm_guard.core.evaluation import (
     UnreadableOutput,
     interpret,
 )
-from swiftpm_guard.core.model import Rendered
-from swiftpm_guard.errors import InfrastructureError, InputError
+from swiftpm_guard.errors import InfrastructureError, InputError, UsageError
 from swiftpm_guard.infra.fs import read_bytes
-from swiftpm_guard.infra.result_cache import ResultCache
+
+
+def locate_swift(mode: str) -> tuple[str | None, str]:
+    """`auto` → swift on PATH or None; `off` → None; a path → that executable. Plus why."""
+    if mode == "off":
+        return None, "--swift off"
+    if mode == "auto":
+        found = on_path("swift")
+        if found is None:
+            return None, "no swift on PATH (--swift auto)"
+        return found, f"swift on PATH: {found}"
+    validate_swift_option(mode)
+    return os.path.abspath(mode), f"--swift {mode}"
+
+
+def validate_swift_option(mode: str) -> str:
+    """`auto`, `off`, or an executable file (exit 2 otherwise)."""
+    if mode in ("auto", "off"):
+        return mode
+    if not os.path.isfile(mode) or not os.access(mode, os.X_OK):
+        raise UsageError(f"--swift {mode!r} is not auto, off, or an executable file")
+    return mode
+
+
+def on_path(name: str) -> str | None:
+    """The first executable file `name` in a PATH folder, as `shutil.which` finds it on POSIX.
+
+    Except that an empty PATH entry is skipped rather than read as the working folder: a
+    release job's working folder is a checkout of code under review.
+    """
+    path = os.environ.get("PATH")
+    if path is None:
+        path = os.defpath
+    for folder in path.split(os.pathsep):
+        if not folder:
+            continue
+        candidate = os.path.join(folder, name)
+        if os.path.isfile(candidate) and os.access(candidate, os.X_OK):
+            return candidate
+    return None
+
+
+class ResultCache:
+    def __init__(self, folder: Path, entry_format: str) -> None:
+        self.folder = folder
+        self.entry_format = entry_format
+
+    def key(self, tool: str, *parts: str) -> str:
+        real = os.path.realpath(tool)
+        try:
+            info = os.stat(real)
+            identity = f"{real}\0{info.st_size}\0{info.st_mtime_ns}"
+        except OSError:
+            identity = real
+        hasher = hashlib.sha256(f"{self.entry_format}\0{identity}".encode())
+        for part in parts:
+            hasher.update(f"\0{part}".encode())
+        return hasher.hexdigest()
+
+    def load(self, key: str) -> dict[str, Any] | None:
+        try:
+            data = json.loads((self.folder / f"{key}.json").read_text(encoding="utf-8"))
+        except (OSError, ValueError):
+            return None
+        if not isinstance(data, dict) or data.get("format") != self.entry_format:
+            return None
+        return data
+
+    def store(self, key: str, data: dict[str, Any]) -> None:
+        try:
+            self.folder.mkdir(parents=True, exist_ok=True)
+            handle, temporary = tempfile.mkstemp(prefix=f".{key}.", dir=self.folder)
+            with os.fdopen(handle, "w", encoding="utf-8") as stream:
+                json.dump({**data, "format": self.entry_format}, stream)
+            os.replace(temporary, self.folder / f"{key}.json")
+        except OSError:
+            return
+
 
 #: Generous: the real manifest took ~45 s of CPU, and CI shares two cores.
 DEFAULT_TIMEOUT = 900.0
@@ -246,3 +331,101 @@ def _stop_group(process: subprocess.Popen[bytes]) -> None:
             return
         except subprocess.TimeoutExpired:
             continue
+
+
+#: SwiftPM prints a line or two per target; far more is not worth keeping.
+OUTPUT_MAX_CHARS = 4 * 1024 * 1024
+_RESOLVE_CACHE_FORMAT = "swiftpm-guard-resolve-cache-1"
+CONSUMER_MANIFEST = """\
+// swift-tools-version:5.9
+// A consumer of the package under test, written by swiftpm-guard: resolving it downloads
+// every binary target of the dependency exactly as an app's resolve would.
+import PackageDescription
+
+let package = Package(
+  name: "swiftpm-guard-consumer",
+  dependencies: [.package(path: "dependency")],
+  targets: []
+)
+"""
+#: Read by the toolchain wrapper `bin/swift-net` of scripts/swift-toolchain.sh (a real swift
+#: ignores it): a PEM the run trusts besides the system's CAs.
+CA_ENV = "SWIFTPM_GUARD_CA_FILE"
+#: What the network-less evaluation wrapper says of itself (scripts/swift-toolchain.sh).
+_OFFLINE_WRAPPER = b"swiftpm-guard trixie chroot: network unshared"
+
+
+@dataclass(frozen=True, slots=True)
+class ResolveRun:
+    resolution: Resolution
+    seconds: float
+    cached: bool
+
+
+def default_resolve_cache_dir() -> Path:
+    return default_cache_dir().parent / "resolve"
+
+
+def _refuse_offline_wrapper(swift: str) -> None:
+    """The evaluation wrapper has no network: every download would fail, blamed on targets."""
+    try:
+        with open(swift, "rb") as stream:
+            head = stream.read(4096)
+    except OSError:
+        return  # not readable here: running it will say what is wrong
+    if _OFFLINE_WRAPPER in head:
+        twin = Path(swift).with_name("swift-net")
+        raise UsageError(f"{swift} runs SwiftPM without a network; resolve needs a swift that "
+                         f"can download, e.g. {twin} (scripts/swift-toolchain.sh --resolver)")
+
+
+class Resolver:
+    """One `swift` that can reach the zips' hosts, a cache folder, a time limit, a CA file."""
+
+    def __init__(self, swift: str, *, cache_dir: Path | None = None,
+                 timeout: float = DEFAULT_TIMEOUT, ca_file: Path | None = None) -> None:
+        _refuse_offline_wrapper(swift)
+        self.swift = swift
+        self.cache_dir = cache_dir if cache_dir is not None else default_resolve_cache_dir()
+        self.cache = ResultCache(self.cache_dir, _RESOLVE_CACHE_FORMAT)
+        self.timeout = timeout
+        self.ca_file = ca_file
+
+    def resolve(self, manifest: str, package: PackageFiles,
+                targets: Sequence[ResolveTarget]) -> ResolveRun:
+        started = time.monotonic()
+        asked = [f"{t.name}\0{t.url}\0{t.checksum}" for t in sorted(targets, key=lambda t: t.name)]
+        key = self.cache.key(self.swift, package.digest(), *asked)
+        stored = self._load(key)
+        cached = stored is not None
+        if stored is None:
+            stored = self._run(package)
+            self.cache.store(key, {"exit_code": stored[0], "output": stored[1]})
+        code, output = stored
+        return ResolveRun(resolution.interpret(manifest, targets, code, output),
+                          time.monotonic() - started, cached)
+
+    def _load(self, key: str) -> tuple[int, str] | None:
+        data = self.cache.load(key)
+        try:
+            return None if data is None else (int(data["exit_code"]), str(data["output"]))
+        except (ValueError, KeyError, TypeError):
+            return None  # a damaged entry is a miss
+
+    def _run(self, package: PackageFiles) -> tuple[int, str]:
+        with tempfile.TemporaryDirectory(prefix="swiftpm-guard-resolve.") as scratch:
+            work = Path(scratch)
+            consumer = work / "consumer"
+            package.write(consumer / "dependency")
+            (consumer / "Package.swift").write_text(CONSUMER_MANIFEST, encoding="utf-8")
+            home = work / "home"
+            home.mkdir()
+            env = {**os.environ, "HOME": str(home)}
+            if self.ca_file is not None:
+                env[CA_ENV] = str(self.ca_file)
+            return self._execute([self.swift, "package", "resolve"], consumer, env)
+
+    def _execute(self, argv: list[str], cwd: Path, env: dict[str, str]) -> tuple[int, str]:
+        code, stdout, _ = run_swift(argv, cwd=cwd, env=env, timeout=self.timeout,
+                                    merge_stderr=True)
+        return code, stdout.decode("utf-8", errors="replace")[-OUTPUT_MAX_CHARS:]

@@ -7,12 +7,16 @@ from __future__ import annotations
 import dataclasses
 from collections.abc import Sequence
 
-from swiftpm_guard.core.audit_rules import AuditOptions, AuditReport, audit, with_findings
+from swiftpm_guard.core.audit import (
+    AuditOptions,
+    AuditReport,
+    audit,
+    with_findings,
+)
 from swiftpm_guard.core.model import Finding, HostedStats, Severity
 from swiftpm_guard.core.urls import HostedZip, UrlSettings, zips_of_published
 from swiftpm_guard.errors import InputError
-from swiftpm_guard.sources.branch_tips import read_published_with_tips
-from swiftpm_guard.sources.git_repository import GIT_TIMEOUT
+from swiftpm_guard.sources.published import GIT_TIMEOUT, read_published_with_tips
 
 
 def audit_repository(repo: str, pattern: str, options: AuditOptions, *,

@@ -1,134 +1,390 @@
-"""The check job: sources → model → render → checks → SwiftPM, up to the report.
+"""The check job: read a release's sources, render every template, check both ways, prove the
+manifest with SwiftPM (or tree-sitter-swift), and on request fetch the hosted zips and resolve a
+consumer. `swiftpm-guard check|render` and the action's check mode run `check`; `publish` runs
+its two halves, `read_artifacts` and `evaluate`, on the templates of the remote's template ref.
 
-A `CheckRequest` names the sources; `evaluate` reads them, renders every template and checks
-the result both ways. Sinks (files, check runs, git) come after, in the front ends.
+A template change can be checked against several release lines at once (`frameworks_refs`:
+`main release/*`): each line's framework lists against the one template, the findings of all
+of them in one report, each marked with its line unless every line shares it.
 """
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+import fnmatch
+import tempfile
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass, field, replace
 from pathlib import Path
-from typing import NamedTuple
 
-from swiftpm_guard.core.checks import CheckOptions, check, merge_artifacts
-from swiftpm_guard.core.model import Artifact, Finding, Rendered, Report, Template
+from swiftpm_guard.core.checks import (
+    DEFAULT_VERSION_PATTERN,
+    CheckOptions,
+    apply_warn,
+    merge_artifacts,
+)
+from swiftpm_guard.core.checks import (
+    check as check_rendered,
+)
+from swiftpm_guard.core.model import (
+    CODES,
+    Artifact,
+    Finding,
+    Phrase,
+    ReleaseLine,
+    Rendered,
+    Report,
+    Template,
+)
+from swiftpm_guard.core.names import WorkflowSpec, check_against_pattern, validate_version
 from swiftpm_guard.core.render import render
-from swiftpm_guard.infra.prepared import Prepared
-from swiftpm_guard.jobs.check_request import CheckRequest
+from swiftpm_guard.core.urls import UrlSettings
+from swiftpm_guard.errors import UsageError
+from swiftpm_guard.infra.bounded import call_isolated
+from swiftpm_guard.infra.fs import inside
+from swiftpm_guard.infra.swiftpm import validate_swift_option
+from swiftpm_guard.jobs import verify_urls
+from swiftpm_guard.jobs.adapters import Adapters
+from swiftpm_guard.jobs.placement import Placement, place
+from swiftpm_guard.jobs.resolve import ResolveOutcome, ResolveSettings, resolve_rendered
 from swiftpm_guard.jobs.swiftpm_proof import prove
 from swiftpm_guard.sources.artifacts import (
-    DeclaredName,
     expand_declared,
     read_checksums,
     read_declared,
+    scan_zip_folder,
 )
+from swiftpm_guard.sources.refs import Checkout, load_template_from_ref, read_workflow_from_ref
 from swiftpm_guard.sources.template import load_template
+from swiftpm_guard.sources.workflow import read_workflow_frameworks
+
+#: The version a check without one uses (a pull request compares names only).
+NO_VERSION = "0.0.0"
 
 
-class Outcome(NamedTuple):
+@dataclass(frozen=True, slots=True)
+class RunArtifact:
+    """A workflow run's artifact holding the built zips (read through the Actions API)."""
+
+    run_id: int
+    name: str
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
+class CheckRequest:
+    """A check's whole request, validated when made (exit 2 for bad usage).
+
+    Paths are relative to `root` (the CLI's working folder, the action's workspace) and shown
+    as given; `confined` keeps them inside it. Templates come from `root`, or from
+    `template_ref` of the repository there; framework lists from `root`, or with
+    `workflows_from_refs` from each of `frameworks_refs` (default: the default branch).
+    """
+
+    templates: tuple[str, ...]
+    version: str | None  # None: names only, no version in the reports
+    root: Path = Path(".")
+    confined: bool = False
+    template_ref: str | None = None
+    stubs_dir: str | None = None
+    artifacts: tuple[str, ...] = ()
+    checksums: tuple[str, ...] = ()
+    frameworks: tuple[str, ...] = ()
+    frameworks_label: str = "--frameworks"  # how an inline list is shown
+    frameworks_from: tuple[WorkflowSpec, ...] = ()
+    workflows_from_refs: bool = False
+    frameworks_refs: tuple[str, ...] = ()
+    run_artifact: RunArtifact | None = None
+    #: The branch the working tree holds and, on a pull request, the branch it goes into.
+    workspace_branch: str | None = None
+    base_ref: str | None = None
+    default_branch: str | None = None
+    debug_suffix: str = "_debug"
+    version_pattern: str = DEFAULT_VERSION_PATTERN
+    warn: frozenset[str] = frozenset()
+    render_seconds: float = 20.0  # a Jinja template renders in a bounded child
+    require_checksums: bool = False  # render and publish need every checksum
+    swift: str = "auto"  # auto | off | PATH of a swift executable
+    swift_cache: Path | None = None
+    urls: UrlSettings = field(default_factory=UrlSettings)  # how zip URLs are built
+    verify_urls: bool = False
+    resolve: ResolveSettings | None = None
+
+    def __post_init__(self) -> None:
+        if not self.templates:
+            raise UsageError("give at least one --template")
+        if not (self.artifacts or self.checksums or self.frameworks or self.frameworks_from
+                or self.run_artifact is not None):
+            raise UsageError("give at least one source: --artifacts, --checksums, "
+                             "--frameworks or --frameworks-from")
+        if self.version is not None:
+            validate_version(self.version)
+            check_against_pattern(self.version, self.version_pattern,
+                                  custom_pattern=self.version_pattern != DEFAULT_VERSION_PATTERN)
+        if not 0 < self.render_seconds <= 600:
+            raise UsageError(f"--render-timeout {self.render_seconds} is not in (0, 600]")
+        validate_swift_option(self.swift)
+        unknown = sorted(self.warn - CODES.keys())
+        if unknown:
+            raise UsageError(f"--warn {unknown[0]!r} is not a finding code "
+                             f"(codes: {', '.join(CODES)})")
+
+    def options(self) -> CheckOptions:
+        return CheckOptions(version=self.version or NO_VERSION, debug_suffix=self.debug_suffix,
+                            version_pattern=self.version_pattern, warn=self.warn,
+                            require_checksums=self.require_checksums)
+
+    def path(self, relative: str) -> Path:
+        """Where a path the request names is: under `root`, inside it when `confined`."""
+        return inside(self.root, relative) if self.confined else self.root / relative
+
+
+@dataclass(frozen=True, slots=True)
+class Sources:
+    """Everything read for one check, before any check."""
+
+    templates: tuple[Template, ...]
+    artifacts: tuple[Artifact, ...]
+    findings: tuple[Finding, ...] = ()
+    reads: tuple[Phrase, ...] = ()  # what was read from where, in words
+    #: Shown paths that live in another ref of this repository (annotations may go there).
+    ref_paths: frozenset[str] = frozenset()
+
+
+@dataclass(frozen=True, slots=True)
+class CheckResult:
     report: Report
     rendered: tuple[Rendered, ...]
     #: name → artifact as merged from every source (what the checksums were filled from)
-    built: dict[str, Artifact]
+    built: Mapping[str, Artifact]
+    sources: Sources
+    placement: Placement = field(default_factory=Placement)
+    lines: tuple[ReleaseLine, ...] = ()  # one per release line, when several were checked
+    resolved: ResolveOutcome | None = None
 
 
-def gather_artifacts(settings: CheckRequest) -> tuple[list[Artifact], list[Finding]]:
-    """Read every source the settings name into one list of artifacts (and source findings)."""
-    artifacts: list[Artifact] = list(settings.read.artifacts) if settings.read else []
-    findings: list[Finding] = list(settings.read.findings) if settings.read else []
-    for folder in settings.artifacts:
-        # Only with zips: their rules read plists and zip directories, at a cost to import.
-        from swiftpm_guard.jobs.zip_contents import scan_zip_folder
-
-        found, problems = scan_zip_folder(folder)
-        artifacts += found
-        findings += problems
-    for path in settings.checksums:
-        artifacts += read_checksums(path)
-    for spec in settings.frameworks:
-        artifacts += expand_declared(read_declared(spec), settings.debug_suffix)
-    for names in _workflow_names(settings):
-        artifacts += expand_declared(names, settings.debug_suffix, "workflow")
-    return artifacts, findings
+def check(request: CheckRequest, adapters: Adapters) -> CheckResult:
+    """Read, render, check and prove; raises only for bad input and broken infrastructure."""
+    checkout = checkout_of(request, adapters)
+    with tempfile.TemporaryDirectory(prefix="swiftpm-guard-") as scratch:
+        refs = _line_refs(request, checkout)
+        if len(refs) > 1:
+            result = _check_lines(request, checkout, Path(scratch), refs)
+        else:
+            sources = read_sources(request, checkout, Path(scratch), refs[0] if refs else None)
+            result = evaluate(sources, request)
+    result = with_hosted(result, request, adapters)
+    if request.version is None:  # names only: the reports say nothing about a version
+        result = replace(result, report=replace(result.report, version=""))
+    return replace(result, placement=place(result.report.findings, result.sources, request,
+                                           checkout))
 
 
-def _workflow_names(settings: CheckRequest) -> list[list[DeclaredName]]:
-    ahead = settings.read_ahead
-    if ahead is not None and ahead.specs == settings.frameworks_from:
-        return ahead.names()
-    if not settings.frameworks_from:
-        return []
-    from swiftpm_guard.sources.workflow import read_workflow_frameworks
-
-    return [read_workflow_frameworks(spec) for spec in settings.frameworks_from]
+def checkout_of(request: CheckRequest, adapters: Adapters) -> Checkout:
+    """The repository the request's paths are in, read through the front end's adapters."""
+    return Checkout(request.root, github=adapters.github, default_branch=request.default_branch,
+                    log=adapters.log)
 
 
-def _render(template: Template, version: str, built: dict[str, Artifact],
+def evaluate(sources: Sources, request: CheckRequest) -> CheckResult:
+    """Render every template, check both ways and prove the manifests: the one way there."""
+    options = request.options()
+    built, _conflicts = merge_artifacts(sources.artifacts)  # the check reports conflicts
+    rendered = tuple(_render(t, options.version, built, request.render_seconds)
+                     for t in sources.templates)
+    report = check_rendered(rendered, sources.artifacts, options, sources.findings)
+    report = prove(report, rendered, built, options, swift=request.swift,
+                   cache_dir=request.swift_cache)
+    return CheckResult(report=report, rendered=rendered, built=built, sources=sources)
+
+
+def with_hosted(result: CheckResult, request: CheckRequest, adapters: Adapters) -> CheckResult:
+    """`verify_urls`: every zip the manifests name fetched; `resolve`: a consumer resolved."""
+    version = request.version
+    if version is None:
+        return result
+    report = result.report
+    if request.verify_urls:
+        found, stats = verify_urls.hosted(result.rendered, result.built, version, request.urls,
+                                          log=adapters.log)
+        report = replace(report, findings=(*report.findings, *apply_warn(found, request.warn)),
+                         hosted=stats)
+    resolved = None
+    if request.resolve is not None:
+        if not report.consistent:
+            # A manifest known broken (a placeholder left): SwiftPM could only repeat it.
+            adapters.log("resolve: skipped, the check already has error findings")
+        else:
+            resolved = resolve_rendered(result.rendered, result.built, version, request.resolve,
+                                        request.urls)
+            count = sum(len(r.targets) for r in resolved.resolutions)
+            how = "cached" if resolved.cached else "swift package resolve"
+            adapters.log(f"resolve: {count} binary targets in {resolved.seconds:.1f} s ({how})")
+            report = replace(report, findings=(*report.findings,
+                                               *apply_warn(resolved.findings, request.warn)))
+    return replace(result, report=report, resolved=resolved)
+
+
+def _render(template: Template, version: str, built: Mapping[str, Artifact],
             seconds: float) -> Rendered:
-    """Jinja templates may come from a pull request: render them in a bounded child process."""
+    """Jinja templates may come from a pull request: they render in a bounded child."""
     if template.flavour != "jinja":
         return render(template, version, built)
-    from swiftpm_guard.infra.isolation import call_isolated
-
     return call_isolated(render, template, version, built, file=template.path, seconds=seconds)
 
 
-def evaluate(settings: CheckRequest, *, require_checksums: bool = False) -> Outcome:
-    """Read, render and check; raises only for bad input, never for findings.
+# -- reading -------------------------------------------------------------------------------------
 
-    The templates are read first: a workflow read ahead in a child (`read_ahead`) is still
-    being parsed meanwhile, so their reading and lexing is not added to the wait for it.
-    """
-    templates, stub_findings = [], []
-    for path in settings.templates:
-        template, found = load_template(path, stubs_dir=settings.stubs_dir)
+
+def read_sources(request: CheckRequest, checkout: Checkout, scratch: Path,
+                 frameworks_ref: str | None = None) -> Sources:
+    """The templates and every artifact source the request names, shown by the paths given."""
+    templates, findings, reads, ref_paths = _templates(request, checkout, scratch)
+    artifacts = read_artifacts(request, checkout, scratch, frameworks_ref)
+    return Sources(templates=(*templates,), artifacts=artifacts.artifacts,
+                   findings=(*artifacts.findings, *findings),
+                   reads=(*reads, *artifacts.reads),
+                   ref_paths=ref_paths | artifacts.ref_paths)
+
+
+def _templates(request: CheckRequest, checkout: Checkout, scratch: Path
+               ) -> tuple[list[Template], list[Finding], list[Phrase], frozenset[str]]:
+    templates: list[Template] = []
+    findings: list[Finding] = []
+    if request.template_ref is None:
+        stubs = request.path(request.stubs_dir) if request.stubs_dir else None
+        for shown in request.templates:
+            template, found = load_template(request.path(shown), display=str(Path(shown)),
+                                            stubs_dir=stubs)
+            templates.append(template)
+            findings += found
+        branch = request.workspace_branch
+        where = Phrase.of("template ", request.templates[0], " from the workspace (", branch,
+                          ")") if branch else Phrase.of("template ", request.templates[0],
+                                                         " from the workspace")
+        return templates, findings, [where], frozenset()
+    reader = checkout.reader(request.template_ref)
+    paths: set[str] = set()
+    for shown in request.templates:
+        template, found = load_template_from_ref(reader, shown, scratch / "template-ref")
         templates.append(template)
-        stub_findings += found
-    artifacts, findings = gather_artifacts(settings)
-    findings += stub_findings
-    return evaluate_read(settings, templates, artifacts, findings,
-                         require_checksums=require_checksums)
+        findings += found
+        paths.add(template.path)
+        paths.update(stub.location.file for stub in template.stubs)
+    where = Phrase.of("template ", request.templates[0], f" from {reader.where}")
+    return templates, findings, [where], frozenset(paths)
 
 
-def evaluate_read(settings: CheckRequest, templates: Sequence[Template],
-                  artifacts: Sequence[Artifact], findings: Sequence[Finding], *,
-                  require_checksums: bool = False) -> Outcome:
-    """`evaluate` with the templates (and any extra sources) already read by the caller."""
-    options = check_options(settings, require_checksums)
-    return evaluate_loaded(templates, artifacts, findings, options,
-                           render_seconds=settings.render_seconds, swift=settings.swift,
-                           swift_cache=settings.swift_cache, syntax_child=settings.syntax_child)
+def read_artifacts(request: CheckRequest, checkout: Checkout, scratch: Path,
+                   frameworks_ref: str | None = None) -> Sources:
+    """Every artifact source (not the templates): workflows, zips, checksums, lists, a run's
+    artifact. A run's artifact is downloaded and unpacked under `scratch`."""
+    artifacts: list[Artifact] = []
+    findings: list[Finding] = []
+    reads: list[Phrase] = []
+    ref_paths: set[str] = set()
+    if request.frameworks_from and request.workflows_from_refs:
+        reader = checkout.reader(frameworks_ref or checkout.default_branch())
+        for spec in request.frameworks_from:
+            names = read_workflow_from_ref(reader, spec, scratch / "frameworks-ref")
+            artifacts += expand_declared(names, request.debug_suffix, "workflow")
+            ref_paths.add(spec.path)
+            reads.append(Phrase.of("framework list ", spec.path, f" from {reader.where}"))
+    else:
+        for spec in request.frameworks_from:
+            request.path(spec.path)  # refused when it leaves a confined root
+            names = read_workflow_frameworks(spec, root=request.root, display=spec.path)
+            artifacts += expand_declared(names, request.debug_suffix, "workflow")
+            reads.append(Phrase.of("framework list ", spec.path, " from the workspace"))
+    for shown in request.artifacts:
+        found, problems = scan_zip_folder(request.path(shown), display=str(Path(shown)))
+        artifacts += found
+        findings += problems
+    for shown in request.checksums:
+        artifacts += read_checksums(request.path(shown), display=str(Path(shown)))
+    for listed in request.frameworks:
+        file = request.path(listed[1:]) if listed.startswith("@") else None
+        declared = read_declared(listed, label=request.frameworks_label, path=file)
+        artifacts += expand_declared(declared, request.debug_suffix)
+    if request.run_artifact is not None:
+        found, problems, read = _run_artifact(request.run_artifact, checkout, scratch)
+        artifacts += found
+        findings += problems
+        reads.append(read)
+    return Sources(templates=(), artifacts=tuple(artifacts), findings=tuple(findings),
+                   reads=tuple(reads), ref_paths=frozenset(ref_paths))
 
 
-def check_options(settings: CheckRequest, require_checksums: bool = False) -> CheckOptions:
-    return CheckOptions(
-        version=settings.version,
-        debug_suffix=settings.debug_suffix,
-        version_pattern=settings.version_pattern,
-        warn=settings.warn,
-        require_checksums=require_checksums,
-    )
+def _run_artifact(run: RunArtifact, checkout: Checkout, scratch: Path
+                  ) -> tuple[list[Artifact], list[Finding], Phrase]:
+    from swiftpm_guard.sources.actions_api import download_artifact, extract_zips, find_artifact
+
+    github = checkout.github
+    if github is None or not github.token:
+        raise UsageError("inputs run-id and artifact-name need a github-token to download")
+    found = find_artifact(github.client, github.repository, run.run_id, run.name, github.policy)
+    downloads = scratch / "downloads"
+    downloads.mkdir(parents=True)
+    archive = download_artifact(github.api_url, github.token, github.repository, found,
+                                downloads, github.policy)
+    display = f"{run.name}@run-{run.run_id}"
+    folder = extract_zips(archive, scratch / "run-artifact", display=display)
+    archive.unlink()
+    artifacts, findings = scan_zip_folder(folder, display=display)
+    said = Phrase.of(f"{len(artifacts)} zips from artifact ", run.name, f" of run {run.run_id}")
+    return artifacts, findings, said
 
 
-def evaluate_loaded(
-    templates: Sequence[Template],
-    artifacts: Sequence[Artifact],
-    findings: Sequence[Finding],
-    options: CheckOptions,
-    *,
-    render_seconds: float = 20.0,
-    swift: str = "auto",
-    swift_cache: Path | None = None,
-    syntax_child: Prepared | None = None,
-) -> Outcome:
-    """`evaluate` for inputs already read (the action reads them from refs and the API).
+# -- release lines ---------------------------------------------------------------------------
 
-    The same steps as `evaluate` after its reading; tests/unit/test_evaluate_loaded.py keeps
-    the two in agreement.
-    """
-    built, _conflicts = merge_artifacts(artifacts)  # check() reports the conflicts
-    rendered = tuple(_render(t, options.version, built, render_seconds) for t in templates)
-    report = check(rendered, artifacts, options, findings)
-    report = prove(report, rendered, built, options, swift=swift, cache_dir=swift_cache,
-                   syntax_child=syntax_child)
-    return Outcome(report=report, rendered=rendered, built=built)
+
+def _line_refs(request: CheckRequest, checkout: Checkout) -> tuple[str, ...]:
+    """The refs a template change is checked against, in input order (empty: not that case)."""
+    if not (request.workflows_from_refs and request.frameworks_from):
+        return ()
+    patterns = request.frameworks_refs or (checkout.default_branch(),)
+    globs = [p for p in patterns if _is_glob(p)]
+    listed = checkout.branches(globs) if globs else []
+    refs: list[str] = []
+    for pattern in patterns:
+        matched = ([b for b in listed if fnmatch.fnmatchcase(b, pattern)] if _is_glob(pattern)
+                   else [pattern])
+        if not matched:
+            checkout.log(f"frameworks-ref {pattern!r} matches no branch")
+        refs += [m for m in matched if m not in refs]
+    return tuple(refs)
+
+
+def _is_glob(pattern: str) -> bool:
+    return any(c in pattern for c in "*?")
+
+
+def _check_lines(request: CheckRequest, checkout: Checkout, scratch: Path,
+                 refs: Sequence[str]) -> CheckResult:
+    """Each ref's framework lists against the one template; findings merged, each line kept."""
+    results: list[tuple[str, CheckResult]] = []
+    for index, ref in enumerate(refs):
+        folder = scratch / f"line-{index}"
+        folder.mkdir()
+        results.append((ref, evaluate(read_sources(request, checkout, folder, ref), request)))
+    shared = set.intersection(*({_key(f) for f in r.report.findings} for _ref, r in results))
+    merged: list[Finding] = []
+    seen: set[tuple[object, ...]] = set()
+    for ref, result in results:
+        for finding in result.report.findings:
+            if _key(finding) not in shared:
+                merged.append(replace(finding, message=f"{ref}: {finding.message}"))
+            elif _key(finding) not in seen:
+                seen.add(_key(finding))
+                merged.append(finding)
+    first = results[0][1]
+    reads = dict.fromkeys(read for _ref, other in results for read in other.sources.reads)
+    sources = replace(first.sources, reads=tuple(reads),
+                      ref_paths=frozenset().union(*(r.sources.ref_paths for _x, r in results)))
+    lines = tuple(ReleaseLine(ref, r.report.findings, len({a.name for a in r.sources.artifacts}))
+                  for ref, r in results)
+    return replace(first, report=replace(first.report, findings=tuple(merged)), sources=sources,
+                   lines=lines)
+
+
+def _key(finding: Finding) -> tuple[object, ...]:
+    return (finding.code, finding.severity, finding.subject, finding.message,
+            finding.file, finding.line)

@@ -8,32 +8,32 @@ from __future__ import annotations
 
 import os
 import tempfile
-from collections.abc import Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
 
 from swiftpm_guard.core.checks import DEFAULT_VERSION_PATTERN
-from swiftpm_guard.core.git_names import (
+from swiftpm_guard.core.model import Finding
+from swiftpm_guard.core.names import (
     DEFAULT_BRANCH_PREFIX,
     DEFAULT_TEMPLATE_REF,
     Remote,
     branch_ref,
+    check_against_pattern,
     short_branch,
     template_ref,
     tree_path,
+    validate_version,
 )
-from swiftpm_guard.core.model import Finding
 from swiftpm_guard.core.urls import UrlSettings
-from swiftpm_guard.core.versions import check_against_pattern, validate_version
 from swiftpm_guard.jobs import verify_urls
-from swiftpm_guard.jobs.publish_request import (
+from swiftpm_guard.jobs.adapters import Adapters
+from swiftpm_guard.jobs.publish import (
     branch_exists,
     check_remote_token,
     local_remote_exists,
 )
-from swiftpm_guard.jobs.release_tree import load_exported, wanted
-from swiftpm_guard.sinks.git_push import ScratchRepo
-from swiftpm_guard.sinks.git_runner import NETWORK_TIMEOUT
+from swiftpm_guard.sinks.git_push import NETWORK_TIMEOUT, ScratchRepo
+from swiftpm_guard.sources.template import load_exported, wanted
 
 
 @dataclass(frozen=True, kw_only=True)
@@ -79,9 +79,7 @@ class PreflightResult:
         return 1 if self.findings else 0
 
 
-def preflight(
-    request: PreflightRequest, *, environ: Mapping[str, str] | None = None
-) -> PreflightResult:
+def preflight(request: PreflightRequest, adapters: Adapters) -> PreflightResult:
     """Is `<prefix><version>` free on the remote (and, with `verify_absent`, are its zip URLs
     free too)? A workflow runs this before uploading anything."""
     local_remote_exists(request.remote)
@@ -91,7 +89,7 @@ def preflight(
             Path(tmp) / "repo.git",
             request.remote,
             token=request.token,
-            environ=environ,
+            environ=adapters.environ,
             network_timeout=request.git_timeout,
             token_source=request.token_source,
         ).init()

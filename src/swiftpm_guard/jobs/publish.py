@@ -1,99 +1,291 @@
 """Publish `swiftpm-<version>`: check both ways, then push one commit, create-only.
 
-This is the API the CLI (`swiftpm-guard publish` / `preflight`) and the action's `publish`
-mode call::
-
-    from swiftpm_guard.jobs.publish import publish
-    from swiftpm_guard.jobs.publish_request import PublishRequest
-    result = publish(PublishRequest(settings=settings, repo=url, token=token,
-                                    event=os.environ.get("GITHUB_EVENT_NAME")), log=print)
-    result.pushed, result.branch, result.commit, result.report, result.exit_code
-
-`settings` is the same `Settings` as for `check`, except that `settings.templates` are paths
-*inside the template ref* (default `Package.swift.template`) and `stubs_dir` is None: the
-template and its stub folders are read from the ref, not from the workspace.
-
 The order, each step only when the ones before allow it:
 1. `PublishRequest` validates everything that reaches git (version, branch prefix, template
    ref, template paths, remote, author, token): bad input is a UsageError, exit 2, before any
    git process runs.
 2. One `ls-remote` for the branch, the template ref and the branches of the same X.Y.Z.
-   An existing branch is a `branch-exists` error (a logged warning with `allow_overwrite`).
-3. The template ref is fetched (depth 1); its template(s) and stub folders are exported to a
-   temporary folder and go through the same sources → render → checks as `check`.
+   An existing branch is a `branch-exists` error (a warning with `allow_overwrite`).
+3. The template ref is fetched (depth 1); its templates and stub folders are exported to a
+   temporary folder and checked with the release's sources exactly as `check` checks them.
 4. Nothing is pushed on any error finding, on `dry_run`, or on an event in `NO_PUSH_EVENTS`;
    `PublishResult.skipped` says why. A dry run also compares products and binary targets with
    the newest published branch of the same X.Y.Z.
 5. One commit on top of the template ref: each template renamed to its manifest
    (`Package.swift.template` → `Package.swift`) and rendered, everything else (stubs) kept,
    message = the version; pushed with a lease on the branch's absence (`allow_overwrite`: on
-   the sha observed in step 2), never a plain force. A rejected push is re-checked: if the
-   branch is there now, it is `branch-exists` (race lost, exit 1) and the remote is untouched.
+   the commit seen in step 2; `update`: a new commit on top of it), never a plain force. A
+   rejected push is looked at again: if the branch is there now, it is `branch-exists` (race
+   lost, exit 1) and the remote is untouched.
 """
 
 from __future__ import annotations
 
-import dataclasses
+import os
 import tempfile
-from collections.abc import Callable, Mapping, Sequence
+from collections.abc import Callable, Mapping
+from dataclasses import dataclass, field, replace
 from pathlib import Path
 
-from swiftpm_guard.core.git_names import manifest_path, short_branch
 from swiftpm_guard.core.model import Finding, Report, Severity
-from swiftpm_guard.core.package_diff import consumer_snippet, sibling_patterns
-from swiftpm_guard.core.publish_refs import is_excluded
-from swiftpm_guard.errors import InputError
-from swiftpm_guard.jobs import verify_urls
-from swiftpm_guard.jobs.check import Outcome, evaluate_read, gather_artifacts
-from swiftpm_guard.jobs.check_request import CheckRequest
-from swiftpm_guard.jobs.previous_release import compare_with_previous
-from swiftpm_guard.jobs.publish_request import (
-    NO_PUSH_EVENTS,
-    PublishRequest,
-    PublishResult,
-    branch_exists,
-    local_remote_exists,
+from swiftpm_guard.core.names import (
+    DEFAULT_AUTHOR,
+    DEFAULT_BRANCH,
+    DEFAULT_BRANCH_PREFIX,
+    DEFAULT_EXCLUDED,
+    DEFAULT_PUBLISH_GLOBS,
+    DEFAULT_TEMPLATE_REF,
+    Identity,
+    Remote,
+    branch_ref,
+    check_token,
+    is_excluded,
+    manifest_path,
+    ref_matches,
+    short_branch,
+    template_ref,
+    tree_path,
+    validate_excluded,
 )
-from swiftpm_guard.jobs.release_tree import load_exported, wanted
-from swiftpm_guard.jobs.resolve import with_resolution
-from swiftpm_guard.sinks.git_push import PushStatus, ScratchRepo, commit_onto, tree_of
-from swiftpm_guard.sinks.git_runner import GitError
+from swiftpm_guard.core.package_diff import (
+    PackageDiff,
+    consumer_snippet,
+    diff,
+    newest_sibling,
+    package_names,
+    release_part,
+    sibling_patterns,
+)
+from swiftpm_guard.errors import InputError, UsageError
+from swiftpm_guard.jobs.adapters import Adapters
+from swiftpm_guard.jobs.check import (
+    CheckRequest,
+    CheckResult,
+    Sources,
+    checkout_of,
+    evaluate,
+    read_artifacts,
+    with_hosted,
+)
+from swiftpm_guard.jobs.placement import place
+from swiftpm_guard.sinks.git_push import (
+    NETWORK_TIMEOUT,
+    GitError,
+    PushStatus,
+    ScratchRepo,
+    commit_onto,
+    tree_of,
+)
+from swiftpm_guard.sources.refs import Checkout
+from swiftpm_guard.sources.template import load_exported, load_template, wanted
+
+#: Events that never publish, whatever the mode says: code under review is not a release.
+NO_PUSH_EVENTS = frozenset({"pull_request", "pull_request_target", "pull_request_review",
+                            "pull_request_review_comment", "merge_group"})
 
 Log = Callable[[str], None]
 
 
-def _observed(request: PublishRequest, sha: str | None, url: str) -> list[Finding]:
-    if sha is None or request.update:
-        return []  # --update builds on an existing branch: being there is expected
-    name = short_branch(request.branch)
-    if request.allow_overwrite:
-        return [
-            branch_exists(
-                name,
-                f"'{name}' exists on {url} at {sha[:12]}; "
-                "--allow-overwrite: it will be replaced only if it is still at "
-                "that commit when the push lands",
-                Severity.WARNING,
+def check_remote_token(remote: Remote, token: str | None, source: str) -> None:
+    """A token goes only to http(s) remotes, as a header, and never over plain http."""
+    if token is None or remote.kind != "http":
+        return
+    check_token(token, source=source)
+    if not remote.secure:
+        raise UsageError(f"refusing to send {source} over plain http to {remote.origin}; use https")
+
+
+@dataclass(frozen=True, kw_only=True)
+class PublishRequest:
+    #: The release's sources; its templates are paths inside `template_ref` on the remote.
+    check: CheckRequest
+    repo: str
+    template_ref: str = DEFAULT_TEMPLATE_REF
+    branch_prefix: str = DEFAULT_BRANCH_PREFIX
+    dry_run: bool = False
+    allow_overwrite: bool = False
+    author: str = DEFAULT_AUTHOR
+    token: str | None = field(default=None, repr=False)
+    token_source: str = "the token"
+    #: The GitHub event that triggered the run; an event in NO_PUSH_EVENTS never pushes.
+    event: str | None = None
+    #: What consumers put in `.package(url:)`; default: the remote itself.
+    package_url: str | None = None
+    git_timeout: float = NETWORK_TIMEOUT
+    #: Tree paths (a trailing `/`: a folder) of the template ref left out of the published
+    #: commit: a workflow on a published branch would run there.
+    exclude: tuple[str, ...] = DEFAULT_EXCLUDED
+    #: An existing branch gets a new commit on top of its tip, leased on that tip (never a
+    #: rewrite); an absent one is created as usual.
+    update: bool = False
+
+    remote: Remote = field(init=False, repr=False)
+    version: str = field(init=False)
+    branch: str = field(init=False)  # full ref, refs/heads/<prefix><version>
+    template: str = field(init=False)  # full ref of the template
+    templates: tuple[str, ...] = field(init=False)  # paths inside the template ref
+    identity: Identity = field(init=False)
+
+    def __post_init__(self) -> None:
+        check = self.check
+        if check.version is None:
+            raise UsageError("publishing needs --version (it names the branch)")
+        if check.stubs_dir is not None:
+            raise UsageError(
+                "publish reads stub folders from the template ref; --stubs-dir does not apply"
             )
-        ]
-    return [
-        branch_exists(
-            name,
-            f"'{name}' already exists on {url} at {sha[:12]}; apps pin "
-            "published versions, so it is never rewritten (publish a new "
-            "version, or pass --allow-overwrite deliberately)",
-        )
-    ]
+        if "branch-exists" in check.warn:
+            raise UsageError(
+                "--warn branch-exists is not allowed: overwriting a published "
+                "version needs the explicit --allow-overwrite"
+            )
+        templates = tuple(tree_path(path) for path in check.templates)
+        manifests = [manifest_path(t) for t in templates]
+        if len(set(manifests)) != len(manifests):
+            raise UsageError("two --template paths would produce the same manifest")
+        remote = Remote.parse(self.repo, cwd=os.getcwd())
+        check_remote_token(remote, self.token, self.token_source)
+        if self.package_url is not None:
+            Remote.parse(self.package_url, cwd=os.getcwd())
+        if self.update and self.allow_overwrite:
+            raise UsageError(
+                "--update and --allow-overwrite exclude each other: --update adds a commit on "
+                "top of the published tip, --allow-overwrite replaces it"
+            )
+        object.__setattr__(self, "exclude", validate_excluded(self.exclude, "--exclude"))
+        if not 0 < self.git_timeout <= 3600:
+            raise UsageError("--git-timeout must be between 0 and 3600 seconds")
+        derived = {
+            "remote": remote,
+            "version": check.version,
+            "branch": branch_ref(self.branch_prefix, check.version),
+            "template": template_ref(self.template_ref),
+            "templates": templates,
+            "identity": Identity.parse(self.author),
+        }
+        for name, value in derived.items():
+            object.__setattr__(self, name, value)
 
 
-def _evaluate(
-    settings: CheckRequest, root: Path, templates: Sequence[str], extra: Sequence[Finding]
-) -> Outcome:
-    """The check job on templates exported from a ref: shown by their path in the ref."""
-    artifacts, findings = gather_artifacts(settings)
-    loaded, stub_findings = load_exported(root, templates)
-    return evaluate_read(settings, loaded, artifacts, [*extra, *findings, *stub_findings],
-                         require_checksums=True)
+@dataclass(frozen=True, slots=True)
+class PublishResult:
+    checked: CheckResult
+    branch: str  # short name, e.g. swiftpm-1.2.3
+    pushed: bool
+    commit: str | None  # the commit built (None when nothing was built)
+    template_commit: str
+    remote_commit: str | None  # the branch on the remote when first asked (None: absent)
+    manifests: tuple[tuple[str, str], ...]  # (path in the tree, rendered text)
+    snippet: str
+    skipped: str | None = None  # why nothing was pushed
+    overwritten: bool = False
+    diff: PackageDiff | None = None
+    diff_note: str | None = None  # why there is no diff
+    excluded: tuple[str, ...] = ()  # template-ref paths left out of the published tree
+    updated_from: str | None = None  # --update: the published tip the new commit is on
+
+    @property
+    def report(self) -> Report:
+        return self.checked.report
+
+    @property
+    def exit_code(self) -> int:
+        return 0 if self.report.consistent else 1
+
+    def as_dict(self) -> dict[str, object]:
+        return {
+            "branch": self.branch,
+            "pushed": self.pushed,
+            "commit": self.commit,
+            "template_commit": self.template_commit,
+            "remote_commit": self.remote_commit,
+            "overwritten": self.overwritten,
+            "skipped": self.skipped,
+            "manifests": [path for path, _text in self.manifests],
+            "snippet": self.snippet,
+            "diff": self.diff.as_dict() if self.diff else None,
+            "diff_note": self.diff_note,
+            "excluded": list(self.excluded),
+            "updated_from": self.updated_from,
+        }
+
+
+def branch_exists(branch: str, message: str, severity: Severity = Severity.ERROR) -> Finding:
+    """The `branch-exists` finding (an error unless overwriting was asked for)."""
+    return Finding(code="branch-exists", severity=severity, subject=branch, message=message)
+
+
+def local_remote_exists(remote: Remote) -> None:
+    local = remote.local_path
+    if local is not None and not os.path.isdir(local):
+        raise InputError("remote repository folder not found", file=local)
+
+
+# -- whether this run may publish --------------------------------------------------------------
+
+
+def refusal(check: CheckRequest, adapters: Adapters, *, event: str, ref: str,
+            publish_refs: tuple[str, ...]) -> str | None:
+    """Why a run asked to publish only checks: an event that never publishes, or a ref that
+    `publish-refs` (default: the default branch and `release/*`) does not allow. A dispatch on a
+    feature branch would otherwise claim that day's version branch."""
+    if event in NO_PUSH_EVENTS:
+        return (f"mode publish on a `{event}` event: checked only, nothing is pushed (pull "
+                "requests and merge queues never publish)")
+    if publish_refs:
+        if ref_matches(ref, publish_refs):
+            return None
+        shown = " ".join(publish_refs)
+    else:
+        if event == "schedule":
+            return None  # scheduled workflows run on the default branch, by GitHub's rule
+        if ref_matches(ref, DEFAULT_PUBLISH_GLOBS):
+            return None
+        if ref.startswith("refs/heads/") and \
+                ref.removeprefix("refs/heads/") == checkout_of(check, adapters).default_branch():
+            return None
+        shown = f"{DEFAULT_BRANCH} and {' '.join(DEFAULT_PUBLISH_GLOBS)}"
+    return (f"`{ref or '(GITHUB_REF not set)'}` is not a ref publish-refs allows ({shown}): "
+            "checked only, nothing is pushed")
+
+
+# -- publishing --------------------------------------------------------------------------------
+
+
+def publish(request: PublishRequest, adapters: Adapters, *,
+            ready: Callable[[], None] = lambda: None) -> PublishResult:
+    """Check, then (when allowed) push one commit create-only. Raises only for bad input (2)
+    and broken infrastructure (3); findings, including a lost race, are in the report.
+
+    The release's own sources are read first, then `ready()` runs (the front end checks that
+    every place it will write to works: a push cannot be taken back), then git.
+    """
+    say = adapters.log
+    local_remote_exists(request.remote)
+    checkout = checkout_of(request.check, adapters)
+    with tempfile.TemporaryDirectory(prefix="swiftpm-guard-publish-") as tmp:
+        work = Path(tmp)
+        read = read_artifacts(request.check, checkout, work / "sources")
+        ready()
+        repo = ScratchRepo(
+            work / "repo.git",
+            request.remote,
+            token=request.token,
+            identity=request.identity,
+            environ=adapters.environ,
+            network_timeout=request.git_timeout,
+            token_source=request.token_source,
+        ).init()
+        refs = _look(repo, request, say)
+        result = _check(repo, request, refs, work, (checkout, read), adapters)
+        if request.dry_run:
+            found, note = _compare_with_previous(repo, refs, request, result.checked, work)
+            result = replace(result, diff=found, diff_note=note)
+        skipped = _skip_reason(request, result.report)
+        if skipped is not None:
+            say(f"not pushing {result.branch}: {skipped}")
+            return replace(result, skipped=skipped)
+        return _push(repo, request, result, say)
 
 
 def _skip_reason(request: PublishRequest, report: Report) -> str | None:
@@ -106,43 +298,10 @@ def _skip_reason(request: PublishRequest, report: Report) -> str | None:
     return None
 
 
-def publish(
-    request: PublishRequest, *, environ: Mapping[str, str] | None = None, log: Log | None = None
-) -> PublishResult:
-    """Check, then (when allowed) push one commit create-only. Raises only for bad input (2)
-    and broken infrastructure (3); findings, including a lost race, are in the report."""
-    say = log or (lambda _line: None)
-    local_remote_exists(request.remote)
-    with tempfile.TemporaryDirectory(prefix="swiftpm-guard-publish-") as tmp:
-        work = Path(tmp)
-        repo = ScratchRepo(
-            work / "repo.git",
-            request.remote,
-            token=request.token,
-            identity=request.identity,
-            environ=environ,
-            network_timeout=request.git_timeout,
-            token_source=request.token_source,
-        ).init()
-        refs = _look(repo, request, say)
-        result, outcome = _check(repo, request, refs, work, say)
-        if request.dry_run:
-            found, note = compare_with_previous(repo, refs, request, outcome, work)
-            result = dataclasses.replace(result, diff=found, diff_note=note)
-        skipped = _skip_reason(request, result.report)
-        if skipped is not None:
-            say(f"not pushing {result.branch}: {skipped}")
-            return dataclasses.replace(result, skipped=skipped)
-        return _push(repo, request, result, say)
-
-
 def _look(repo: ScratchRepo, request: PublishRequest, say: Log) -> dict[str, str]:
     """One ls-remote: the branch, the template ref and the branches of the same X.Y.Z."""
-    patterns = [
-        request.branch,
-        request.template,
-        *sibling_patterns(request.branch_prefix, request.settings.version),
-    ]
+    patterns = [request.branch, request.template,
+                *sibling_patterns(request.branch_prefix, request.version)]
     refs = repo.ls_remote(patterns)
     url = request.remote.url
     if request.template not in refs:
@@ -152,10 +311,23 @@ def _look(repo: ScratchRepo, request: PublishRequest, say: Log) -> dict[str, str
     return refs
 
 
-def _check(
-    repo: ScratchRepo, request: PublishRequest, refs: Mapping[str, str], work: Path, say: Log
-) -> tuple[PublishResult, Outcome]:
+def _observed(request: PublishRequest, sha: str | None, url: str) -> list[Finding]:
+    if sha is None or request.update:
+        return []  # --update builds on an existing branch: being there is expected
+    name = short_branch(request.branch)
+    if request.allow_overwrite:
+        return [branch_exists(name, f"'{name}' exists on {url} at {sha[:12]}; "
+                                    "--allow-overwrite: it will be replaced only if it is still "
+                                    "at that commit when the push lands", Severity.WARNING)]
+    return [branch_exists(name, f"'{name}' already exists on {url} at {sha[:12]}; apps pin "
+                                "published versions, so it is never rewritten (publish a new "
+                                "version, or pass --allow-overwrite deliberately)")]
+
+
+def _check(repo: ScratchRepo, request: PublishRequest, refs: Mapping[str, str], work: Path,
+           read_from: tuple[Checkout, Sources], adapters: Adapters) -> PublishResult:
     """Read the template ref into `work/tree` and run the full check on it."""
+    say = adapters.log
     template_commit = repo.fetch(request.template, depth=1)
     say(f"template {short_branch(request.template)} at {template_commit[:12]}")
     tree = work / "tree"
@@ -167,17 +339,17 @@ def _check(
         say(f"left out of the published tree: {', '.join(excluded)}")
     remote_commit = refs.get(request.branch)
     observed = _observed(request, remote_commit, request.remote.url)
-    outcome = _evaluate(request.settings, tree, request.templates, observed)
-    if request.verify_urls is not None:
-        outcome = verify_urls.with_hosted(outcome, request.settings.version,
-                                          request.verify_urls, warn=request.settings.warn)
-    if request.resolve is not None:
-        outcome, _said = with_resolution(outcome, request.settings.version, request.resolve,
-                                         request.verify_urls, warn=request.settings.warn,
-                                         log=say)
+    checkout, read = read_from
+    templates, stub_findings = load_exported(tree, request.templates)
+    sources = Sources(templates=tuple(templates), artifacts=read.artifacts,
+                      findings=(*observed, *read.findings, *stub_findings), reads=read.reads,
+                      ref_paths=frozenset({*request.templates, *read.ref_paths}))
+    checked = with_hosted(evaluate(sources, request.check), request.check, adapters)
+    checked = replace(checked, placement=place(checked.report.findings, sources, request.check,
+                                               checkout))
     name = short_branch(request.branch)
-    result = PublishResult(
-        report=outcome.report,
+    return PublishResult(
+        checked=checked,
         branch=name,
         pushed=False,
         commit=None,
@@ -185,17 +357,47 @@ def _check(
         remote_commit=remote_commit,
         manifests=tuple(
             (manifest_path(t), r.text)
-            for t, r in zip(request.templates, outcome.rendered, strict=True)
+            for t, r in zip(request.templates, checked.rendered, strict=True)
         ),
         snippet=consumer_snippet(request.package_url or request.remote.package_url(), name),
         excluded=excluded,
     )
-    return result, outcome
 
 
-def _push(
-    repo: ScratchRepo, request: PublishRequest, result: PublishResult, say: Log
-) -> PublishResult:
+def _compare_with_previous(repo: ScratchRepo, refs: Mapping[str, str], request: PublishRequest,
+                           checked: CheckResult, work: Path
+                           ) -> tuple[PackageDiff | None, str | None]:
+    """The products and binary targets this publish would offer against those of the newest
+    published branch of the same X.Y.Z."""
+    version = request.version
+    sibling = newest_sibling(refs, request.branch_prefix, version, exclude=request.branch)
+    if sibling is None:
+        return None, f"no other branch of {release_part(version)} on the remote to compare with"
+    tip = repo.fetch(sibling, depth=2)
+    # A published branch is one commit on top of the template branch it was made from, so its
+    # parent still holds the template, placeholders and all.
+    parent = repo.parent(tip)
+    name = short_branch(sibling)
+    if parent is None:
+        return None, f"{name} has no parent commit holding its template"
+    folder = work / "previous"
+    repo.export(parent, wanted(request.templates), folder)
+    present = [t for t in request.templates if (folder / t).is_file()]
+    if not present:
+        return None, f"the parent of {name} holds no {request.templates[0]}"
+    try:
+        loaded = [load_template(folder / t, display=t)[0] for t in present]
+        # Through the check, so a Jinja template renders in its bounded child; only the names
+        # are needed, so SwiftPM is not asked.
+        names_only = replace(request.check, swift="off")
+        rendered = evaluate(Sources(tuple(loaded), ()), names_only).rendered
+    except InputError as error:
+        return None, f"cannot read the template behind {name}: {error}"
+    return diff(name, tip, package_names(rendered), package_names(checked.rendered)), None
+
+
+def _push(repo: ScratchRepo, request: PublishRequest, result: PublishResult,
+          say: Log) -> PublishResult:
     """Build the one commit and push it with a lease: on absence, or on the sha observed."""
     name, seen = result.branch, result.remote_commit
     if request.update and seen is not None:
@@ -204,46 +406,26 @@ def _push(
         result.template_commit,
         remove=(*request.templates, *result.excluded),
         add={path: text.encode("utf-8") for path, text in result.manifests},
-        message=request.settings.version,
+        message=request.version,
     )
-    result = dataclasses.replace(result, commit=commit)
+    result = replace(result, commit=commit)
     if commit == seen:
         # Same tree, parent, message, identity and second: the remote already holds it.
         say(f"{name} already holds exactly {commit[:12]}; nothing to push")
-        return dataclasses.replace(result, skipped="already published")
+        return replace(result, skipped="already published")
     expect = seen if request.allow_overwrite else None
     if expect is not None:
-        say(
-            f"--allow-overwrite: replacing {name} at {expect[:12]} with {commit[:12]}; "
-            "lease on that commit, no force"
-        )
+        say(f"--allow-overwrite: replacing {name} at {expect[:12]} with {commit[:12]}; "
+            "lease on that commit, no force")
     pushed = repo.push(commit, request.branch, expect=expect)
     if pushed.status in (PushStatus.CREATED, PushStatus.UPDATED):
         say(f"pushed {name} at {commit[:12]} ({pushed.detail})")
-        return dataclasses.replace(result, pushed=True, overwritten=expect is not None)
-    return _lost(repo, request, result, pushed.detail, request.remote.url)
+        return replace(result, pushed=True, overwritten=expect is not None)
+    return _lost(repo, request, result, pushed.detail)
 
 
-def _lost(
-    repo: ScratchRepo, request: PublishRequest, result: PublishResult, detail: str, url: str
-) -> PublishResult:
-    """The remote refused the push: the branch appeared or moved (race lost), or it said no."""
-    now = repo.ls_remote([request.branch]).get(request.branch)
-    leased = request.allow_overwrite or request.update
-    if now is None or (leased and now == result.remote_commit):
-        raise GitError(f"the remote refused the push of {result.branch}: {detail}")
-    finding = branch_exists(
-        result.branch,
-        f"'{result.branch}' appeared on {url} at {now[:12]} while this run was "
-        f"publishing (race lost: {detail}); the remote was left as it is",
-    )
-    report = result.report._replace(findings=(*result.report.findings, finding))
-    return dataclasses.replace(result, report=report, skipped="race lost")
-
-
-def _update(
-    repo: ScratchRepo, request: PublishRequest, result: PublishResult, seen: str, say: Log
-) -> PublishResult:
+def _update(repo: ScratchRepo, request: PublishRequest, result: PublishResult, seen: str,
+            say: Log) -> PublishResult:
     """--update: a new commit on top of the published tip, leased on that tip.
 
     Its tree is what a fresh publish would hold; its parent is the tip, so every commit the
@@ -251,22 +433,38 @@ def _update(
     `Package.resolved` pins stays reachable. The subject is the version, like a publish commit.
     """
     tip = repo.fetch(request.branch, depth=1)
-    version = request.settings.version
     commit = commit_onto(
         repo,
         result.template_commit,
         parent=tip,
         remove=(*request.templates, *result.excluded),
         add={path: text.encode("utf-8") for path, text in result.manifests},
-        message=f"{version}\n\nUpdated by swiftpm-guard publish --update on top of {tip}.",
+        message=f"{request.version}\n\nUpdated by swiftpm-guard publish --update on top of {tip}.",
     )
-    result = dataclasses.replace(result, commit=commit, updated_from=tip)
+    result = replace(result, commit=commit, updated_from=tip)
     if tree_of(repo, commit) == tree_of(repo, tip):
         say(f"{result.branch} at {tip[:12]} already holds this tree; nothing to push")
-        return dataclasses.replace(result, skipped="already up to date")
+        return replace(result, skipped="already up to date")
     say(f"--update: {result.branch} at {tip[:12]} gets {commit[:12]} on top; lease on the tip")
     pushed = repo.push(commit, request.branch, expect=seen)
     if pushed.status in (PushStatus.CREATED, PushStatus.UPDATED):
         say(f"pushed {result.branch} at {commit[:12]} ({pushed.detail})")
-        return dataclasses.replace(result, pushed=True)
-    return _lost(repo, request, result, pushed.detail, request.remote.url)
+        return replace(result, pushed=True)
+    return _lost(repo, request, result, pushed.detail)
+
+
+def _lost(repo: ScratchRepo, request: PublishRequest, result: PublishResult,
+          detail: str) -> PublishResult:
+    """The remote refused the push: the branch appeared or moved (race lost), or it said no."""
+    now = repo.ls_remote([request.branch]).get(request.branch)
+    leased = request.allow_overwrite or request.update
+    if now is None or (leased and now == result.remote_commit):
+        raise GitError(f"the remote refused the push of {result.branch}: {detail}")
+    finding = branch_exists(
+        result.branch,
+        f"'{result.branch}' appeared on {request.remote.url} at {now[:12]} while this run was "
+        f"publishing (race lost: {detail}); the remote was left as it is",
+    )
+    report = replace(result.report, findings=(*result.report.findings, finding))
+    return replace(result, checked=replace(result.checked, report=report), skipped="race lost")
+

@@ -5,26 +5,21 @@ One throwaway consumer per rendered manifest, resolved by the real `swift packag
 manifest with every checksum filled in): with placeholders left SwiftPM only says what the
 check already said.
 
-Wiring (check and publish, `--resolve` / action input `resolve`): `with_resolution(outcome,
-version, settings, url_settings, warn=…)` after the check (and after `with_hosted`), exactly
-like jobs/verify_urls.py; publish pushes nothing on an error finding, as for any other. The
-ResolveOutcome it also returns goes into the JSON report (`as_dict()`).
+The check job resolves after a passing check (and after `verify_urls`); publish pushes
+nothing on an error finding, as for any other. The ResolveOutcome goes into the JSON report.
 """
 
 from __future__ import annotations
 
 import time
-from collections.abc import Callable, Mapping, Sequence
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
-from swiftpm_guard.core.checks import apply_warn
 from swiftpm_guard.core.model import Artifact, Finding, Rendered
 from swiftpm_guard.core.resolution import Resolution, ResolveTarget, findings
 from swiftpm_guard.core.urls import UrlSettings, zips_of_rendered
-from swiftpm_guard.infra.swiftpm import package_files
-from swiftpm_guard.infra.swiftpm_resolve import DEFAULT_TIMEOUT, Resolver
-from swiftpm_guard.jobs.check import Outcome
+from swiftpm_guard.infra.swiftpm import DEFAULT_TIMEOUT, Resolver, package_files
 
 
 @dataclass(frozen=True, slots=True, kw_only=True)
@@ -84,28 +79,3 @@ def resolve_rendered(rendered: Sequence[Rendered], built: Mapping[str, Artifact]
         found += findings(run.resolution, targets)
     return ResolveOutcome(tuple(found), tuple(resolutions), time.monotonic() - started,
                           all_cached and bool(rendered))
-
-
-def with_resolution(outcome: Outcome, version: str, settings: ResolveSettings,
-                    url_settings: UrlSettings | None = None, *,
-                    warn: frozenset[str] = frozenset(),
-                    log: Callable[[str], None] | None = None,
-                    ) -> tuple[Outcome, ResolveOutcome | None]:
-    """The outcome with resolve findings added, and what SwiftPM said.
-
-    Only after a passing check: with error findings the manifest is known broken (a
-    placeholder left, a checksum missing) and SwiftPM could only repeat it; then nothing runs
-    and the second value is None.
-    """
-    if not outcome.report.consistent:
-        if log is not None:
-            log("resolve: skipped, the check already has error findings")
-        return outcome, None
-    result = resolve_rendered(outcome.rendered, outcome.built, version, settings, url_settings)
-    if log is not None:
-        count = sum(len(r.targets) for r in result.resolutions)
-        how = "cached" if result.cached else "swift package resolve"
-        log(f"resolve: {count} binary targets in {result.seconds:.1f} s ({how})")
-    found = apply_warn(result.findings, warn)
-    report = outcome.report._replace(findings=(*outcome.report.findings, *found))
-    return outcome._replace(report=report), result

@@ -10,13 +10,15 @@ by `scripts/swift-toolchain.sh`).
 from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
+from dataclasses import replace
 from pathlib import Path
 
 from swiftpm_guard.core.checks import CheckOptions, apply_warn
 from swiftpm_guard.core.model import Artifact, Finding, Rendered, Report, SwiftStatus
 from swiftpm_guard.infra import swift_syntax as syntax
-from swiftpm_guard.infra.prepared import Prepared
-from swiftpm_guard.infra.swift_locate import locate_swift
+from swiftpm_guard.infra.swiftpm import locate_swift, validate_swift_option
+
+__all__ = ["locate_swift", "prove", "validate_swift_option"]
 
 
 def prove(
@@ -27,18 +29,14 @@ def prove(
     *,
     swift: str = "auto",
     cache_dir: Path | None = None,
-    syntax_child: Prepared | None = None,
 ) -> Report:
-    """The report, with SwiftPM's verdict (or the tree-sitter fallback's) folded in.
-
-    `syntax_child` (from `swift_syntax.prepare()`) serves the fallback's first parse.
-    """
+    """The report, with SwiftPM's verdict (or the tree-sitter fallback's) folded in."""
     executable, why = locate_swift(swift)
     if executable is None:
-        return _fallback(report, rendered, options, why, syntax_child)
+        return _fallback(report, rendered, options, why)
     # Only here: running SwiftPM needs subprocesses, threads and scratch folders, and most
     # checks (Linux runners) have no swift to run.
-    from swiftpm_guard.core.swift_checks import apply_evaluations
+    from swiftpm_guard.core.swiftpm_evaluation import apply_evaluations
     from swiftpm_guard.infra.swiftpm import SwiftPM, package_files
 
     runner = SwiftPM(executable, cache_dir=cache_dir)
@@ -58,23 +56,20 @@ def prove(
     return apply_evaluations(report, evaluated, built, options, status)
 
 
-def _fallback(
-    report: Report, rendered: Sequence[Rendered], options: CheckOptions, why: str,
-    child: Prepared | None,
-) -> Report:
+def _fallback(report: Report, rendered: Sequence[Rendered], options: CheckOptions,
+              why: str) -> Report:
     if not syntax.available():
         status = SwiftStatus(
             used=False,
             reason=f"{why}; tree-sitter-swift is not installed "
             "either, so the syntax was not checked",
         )
-        return report._replace(swiftpm=status)
+        return replace(report, swiftpm=status)
     findings: list[Finding] = []
     for item in rendered:
-        findings += syntax.syntax_findings(item, child=child)
-        child = None  # it serves one parse; the others fork from here
+        findings += syntax.syntax_findings(item)
     findings = apply_warn(findings, options.warn)
     status = SwiftStatus(
         used=False, reason=f"{why}; syntax checked with tree-sitter-swift, counts are static"
     )
-    return report._replace(swiftpm=status, findings=report.findings + tuple(findings))
+    return replace(report, swiftpm=status, findings=report.findings + tuple(findings))

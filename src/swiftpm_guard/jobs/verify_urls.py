@@ -5,31 +5,27 @@ wrong with each (`--verify-urls`); or say which zips of a version already exist
 
 from __future__ import annotations
 
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Mapping, Sequence
 
+from swiftpm_guard.core.audit import base_url_in
 from swiftpm_guard.core.checks import apply_warn
-from swiftpm_guard.core.model import Finding, Location, Template
-from swiftpm_guard.core.placeholders import LineIndex, scan
-from swiftpm_guard.core.published_manifest import base_url_in
+from swiftpm_guard.core.lines import LineIndex
+from swiftpm_guard.core.model import Artifact, Finding, HostedStats, Location, Rendered, Template
+from swiftpm_guard.core.render import scan
 from swiftpm_guard.core.urls import HostedZip, UrlSettings, zip_url, zips_of_rendered
-from swiftpm_guard.jobs.check import Outcome
 
 
-def with_hosted(outcome: Outcome, version: str, options: UrlSettings, *,
-                warn: frozenset[str] = frozenset(),
-                log: Callable[[str], None] | None = None) -> Outcome:
-    """The outcome with url-* findings for every zip the rendered manifests name."""
+def hosted(rendered: Sequence[Rendered], built: Mapping[str, Artifact], version: str,
+           options: UrlSettings, *, log: Callable[[str], None]
+           ) -> tuple[list[Finding], HostedStats]:
+    """url-* findings for every zip the rendered manifests name, and what fetching took."""
     from swiftpm_guard.sources.hosted import verify_with_stats
 
-    zips = zips_of_rendered(outcome.rendered, outcome.built, version, options)
-    if log is not None:
-        log(f"verify-urls: fetching {len(zips)} zip URLs")
+    zips = zips_of_rendered(rendered, built, version, options)
+    log(f"verify-urls: fetching {len(zips)} zip URLs")
     results, stats = verify_with_stats(zips, options)
-    if log is not None:
-        log(f"verify-urls: {stats.sentence()}")
-    found = apply_warn([f for f in results if f is not None], warn)
-    report = outcome.report._replace(findings=(*outcome.report.findings, *found), hosted=stats)
-    return outcome._replace(report=report)
+    log(f"verify-urls: {stats.sentence()}")
+    return [f for f in results if f is not None], stats
 
 
 def zips_of_templates(templates: Sequence[Template], version: str,

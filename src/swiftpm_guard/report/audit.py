@@ -14,7 +14,11 @@ from collections import Counter
 from collections.abc import Sequence
 from dataclasses import dataclass
 
-from swiftpm_guard.core.audit_rules import NIGHTLY_RE, AuditReport, BranchAudit
+from swiftpm_guard.core.audit import (
+    NIGHTLY_RE,
+    AuditReport,
+    BranchAudit,
+)
 from swiftpm_guard.core.model import Finding, Severity
 from swiftpm_guard.report import markdown as md
 from swiftpm_guard.report.check import SCHEMA_VERSION, TOOL, finding_line

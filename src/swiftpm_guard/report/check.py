@@ -7,9 +7,11 @@ The JSON shape is a public interface (documented in the README, described by
 
 from __future__ import annotations
 
+from collections.abc import Sequence
+
 from swiftpm_guard import __version__
 from swiftpm_guard.core.checks import base_name
-from swiftpm_guard.core.model import Artifact, Finding, Report, Severity
+from swiftpm_guard.core.model import Artifact, Finding, ReleaseLine, Report, Severity
 from swiftpm_guard.report.markdown import cell, code, message, text
 from swiftpm_guard.workflow_commands import neutralise
 
@@ -206,3 +208,56 @@ def _swift_line(report: Report) -> str:
     seconds = f" in {status.seconds:.1f} s" if status.seconds is not None else ""
     cached = " (cached)" if status.cached else ""
     return f"SwiftPM: {text(status.reason)}{seconds}{cached}."
+
+
+# -- a template change against several release lines, and the template side of a PR ----------
+
+
+def _bases(findings: Sequence[Finding], code: str, debug_suffix: str) -> list[str]:
+    names = [f.subject for f in findings if f.code == code and f.severity is Severity.ERROR]
+    bases = [n.removesuffix(debug_suffix) if debug_suffix else n for n in names]
+    return list(dict.fromkeys(bases))
+
+
+def line_sentences(line: ReleaseLine, debug_suffix: str) -> list[str]:
+    """What publishing from this ref with this template would do, in words."""
+    said = [
+        f"{line.ref} still builds {name}: publishing from it would drop the product"
+        for name in _bases(line.findings, "unclaimed-artifact", debug_suffix)
+    ]
+    said += [
+        f"{line.ref} does not build {name}: the template asks for it, so publishing from it "
+        "would ship a placeholder"
+        for name in _bases(line.findings, "unfilled-placeholder", debug_suffix)
+    ]
+    return said
+
+
+def matrix_markdown(lines: Sequence[ReleaseLine], debug_suffix: str) -> str:
+    """`#### Release lines`: each ref, how many names it builds, and what would go wrong."""
+    rows = ["#### Release lines", "", "| ref | names built | result |", "|---|---|---|"]
+    for line in lines:
+        errors = sum(f.severity is Severity.ERROR for f in line.findings)
+        words = line_sentences(line, debug_suffix)
+        result = "consistent" if errors == 0 else f"{errors} error(s): " + "; ".join(
+            words or sorted({f.code for f in line.findings if f.severity is Severity.ERROR})
+        )
+        rows.append(f"| {cell(code(line.ref))} | {line.names} | "
+                    f"{cell(text(result))} |")
+    return "\n".join(rows) + "\n"
+
+
+def template_side_markdown(findings: Sequence[Finding], template_ref: str) -> str:
+    """What the template says about the findings annotated on workflow lines."""
+    if not findings:
+        return ""
+    lines = [f"#### Template side ({code(template_ref)}, not in this pull request's tree)", ""]
+    seen: set[tuple[str | None, int | None, str]] = set()
+    for finding in findings:
+        key = (finding.file, finding.line, finding.code)
+        if key in seen:
+            continue
+        seen.add(key)
+        where = f"{finding.file}:{finding.line}" if finding.line else str(finding.file)
+        lines.append(f"- {code(where)} {code(finding.code)} {code(finding.subject)}")
+    return "\n".join(lines) + "\n"

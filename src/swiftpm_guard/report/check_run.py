@@ -1,14 +1,18 @@
-"""What a check run says: conclusion, title, summary, text and annotations (pure).
+"""What a check run says: conclusion, title, summary, text and annotations; and the job
+summary beside it (pure).
 
-GitHub's limits are applied here, and whatever is cut is said in the output itself.
+GitHub's limits are applied here (title ≤ 255, summary ≤ 65535 characters, at most
+ANNOTATIONS_MAX annotations), and whatever is cut is said first in the output itself.
 Workflow-command annotations (the fallback) are built from the same `Annotation` values.
 """
 
 from __future__ import annotations
 
-from collections.abc import Callable, Iterable
+import dataclasses
+from collections.abc import Callable, Iterable, Sequence
 
-from swiftpm_guard.core.check_run import (
+from swiftpm_guard.core.audit import AuditReport
+from swiftpm_guard.core.model import (
     ANNOTATIONS_MAX,
     CONCLUSIONS,
     MESSAGE_MAX_BYTES,
@@ -17,8 +21,13 @@ from swiftpm_guard.core.check_run import (
     TITLE_MAX,
     Annotation,
     CheckRunOutput,
+    Finding,
+    Phrase,
+    Report,
+    Severity,
 )
-from swiftpm_guard.core.model import Finding, Report, Severity
+from swiftpm_guard.report import audit as audit_report
+from swiftpm_guard.report import markdown as md
 from swiftpm_guard.report.check import console_line, verdict
 from swiftpm_guard.report.markdown import code
 
@@ -146,3 +155,74 @@ def _ordered(findings: Iterable[Finding]) -> list[Finding]:
             f.subject,
         ),
     )
+
+
+def audit_annotations(report: AuditReport) -> list[Annotation]:
+    """One per finding with a file and line, errors first, each naming its branch."""
+    found: list[tuple[bool, str, Annotation]] = []
+    for branch in report.branches:
+        for finding in branch.findings:
+            if not finding.file or not finding.line:
+                continue
+            plain = annotation_of(finding, finding.file, finding.line)
+            title = f"{branch.branch}: {plain.title}"
+            found.append(
+                (
+                    finding.severity is not Severity.ERROR,
+                    branch.branch,
+                    dataclasses.replace(
+                        plain,
+                        title=title if len(title) <= TITLE_MAX else title[: TITLE_MAX - 1] + "…",
+                        message=clip_bytes(f"{branch.branch}: {plain.message}", MESSAGE_MAX_BYTES),
+                    ),
+                )
+            )
+    found.sort(key=lambda item: (item[0], item[1]))
+    return [annotation for _warning, _branch, annotation in found]
+
+
+def audit_output(report: AuditReport, markdown: str, *, conclusion: str) -> CheckRunOutput:
+    annotations = audit_annotations(report)
+    cut: list[str] = []
+    if len(annotations) > ANNOTATIONS_MAX:
+        cut.append(
+            f"annotations: {len(annotations) - ANNOTATIONS_MAX} findings past the first "
+            f"{ANNOTATIONS_MAX} are only in the summary and the JSON report"
+        )
+        annotations = annotations[:ANNOTATIONS_MAX]
+    return assemble(
+        conclusion=conclusion,
+        title=audit_report.verdict(report).removeprefix("swiftpm-guard "),
+        markdown=markdown,
+        text=None,
+        annotations=tuple(annotations),
+        cut=cut,
+    )
+
+
+# -- the job summary beside the check run -----------------------------------------------------
+
+
+def note(text: str) -> str:
+    """A GitHub Markdown note block (summary and check run); `text` is Markdown already."""
+    return f"> [!NOTE]\n> {text}\n"
+
+
+def fallback_note(reason: str, annotations: int) -> str:
+    """Why workflow commands carried the annotations the check run could not."""
+    return (f"> [!NOTE]\n> {md.text(reason)}; {annotations} annotations were written as "
+            "workflow commands instead.")
+
+
+def job_summary(output: CheckRunOutput, markdown: str, *, brief: str | None,
+                check_run: tuple[str, str] | None, notes: Sequence[str] = (),
+                reads: Sequence[Phrase] = ()) -> str:
+    """The step's summary: beside a check run (`check_run`: its name and address) the `brief`
+    report and a link, since one job's view should not show the same table twice; without one
+    (fork PRs, no token, dry-run, the API down) the whole report, the only place to read it."""
+    body = markdown
+    if check_run is not None and brief is not None:
+        name, url = check_run
+        body = f"{brief}\nThe whole report is in the check run [{md.text(name)}](<{url}>).\n"
+    said = "Read: " + "; ".join(md.phrase(r) for r in reads) + "." if reads else ""
+    return "\n".join([body, *(f"> {n}" for n in output.cut), *notes, "", said, ""])

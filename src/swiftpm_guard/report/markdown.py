@@ -18,6 +18,8 @@ from __future__ import annotations
 
 import re
 
+from swiftpm_guard.core.model import Phrase
+
 #: Characters that can begin or end markup in the middle of a line, in CommonMark or on
 #: GitHub (`$` math, `@` mentions, `~` strikethrough, `&` entities, `|` table cells). Those
 #: that matter only at the start of a line (`#`, `+`, `-`, `>`) or after one of these (`(`
@@ -80,3 +82,9 @@ def fence(body: str, info: str = "") -> list[str]:
     longest = max((len(run) for run in _BACKTICKS.findall(body)), default=0)
     marker = "`" * max(3, longest + 1)
     return [marker + info, *body.rstrip("\n").split("\n"), marker]
+
+
+def phrase(value: Phrase) -> str:
+    """Our words as text, the values between them as code spans."""
+    return "".join(code(part) if index % 2 else text(part)
+                   for index, part in enumerate(value.parts))

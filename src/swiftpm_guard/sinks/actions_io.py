@@ -11,7 +11,7 @@ import secrets
 from collections.abc import Callable, Iterable, Mapping, Sequence
 from pathlib import Path
 
-from swiftpm_guard.core.check_run import Annotation
+from swiftpm_guard.core.model import Annotation
 from swiftpm_guard.errors import InputError
 from swiftpm_guard.workflow_commands import neutralise, neutralise_all
 
@@ -147,6 +147,7 @@ def report_push(
     branch: str,
     commit: str,
     remote: str,
+    summary: str,
 ) -> list[str]:
     """Record a push that happened, at once, whatever fails later; lines for the log back.
 
@@ -169,7 +170,7 @@ def report_push(
             lines.append(command("warning", f"{error}", {"title": "swiftpm-guard"}))
     if summary_file is not None:
         try:
-            append_summary(summary_file, f"Pushed `{branch}` at `{commit}` to `{remote}`.\n\n")
+            append_summary(summary_file, summary)
         except InputError as error:
             lines.append(command("warning", f"{error}", {"title": "swiftpm-guard"}))
     return lines

@@ -18,7 +18,7 @@ from typing import TYPE_CHECKING, Any
 
 from swiftpm_guard.errors import InputError
 from swiftpm_guard.infra.github import RetryPolicy, call
-from swiftpm_guard.sources.zip_reader import ZipProblem, ZipReader
+from swiftpm_guard.sources.zip_archive import ZipProblem, ZipReader
 
 if TYPE_CHECKING:
     from swiftpm_guard.infra.github import Github

@@ -4,16 +4,16 @@ from __future__ import annotations
 
 import os
 import re
-from collections.abc import Iterable
+from collections.abc import Iterable, Sequence
 from io import BufferedReader
 from pathlib import Path
 from typing import NamedTuple
 
+from swiftpm_guard.core.lines import split_lines
 from swiftpm_guard.core.model import NAME_RE, Artifact, Finding, Location, Severity
-from swiftpm_guard.core.text_lines import split_lines
+from swiftpm_guard.core.zip_rules import content_findings
 from swiftpm_guard.errors import InputError
-from swiftpm_guard.limits import CHECKSUMS_MAX_BYTES, LIST_MAX_BYTES
-from swiftpm_guard.sources.files import (
+from swiftpm_guard.infra.fs import (
     display_name,
     is_directory,
     open_regular,
@@ -21,6 +21,8 @@ from swiftpm_guard.sources.files import (
     read_text,
     resolved,
 )
+from swiftpm_guard.limits import CHECKSUMS_MAX_BYTES, LIST_MAX_BYTES
+from swiftpm_guard.sources.zip_archive import UnreadableZip, read_zip_contents
 
 #: `<name>-<version>.zip`: names never hold a hyphen, so the first one splits.
 ZIP_NAME_RE = re.compile(r"(?P<name>[A-Za-z0-9_]+)-(?P<version>[^/\\]+)\.zip")
@@ -129,7 +131,7 @@ def _layout_findings(stream: BufferedReader, name: str, shown: str) -> list[Find
 
     On the descriptor that was hashed (`ZipReader` reads with pread, by offset), so the
     bytes checked are the bytes hashed."""
-    from swiftpm_guard.sources.zip_reader import ZipProblem, ZipReader
+    from swiftpm_guard.sources.zip_archive import ZipProblem, ZipReader
 
     layout = _Layout(name)
     try:
@@ -256,18 +258,71 @@ def parse_name_list(text: str, *, file: str) -> list[DeclaredName]:
     return names
 
 
-def read_declared(spec: str) -> list[DeclaredName]:
-    """`--frameworks a,b,c` or `--frameworks @FILE`."""
+def read_declared(spec: str, *, label: str = "--frameworks",
+                  path: Path | None = None) -> list[DeclaredName]:
+    """`a,b,c` (shown as `label`) or `@FILE` (read from `path`, else FILE itself)."""
     if spec.startswith("@"):
         shown = spec[1:]
-        text = read_text(Path(shown), display=shown, max_bytes=LIST_MAX_BYTES,
+        text = read_text(path or Path(shown), display=shown, max_bytes=LIST_MAX_BYTES,
                          what="framework list")
         names = parse_name_list(text, file=shown)
         source = shown
     else:
-        names = parse_name_list(spec, file="--frameworks")
-        names = [DeclaredName(n.name, Location("--frameworks")) for n in names]
-        source = "--frameworks"
+        names = [DeclaredName(n.name, Location(label)) for n in parse_name_list(spec, file=label)]
+        source = label
     if not names:
         raise InputError("no framework names given", file=source)
     return names
+
+
+# -- what each built zip holds (the zip rules per artifact) ------------------------------------
+
+
+def scan_zip_folder(folder: Path, *, display: str | None = None
+                    ) -> tuple[list[Artifact], list[Finding]]:
+    """The zips of `folder` as artifacts, with the layout and content findings of each."""
+    artifacts, findings = scan_artifact_dir(folder, display=display)
+    signatures: list[Finding] = []
+    for artifact in artifacts:
+        if artifact.file_name is not None:
+            judged = _judge(folder / artifact.file_name, artifact)
+            signatures += [f for f in judged if f.code == "zip-signature"]
+            findings += [f for f in judged if f.code != "zip-signature"]
+    mixed = signature_summary(signatures, display or str(folder))
+    return artifacts, [*findings, *([mixed] if mixed else [])]
+
+
+def signature_summary(notices: Sequence[Finding], folder: str) -> Finding | None:
+    """One notice for the folder when some zips are code-signed and others are not (a build
+    that lost signing on some frameworks); all or none signed is the release's own choice and
+    says nothing. A signature broken by flattened symlinks is `zip-symlinks`' business."""
+    unsigned = sorted(f.file.rsplit("/", 1)[-1] for f in notices
+                      if f.file and "not code-signed" in f.message)
+    if not unsigned or len(unsigned) == len(notices):
+        return None
+    shown = ", ".join(unsigned[:5]) + (", …" if len(unsigned) > 5 else "")
+    message = (f"{len(unsigned)} of {len(notices)} zips carry no code signature "
+               f"(_CodeSignature/) while the others do: {shown}")
+    return Finding(code="zip-signature", severity=Severity.NOTICE, subject=folder,
+                   message=message, file=folder)
+
+
+def zip_content_findings(artifacts: Sequence[Artifact], root: Path | None = None) -> list[Finding]:
+    """The content findings of artifacts whose `origin.file` is their zip (relative to `root`)."""
+    found: list[Finding] = []
+    for artifact in artifacts:
+        if artifact.file_name is None or not artifact.file_name.endswith(".zip"):
+            continue  # from a checksums file or a declared list: no zip to look into
+        path = Path(artifact.origin.file)
+        if root is not None and not path.is_absolute():
+            path = root / path
+        found += _judge(path, artifact)
+    return found
+
+
+def _judge(path: Path, artifact: Artifact) -> list[Finding]:
+    try:
+        contents = read_zip_contents(path)
+    except UnreadableZip:
+        return []
+    return content_findings(contents, artifact.origin.file, artifact.name)

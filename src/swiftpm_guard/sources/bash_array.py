@@ -20,7 +20,6 @@ from functools import cache
 from typing import Any, NamedTuple
 
 from swiftpm_guard.core.model import NAME_RE
-from swiftpm_guard.infra.grammar_binding import language
 
 #: Where bash may put an array assignment that runs unconditionally, as tree-sitter-bash
 #: nests it: the script itself, `declare -a VAR=(…)` and `A=1 VAR=(…)` on one line.
@@ -49,8 +48,9 @@ class Rejected(NamedTuple):
 @cache
 def _parser() -> Callable[[bytes], Any]:
     import tree_sitter
+    import tree_sitter_bash
 
-    return tree_sitter.Parser(tree_sitter.Language(language("tree_sitter_bash"))).parse
+    return tree_sitter.Parser(tree_sitter.Language(tree_sitter_bash.language())).parse
 
 
 def prepare() -> None:

@@ -32,7 +32,7 @@ from swiftpm_guard import __version__
 from swiftpm_guard.core.model import Finding, HostedStats, Severity
 from swiftpm_guard.core.urls import HostedZip, UrlSettings
 from swiftpm_guard.core.zip_rules import ZipContents, decode_xcframework, derive_artifacts
-from swiftpm_guard.sources.zip_contents import UnreadableZip, read_zip_contents
+from swiftpm_guard.sources.zip_archive import UnreadableZip, read_zip_contents
 
 _CHUNK = 1024 * 1024
 #: Local file header, empty archive, spanned archive: the ways a zip file can begin.

@@ -3,12 +3,19 @@
 from __future__ import annotations
 
 import os
+import posixpath
+from collections.abc import Callable, Sequence
 from pathlib import Path
 
 from swiftpm_guard.core.model import Finding, Location, Severity, Stub, Template
 from swiftpm_guard.errors import InputError
+from swiftpm_guard.infra.fs import (
+    display_name,
+    is_directory,
+    read_text,
+    resolved,
+)
 from swiftpm_guard.limits import TEMPLATE_MAX_BYTES
-from swiftpm_guard.sources.files import display_name, is_directory, read_text, resolved
 
 #: Where stub folders live beside the template; `.swift/` is what older releases used.
 STUB_DIRS = (".Package.swift", ".swift")
@@ -100,3 +107,25 @@ def _has_sources(folder: Path) -> bool:
             if Path(name).suffix in SOURCE_SUFFIXES and full.is_file() and not full.is_symlink():
                 return True
     return False
+
+
+def wanted(templates: Sequence[str]) -> Callable[[str], bool]:
+    """The template files and every path under a stub folder beside one of them."""
+    exact = set(templates)
+    roots = tuple(
+        posixpath.join(posixpath.dirname(t), d) + "/" for t in templates for d in STUB_DIRS
+    )
+    return lambda path: path in exact or path.startswith(roots)
+
+
+def load_exported(root: Path, templates: Sequence[str]) -> tuple[list[Template], list[Finding]]:
+    """The templates exported under `root`, shown by their path in the ref."""
+    loaded: list[Template] = []
+    findings: list[Finding] = []
+    for path in templates:
+        if not (root / path).is_file():
+            raise InputError("not a file in the template ref", file=path)
+        template, stub_findings = load_template(root / path, display=path)
+        loaded.append(template)
+        findings += stub_findings
+    return loaded, findings

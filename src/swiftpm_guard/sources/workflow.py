@@ -10,22 +10,18 @@ import bisect
 import re
 from collections.abc import Iterator
 from pathlib import Path
-from typing import TYPE_CHECKING, NamedTuple
+from typing import NamedTuple
+
+import yaml
 
 from swiftpm_guard.core.model import Location
+from swiftpm_guard.core.names import WorkflowSpec
 from swiftpm_guard.errors import InputError
 from swiftpm_guard.infra.bounded import run_bounded
-from swiftpm_guard.infra.pyyaml import import_pyyaml
+from swiftpm_guard.infra.fs import read_text
 from swiftpm_guard.limits import BASH_PARSE_SECONDS, WORKFLOW_MAX_BYTES
 from swiftpm_guard.sources.artifacts import DeclaredName
 from swiftpm_guard.sources.bash_array import Element, Rejected, prepare, read_arrays
-from swiftpm_guard.sources.files import read_text
-from swiftpm_guard.sources.workflow_spec import WorkflowSpec
-
-if TYPE_CHECKING:
-    import yaml
-else:
-    yaml = import_pyyaml()
 
 
 class _Script(NamedTuple):
@@ -36,14 +32,12 @@ class _Script(NamedTuple):
 
 
 def read_workflow_frameworks(spec: WorkflowSpec, *, root: Path | None = None,
-                             display: str | None = None,
-                             bounded: bool = True) -> list[DeclaredName]:
-    """`frameworks_in_workflow` of the spec's file (`bounded=False`: only in a process that
-    is itself bounded, sources/workflow_ahead.py)."""
+                             display: str | None = None) -> list[DeclaredName]:
+    """`frameworks_in_workflow` of the spec's file."""
     shown = display or spec.path
     path = (root / spec.path) if root is not None else Path(spec.path)
     text = read_text(path, display=shown, max_bytes=WORKFLOW_MAX_BYTES, what="workflow")
-    return frameworks_in_workflow(text, spec.job, spec.var, file=shown, bounded=bounded)
+    return frameworks_in_workflow(text, spec.job, spec.var, file=shown)
 
 
 def frameworks_in_workflow(text: str, job: str, var: str, *, file: str,
@@ -96,11 +90,11 @@ def _read_bounded(scripts: list[bytes], var: str, file: str,
     if not bounded:
         return read_arrays(scripts, var)
     prepare()  # import the grammar here: a child forked mid-import could wait on its lock
-    outcome = run_bounded(read_arrays, scripts, var, seconds=BASH_PARSE_SECONDS)
-    if outcome.value is None:
+    ended = run_bounded(read_arrays, scripts, var, seconds=BASH_PARSE_SECONDS)
+    if ended.kind != "ok" or ended.value is None:
         raise InputError(f"could not read the job's scripts as bash: tree-sitter-bash "
-                         f"{outcome.failure}", file=file)
-    return outcome.value
+                         f"{ended.failure(BASH_PARSE_SECONDS)}", file=file)
+    return ended.value
 
 
 class _CharOffsets:

@@ -1,14 +1,15 @@
-"""Everything publishing hands to git, validated before any git process runs (pure).
+"""Every name and value a user gives that reaches git, URLs or paths, validated (pure).
 
-Branch names, the template ref, the remote, the commit identity, the token and the paths
-inside the template ref all come from users or workflow inputs. Each is checked here against
-a conservative subset of what git accepts, so a bad value is a one-line UsageError (exit 2)
-instead of an option, a different ref, a different transport or an injected header.
-"""
+Versions, branch names and prefixes, refs and globs, paths inside a repository, the remote,
+the commit identity, the token, ids and the `publish-refs` / `exclude-paths` rules come from
+users or workflow inputs. Each is checked against a conservative subset of what git and the
+file system accept, so a bad value is a one-line UsageError (exit 2) instead of an option, a
+different ref, a different transport or an injected header."""
 
 from __future__ import annotations
 
 import base64
+import fnmatch
 import ipaddress
 import posixpath
 import re
@@ -16,7 +17,7 @@ from dataclasses import dataclass, field
 from pathlib import PurePosixPath
 from urllib.parse import urlsplit
 
-from swiftpm_guard.errors import UsageError
+from swiftpm_guard.errors import InputError, UsageError
 from swiftpm_guard.redact import shown_location
 
 DEFAULT_BRANCH_PREFIX = "swiftpm-"
@@ -243,3 +244,193 @@ def authorization_header(token: str) -> str:
     """The header GitHub's git endpoint accepts for app and Actions tokens (HTTP Basic)."""
     pair = base64.b64encode(f"x-access-token:{token}".encode()).decode("ascii")
     return f"Authorization: Basic {pair}"
+
+
+#: Characters a version may hold whatever --version-pattern says: it reaches URLs, branch
+#: names and file names, so anything else is refused before it gets there.
+_SAFE_VERSION = re.compile(r"[0-9A-Za-z][0-9A-Za-z._+-]{0,63}")
+
+
+def validate_version(version: str) -> str:
+    """Refuse versions that could escape a path, URL or ref (exit 2, before anything runs)."""
+    if not _SAFE_VERSION.fullmatch(version) or ".." in version or version.endswith("."):
+        raise UsageError(f"--version {version!r} is not a safe version string "
+                         "(letters, digits, '.', '_', '+', '-'; no '..')")
+    return version
+
+
+def check_version_shape(version: str, pattern: str, *, option: str = "--version",
+                        custom_pattern: bool = False,
+                        pattern_option: str | None = "--version-pattern") -> str:
+    """Bad usage, not a finding: a version outside the pattern would only produce a finding
+    per zip. The one line says what to do: `v1.1.0` (a tag's `github.ref_name`) loses its `v`."""
+    if re.fullmatch(pattern, version, flags=re.ASCII):
+        return version
+    shape = f"the pattern {pattern}" if custom_pattern else "X.Y.Z or X.Y.Z.YYYYMMDD"
+    if version[:1] in "vV" and re.fullmatch(pattern, version[1:], flags=re.ASCII):
+        hint = f"drop the leading '{version[0]}': {option} {version[1:]}"
+    else:
+        hint = "give one of those"
+        if pattern_option:
+            hint += f", or accept other shapes with {pattern_option} REGEX"
+    raise UsageError(f"{option} {version!r} is not {shape}; {hint}")
+
+
+def validate_version_pattern(pattern: str) -> str:
+    """`--version-pattern` must be a regular expression (exit 2 otherwise)."""
+    try:
+        re.compile(pattern)
+    except re.error as error:
+        raise UsageError(f"--version-pattern is not a regular expression: {error}") from None
+    return pattern
+
+
+def check_against_pattern(version: str, pattern: str, *, custom_pattern: bool) -> str:
+    """A (safe, see validate_version) `--version` against a usable `--version-pattern`, as the
+    check and preflight take them (exit 2 otherwise)."""
+    validate_version_pattern(pattern)
+    return check_version_shape(version, pattern, custom_pattern=custom_pattern)
+
+
+_ASCII_DIGITS = re.compile(r"[0-9]{1,19}")
+
+
+def is_ascii_number(text: str) -> bool:
+    """Whether `text` is 1-19 ASCII digits (what `isdigit()` should have meant)."""
+    return _ASCII_DIGITS.fullmatch(text) is not None
+
+
+def parse_id(text: str, *, what: str) -> int:
+    """A positive id such as a run id; UsageError naming `what` for anything else."""
+    if not is_ascii_number(text) or int(text) == 0:
+        shown = text if len(text) <= 40 else text[:37] + "..."
+        raise UsageError(f"{what} must be a number, got {shown!r} (ASCII digits 0-9, not 0)")
+    return int(text)
+
+
+#: What publish-refs means when it is not given: the default branch, then release lines.
+DEFAULT_BRANCH = "the repository's default branch"
+DEFAULT_PUBLISH_GLOBS = ("release/*",)
+DEFAULT_EXCLUDED = (".github/",)
+#: `exclude-paths: none` (the CLI's `--exclude none`): publish the template branch whole.
+NO_EXCLUSION = "none"
+_GLOB = re.compile(r"[A-Za-z0-9._/*?+-]{1,200}")
+_PATH = re.compile(r"[A-Za-z0-9._/@+-]{1,400}")
+
+
+def validate_ref_glob(pattern: str, what: str = "input publish-refs") -> str:
+    """A branch glob (or `refs/…` glob): never an option, no `..`."""
+    if not _GLOB.fullmatch(pattern) or pattern.startswith(("-", "/")) or ".." in pattern:
+        raise UsageError(
+            f"{what} {pattern!r} is not a branch glob (letters, digits, '._-+/', '*' and '?'; "
+            "no '..', no leading '-')"
+        )
+    return pattern
+
+
+def ref_matches(ref: str, patterns: tuple[str, ...]) -> str | None:
+    """The first pattern `ref` (a full ref, `refs/heads/…`) matches, else None."""
+    branch = ref.removeprefix("refs/heads/") if ref.startswith("refs/heads/") else None
+    for pattern in patterns:
+        if pattern.startswith("refs/"):
+            if fnmatch.fnmatchcase(ref, pattern):
+                return pattern
+        elif branch is not None and fnmatch.fnmatchcase(branch, pattern):
+            return pattern
+    return None
+
+
+def validate_excluded(paths: tuple[str, ...], what: str = "input exclude-paths") -> tuple[str, ...]:
+    """Tree paths to leave out; `none` alone means nothing is left out."""
+    if paths == (NO_EXCLUSION,):
+        return ()
+    for path in paths:
+        parts = path.rstrip("/").split("/")
+        if (
+            not _PATH.fullmatch(path)
+            or path.startswith(("/", "-"))
+            or any(p in ("", ".", "..") for p in parts)
+        ):
+            raise UsageError(
+                f"{what} {path!r} is not a path inside the repository (a trailing '/' names a "
+                "folder; no '.', '..' or empty parts)"
+            )
+    return paths
+
+
+def is_excluded(path: str, excluded: tuple[str, ...]) -> bool:
+    """`path` is one of `excluded` or lies under one of its folders."""
+    for item in excluded:
+        folder = item.rstrip("/")
+        if path == folder or path.startswith(folder + "/"):
+            return True
+    return False
+
+
+_REF_RE = re.compile(r"[A-Za-z0-9._/+-]+")
+
+
+def validate_ref(value: str, what: str) -> str:
+    """A branch name git would accept and that cannot become an option or escape a path."""
+    bad = (
+        not _REF_RE.fullmatch(value)
+        or value.startswith(("-", "/", "."))
+        or ".." in value
+        or "//" in value
+        or value.endswith(("/", ".", ".lock"))
+        or "/." in value
+        or len(value) > 255
+    )
+    if bad:
+        raise UsageError(f"{what} {value!r} is not a valid branch name")
+    return value
+
+
+def relative_path(value: str, what: str) -> str:
+    """A POSIX path inside the repository: relative, no `..`, no control characters."""
+    path = PurePosixPath(value)
+    if (
+        not value
+        or path.is_absolute()
+        or ".." in path.parts
+        or len(value) > 4096
+        or any(ord(c) < 32 for c in value)
+    ):
+        raise UsageError(f"{what} {value!r} must be a relative path inside the repository")
+    return str(path)
+
+
+_GLOB_RE = re.compile(r"[A-Za-z0-9._/*?+-]{1,200}")
+
+
+def validate_pattern(pattern: str) -> str:
+    """A branch glob: `*` and `?` over the characters of ref names; never an option."""
+    if (not _GLOB_RE.fullmatch(pattern) or pattern.startswith(("-", "/")) or ".." in pattern
+            or "//" in pattern or pattern.endswith((".", "/", ".lock"))):
+        raise UsageError(f"--branches {pattern!r} is not a branch glob (letters, digits, "
+                         "'.', '_', '-', '+', '/', '*' and '?'; no '..', no leading '-')")
+    return pattern
+
+
+_VAR_RE = re.compile(r"[A-Za-z_][A-Za-z0-9_]*")
+_JOB_RE = re.compile(r"[A-Za-z_][A-Za-z0-9_-]*")
+
+
+@dataclass(frozen=True, slots=True)
+class WorkflowSpec:
+    path: str
+    job: str
+    var: str
+
+    @classmethod
+    def parse(cls, spec: str) -> WorkflowSpec:
+        """`WORKFLOW.yml:JOB:VAR` (the path may itself hold colons)."""
+        parts = spec.rsplit(":", 2)
+        if len(parts) != 3 or not all(parts):
+            raise InputError(f"--frameworks-from expects WORKFLOW.yml:JOB:VAR, got {spec!r}")
+        path, job, var = parts
+        if not _JOB_RE.fullmatch(job):
+            raise InputError(f"job id {job!r} is not a valid workflow job id")
+        if not _VAR_RE.fullmatch(var):
+            raise InputError(f"{var!r} is not a bash variable name")
+        return cls(path, job, var)

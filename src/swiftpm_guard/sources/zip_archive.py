@@ -1,25 +1,26 @@
-"""A zip's central directory, streamed, with every local header checked against it.
+"""A zip archive read as SwiftPM's extractor would meet it, bounded in work and memory.
 
-SwiftPM extracts a binary target's zip; an extractor walks the local headers, so a zip whose
-central directory lists entries that are not really there (only a central directory, zeroed or
-mismatched local headers) is no built framework, whatever its listing says. We check each entry:
-a local header at its offset, the same name, method, flags and (without a data descriptor)
-CRC and sizes, and its data inside the file before the central directory. Nothing is
-decompressed.
-
-Work and memory are bounded: the directory is read in 1 MiB chunks and parsed as it streams
-(nothing like zipfile's list of every entry), at most ZIP_MAX_ENTRIES entries are read, and
-local headers are checked a batch at a time, sorted by offset, from 256 KiB windows, so dense
-headers cost one read per window rather than one per entry.
-"""
+`ZipReader` streams the central directory (1 MiB chunks, parsed as it streams, at most
+ZIP_MAX_ENTRIES entries) and checks every entry against its local header: at its offset, the
+same name, method, flags and (without a data descriptor) CRC and sizes, its data before the
+central directory. An extractor walks the local headers, so a zip whose directory lists entries
+that are not really there is no built framework, whatever its listing says. Nothing is
+decompressed there. `read_zip_contents` then reads what the zip rules need: the entry names and
+the few small metadata entries (`Info.plist`, `info.json`), each capped."""
 
 from __future__ import annotations
 
 import os
+import posixpath
+import stat
 import struct
+import zipfile
 from collections.abc import Iterator
 from dataclasses import dataclass
+from pathlib import Path
+from typing import IO
 
+from swiftpm_guard.core.zip_rules import METADATA_NAMES, ZipContents, ZipEntry
 from swiftpm_guard.limits import ZIP_MAX_ENTRIES
 
 _EOCD = struct.Struct("<4s4H2LH")  # signature, disks, disk of cd, entries here, entries, size,
@@ -256,3 +257,37 @@ def _zip64_values(extra: bytes) -> list[int]:
             return [v for (v,) in struct.iter_unpack("<Q", body[:len(body) // 8 * 8])]
         at += 4 + length
     return []
+
+
+METADATA_MAX_BYTES = 1 << 20
+METADATA_MAX_FILES = 512
+ENTRIES_MAX = 500_000
+
+
+class UnreadableZip(Exception):
+    """The bytes are not a zip zipfile can read (the message says why)."""
+
+
+def read_zip_contents(source: Path | IO[bytes]) -> ZipContents:
+    try:
+        with zipfile.ZipFile(source) as archive:
+            infos = archive.infolist()
+            if len(infos) > ENTRIES_MAX:
+                raise UnreadableZip(f"more than {ENTRIES_MAX} entries")
+            entries = tuple(ZipEntry(i.filename, _is_link(i)) for i in infos)
+            metadata: dict[str, bytes] = {}
+            for info in infos:
+                if len(metadata) >= METADATA_MAX_FILES:
+                    break
+                if (not info.is_dir() and posixpath.basename(info.filename).lower()
+                        in METADATA_NAMES and info.file_size <= METADATA_MAX_BYTES):
+                    with archive.open(info) as stream:
+                        metadata[info.filename] = stream.read(METADATA_MAX_BYTES + 1)
+    except (zipfile.BadZipFile, zipfile.LargeZipFile, NotImplementedError, OSError,
+            ValueError, EOFError) as error:
+        raise UnreadableZip(f"{type(error).__name__}: {error}") from None
+    return ZipContents(entries, metadata)
+
+
+def _is_link(info: zipfile.ZipInfo) -> bool:
+    return info.create_system == 3 and stat.S_ISLNK(info.external_attr >> 16)

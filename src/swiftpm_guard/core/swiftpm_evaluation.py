@@ -1,20 +1,26 @@
-"""What SwiftPM evaluated, checked against the built set (pure: values in, findings out).
+"""What SwiftPM said about one rendered package, and that checked against the built set (pure).
 
-The text checks see placeholders; SwiftPM sees what the Swift code computes from them. Once
-SwiftPM has evaluated every manifest, the counts and the two-way comparison come from its
-products and binary targets, not from the text:
-- unfilled: a binary target SwiftPM declares whose name nobody built;
-- unclaimed: a built name whose base name is no evaluated binary target's base name.
-"""
+`swift package dump-package` prints the evaluated manifest as JSON: every product and target
+with the URL and checksum the Swift code computed. `swift package describe --type json` loads
+the package graph too, so it also fails on a target path that does not exist (a missing stub).
+When either fails, its stderr holds SwiftPM's or the compiler's messages; each error is kept
+with the manifest line when the compiler gives one.
+
+Once SwiftPM has evaluated every manifest, the counts and the two-way comparison come from its
+products and binary targets, not from the text: unfilled is a binary target SwiftPM declares
+whose name nobody built; unclaimed a built name whose base name is no evaluated binary target's."""
 
 from __future__ import annotations
 
+import json
 import re
 from collections.abc import Mapping, Sequence
-from typing import TYPE_CHECKING
+from dataclasses import dataclass, replace
+from typing import Any
 from urllib.parse import urlsplit
 
 from swiftpm_guard.core.checks import CheckOptions, apply_warn, base_name
+from swiftpm_guard.core.lines import split_lines
 from swiftpm_guard.core.model import (
     SHA256_RE,
     Artifact,
@@ -26,10 +32,176 @@ from swiftpm_guard.core.model import (
     TemplateSummary,
 )
 
-if TYPE_CHECKING:
-    # Types only: this module's manifest_line is also what the tree-sitter fallback uses, on
-    # machines with no SwiftPM, where SwiftPM's results are never built.
-    from swiftpm_guard.core.evaluation import Diagnostic, EvaluatedTarget, Evaluation
+#: A copied package lives in a folder of this name, so SwiftPM calls it 'package' in messages.
+PACKAGE_DIR = "package"
+MANIFEST = "Package.swift"
+_MESSAGE_MAX = 400
+
+# `/tmp/x/package/Package.swift:104:23: error: missing argument label 'name:' in call`
+_COMPILER = re.compile(
+    r"^(?P<file>\S[^:]*):(?P<line>[0-9]+):(?P<column>[0-9]+): (?P<level>error|warning): "
+    r"(?P<message>.*)$"
+)
+# `error: 'package': invalid URL scheme for binary target 'x'; valid schemes are: 'https'`
+_SWIFTPM = re.compile(r"^error: (?:'[^']*': )?(?P<message>.*)$")
+# Lines that only announce errors printed elsewhere, or repeat the compiler's command line.
+_NOISE = re.compile(r"^(?:Invalid manifest \(compiled with|invalid manifests at |fatalError$)")
+# The first name SwiftPM quotes after `target`/`product`: what the message is about.
+_SUBJECT = re.compile(r"\b(?:target|product)(?: named)? '([^']+)'")
+# Our temporary copy's path inside a message, e.g. `/tmp/swiftpm-guard.x/package/`.
+_TEMP_PATH = re.compile(r"(?:/[^/\s'\"]+)*/" + PACKAGE_DIR + r"/")
+
+
+@dataclass(frozen=True, slots=True)
+class CommandResult:
+    """One finished `swift package …` run."""
+
+    returncode: int
+    stdout: str
+    stderr: str
+
+    def as_dict(self) -> dict[str, object]:
+        return {"returncode": self.returncode, "stdout": self.stdout, "stderr": self.stderr}
+
+    @classmethod
+    def from_dict(cls, data: dict[str, Any]) -> CommandResult:
+        return cls(int(data["returncode"]), str(data["stdout"]), str(data["stderr"]))
+
+
+@dataclass(frozen=True, slots=True)
+class Diagnostic:
+    """One error SwiftPM or the compiler printed; `line` is the rendered manifest's line."""
+
+    message: str
+    subject: str
+    line: int | None = None
+    column: int | None = None
+
+
+@dataclass(frozen=True, slots=True)
+class EvaluatedTarget:
+    name: str
+    kind: str  # SwiftPM's target type: "binary", "regular", …
+    url: str | None = None
+    checksum: str | None = None
+    path: str | None = None
+    dependencies: tuple[str, ...] = ()
+
+
+@dataclass(frozen=True, slots=True)
+class EvaluatedProduct:
+    name: str
+    targets: tuple[str, ...]
+
+
+@dataclass(frozen=True, slots=True)
+class Evaluation:
+    """The evaluated manifest (empty when SwiftPM rejected it) and SwiftPM's errors."""
+
+    products: tuple[EvaluatedProduct, ...]
+    targets: tuple[EvaluatedTarget, ...]
+    diagnostics: tuple[Diagnostic, ...]
+
+    @property
+    def ok(self) -> bool:
+        return not self.diagnostics
+
+    @property
+    def binary_targets(self) -> tuple[EvaluatedTarget, ...]:
+        return tuple(t for t in self.targets if t.kind == "binary")
+
+
+class UnreadableOutput(ValueError):
+    """SwiftPM exited in a way that is neither a result nor an error we can read."""
+
+
+def interpret(dump: CommandResult, describe: CommandResult) -> Evaluation:
+    """Both runs → one Evaluation; raises UnreadableOutput when neither makes sense."""
+    if dump.returncode != 0:
+        return Evaluation((), (), _diagnostics(dump))
+    products, targets = _parse_dump(dump.stdout)
+    diagnostics = _diagnostics(describe) if describe.returncode != 0 else ()
+    return Evaluation(products, targets, diagnostics)
+
+
+def _diagnostics(result: CommandResult) -> tuple[Diagnostic, ...]:
+    found: dict[tuple[str, int | None], Diagnostic] = {}
+    for raw in split_lines(result.stderr):
+        line = raw.rstrip()
+        compiler = _COMPILER.match(line)
+        if compiler:
+            if compiler.group("level") != "error":
+                continue
+            in_manifest = compiler.group("file").rsplit("/", 1)[-1] == MANIFEST
+            diagnostic = Diagnostic(
+                message=_clean(compiler.group("message")),
+                subject=MANIFEST,
+                line=int(compiler.group("line")) if in_manifest else None,
+                column=int(compiler.group("column")) if in_manifest else None,
+            )
+        else:
+            swiftpm = _SWIFTPM.match(line)
+            if not swiftpm or _NOISE.match(swiftpm.group("message")):
+                continue
+            message = _clean(swiftpm.group("message"))
+            subject = _SUBJECT.search(message)
+            diagnostic = Diagnostic(message, subject.group(1) if subject else MANIFEST)
+        found.setdefault((diagnostic.message, diagnostic.line), diagnostic)
+    if not found:
+        tail = " | ".join(split_lines(result.stderr.strip())[-3:]) or "no output"
+        raise UnreadableOutput(
+            f"swift exited with {result.returncode} and no error we can read: {tail[:_MESSAGE_MAX]}"
+        )
+    return tuple(found.values())
+
+
+def _clean(message: str) -> str:
+    message = _TEMP_PATH.sub("", message).strip()
+    if len(message) > _MESSAGE_MAX:
+        message = message[: _MESSAGE_MAX - 1] + "…"
+    return message
+
+
+def _parse_dump(text: str) -> tuple[tuple[EvaluatedProduct, ...], tuple[EvaluatedTarget, ...]]:
+    try:
+        data = json.loads(text)
+        products = tuple(
+            EvaluatedProduct(str(p["name"]), tuple(str(t) for t in p.get("targets") or ()))
+            for p in data["products"]
+        )
+        targets = tuple(_target(t) for t in data["targets"])
+    except (ValueError, KeyError, TypeError) as error:
+        raise UnreadableOutput(
+            f"dump-package printed no manifest JSON we can read: {type(error).__name__}: {error}"
+        ) from None
+    return products, targets
+
+
+def _target(data: dict[str, Any]) -> EvaluatedTarget:
+    return EvaluatedTarget(
+        name=str(data["name"]),
+        kind=str(data.get("type") or "regular"),
+        url=_optional(data.get("url")),
+        checksum=_optional(data.get("checksum")),
+        path=_optional(data.get("path")),
+        dependencies=tuple(_dependency_names(data.get("dependencies") or ())),
+    )
+
+
+def _optional(value: object) -> str | None:
+    return None if value is None else str(value)
+
+
+def _dependency_names(dependencies: Any) -> list[str]:
+    """`{"target": ["x", null]}` / `{"byName": ["x", null]}` → "x"; products are skipped."""
+    names: list[str] = []
+    for dependency in dependencies:
+        for kind in ("target", "byName"):
+            value = dependency.get(kind) if isinstance(dependency, dict) else None
+            if isinstance(value, list) and value and isinstance(value[0], str):
+                names.append(value[0])
+    return names
+
 
 #: Findings the evaluation recomputes; the static ones are dropped once SwiftPM has spoken.
 _TWO_WAY = frozenset({"unfilled-placeholder", "unclaimed-artifact"})
@@ -164,13 +336,13 @@ def two_way(
     claimed = {base_name(n, debug_suffix) for n in declared}
     unclaimed = sorted(n for n in built if base_name(n, debug_suffix) not in claimed)
     findings = [
-        _finding(
+        replace(_finding(
             "unfilled-placeholder",
             name,
             declared[name],
             f"SwiftPM evaluates binary target '{name}' but no source built it; its checksum "
             "cannot be right and every consumer fails to resolve",
-        )._replace(line=asked.get(name))
+        ), line=asked.get(name))
         for name in unfilled
     ]
     for name in unclaimed:
@@ -203,14 +375,14 @@ def apply_evaluations(
         findings += diagnostic_findings(rendered, evaluation.diagnostics)
         findings += target_findings(rendered, evaluation, built, options.version)
     if not evaluated or not all(e.ok for _r, e in evaluated):
-        return report._replace(swiftpm=status,
+        return replace(report, swiftpm=status,
                                findings=report.findings + _warn(findings, options))
     unfilled, unclaimed, two_way_findings = two_way(evaluated, built, options.debug_suffix)
     kept = tuple(f for f in report.findings if f.code not in _TWO_WAY)
     counts = {r.template.path: e for r, e in evaluated}
     templates = tuple(_summary(t, counts.get(t.path)) for t in report.templates)
     primary = evaluated[0][1]
-    return report._replace(
+    return replace(report,
         templates=templates,
         unfilled=tuple(unfilled),
         unclaimed=tuple(unclaimed),
@@ -225,7 +397,7 @@ def apply_evaluations(
 def _summary(summary: TemplateSummary, evaluation: Evaluation | None) -> TemplateSummary:
     if evaluation is None:
         return summary
-    return summary._replace(products=len(evaluation.products),
+    return replace(summary, products=len(evaluation.products),
                             binary_targets=len(evaluation.binary_targets))
 
 

@@ -6,6 +6,9 @@ a comment made the rest of it a data line, and every line after it got the wrong
 
 from __future__ import annotations
 
+import bisect
+import re
+
 
 def split_lines(text: str) -> list[str]:
     """`text` split at "\\n"; a final "\\n" ends the last line (no empty line after it).
@@ -16,3 +19,16 @@ def split_lines(text: str) -> list[str]:
     if parts[-1] == "":
         parts.pop()
     return parts
+
+
+class LineIndex:
+    """Maps character offsets to 1-based line numbers, lines split at "\\n" only."""
+
+    def __init__(self, text: str) -> None:
+        self._starts = [0] + [m.end() for m in re.finditer("\n", text)]
+
+    def line_of(self, offset: int) -> int:
+        return bisect.bisect_right(self._starts, offset)
+
+    def offset_of(self, line: int) -> int:
+        return self._starts[max(0, min(line, len(self._starts)) - 1)]

@@ -1,14 +1,15 @@
-"""Which repository the action's `publish` and `audit` modes talk to, and what they send it.
+"""Which repository a job that talks to the remote (publish, preflight, audit) uses, and what
+it sends there.
 
 The workspace clone's `origin` first: it is the repository actions/checkout fetched (so the
 template ref read for `check` and the one `publish` builds on are the same), it is right on
-GHES and behind mirrors, and tests can point it at a loopback server. Without a clone (publishing
-a run's artifact needs no checkout) or when the origin is reachable only over ssh (an `ssh-key:`
-checkout), `{GITHUB_SERVER_URL}/{GITHUB_REPOSITORY}.git`: what GitHub serves the repository at.
+GHES and behind mirrors, and tests can point it at a loopback server. Without a clone
+(publishing a run's artifact needs no checkout) or when the origin is reachable only over ssh
+(an `ssh-key:` checkout), `{server_url}/{repository}.git`: what GitHub serves the repository at.
 
-The token goes only where GITHUB_SERVER_URL points. An origin anywhere else (a mirror, a URL an
+The token goes only where the server URL points. An origin anywhere else (a mirror, a URL an
 earlier step wrote) gets no credentials; and the token travels as an HTTP header in git's
-environment (refs.authorization_header), never in a URL, argv or a config file.
+environment (names.authorization_header), never in a URL, argv or a config file.
 """
 
 from __future__ import annotations
@@ -16,12 +17,12 @@ from __future__ import annotations
 import re
 from collections.abc import Callable
 from dataclasses import dataclass, field
+from pathlib import Path
 from urllib.parse import urlsplit, urlunsplit
 
-from swiftpm_guard.action.settings import ActionSettings
-from swiftpm_guard.core.git_names import Remote, authorization_header
+from swiftpm_guard.core.names import Remote, authorization_header
 from swiftpm_guard.errors import UsageError
-from swiftpm_guard.sources.workspace_clone import workspace_origin
+from swiftpm_guard.sources.refs import workspace_origin
 
 #: `user@host:path` (and `host:path`): git's scp-like ssh syntax, a colon before any slash.
 _SCP_LIKE = re.compile(r"[^/]*[^/\\]:")
@@ -50,51 +51,48 @@ def _without_credentials(url: str) -> str:
     return urlunsplit(parts._replace(netloc=parts.netloc.rpartition("@")[2]))
 
 
-def _origin_remote(settings: ActionSettings, log: Callable[[str], None]) -> Remote | None:
-    origin = workspace_origin(settings.workspace)
+def _origin_remote(workspace: Path, log: Callable[[str], None]) -> Remote | None:
+    origin = workspace_origin(workspace)
     if origin is None:
         return None
     if "://" not in origin and _SCP_LIKE.match(origin):
-        log("swiftpm-guard: the workspace clone's origin is an ssh remote; using the server URL")
+        log("the workspace clone's origin is an ssh remote; using the server URL")
         return None
     clean = _without_credentials(origin) if "://" in origin else origin
     if clean != origin:
         # Never echoed: the URL held a secret. The github-token input is what is used.
-        log("swiftpm-guard: the workspace clone's origin URL carries credentials; ignoring them")
+        log("the workspace clone's origin URL carries credentials; ignoring them")
     try:
-        return Remote.parse(clean, cwd=str(settings.workspace))
+        return Remote.parse(clean, cwd=str(workspace))
     except UsageError:
-        log(
-            "swiftpm-guard: the workspace clone's origin is not a path, file:// or http(s):// "
-            "URL; using the server URL"
-        )
+        log("the workspace clone's origin is not a path, file:// or http(s):// URL; using the "
+            "server URL")
         return None
 
 
-def repository_remote(settings: ActionSettings, log: Callable[[str], None]) -> RepositoryRemote:
+def repository_remote(*, workspace: Path, server_url: str, repository: str,
+                      token: str | None, push_token: str | None,
+                      log: Callable[[str], None]) -> RepositoryRemote:
     """The remote to publish to or audit, and the token it may receive."""
-    server = Remote.parse(f"{settings.server_url}/{settings.event.repository}.git")
+    server = Remote.parse(f"{server_url}/{repository}.git")
     remote, where = server, "GITHUB_SERVER_URL"
-    found = _origin_remote(settings, log)
+    found = _origin_remote(workspace, log)
     if found is not None:
         remote, where = found, "the workspace clone's origin"
     # git gets push-token when there is one (a PAT from an environment, say): github-token
     # stays for the API, where a PAT could not create check runs anyway.
-    chosen, name = settings.token, "github-token"
-    if settings.push_token is not None:
-        chosen, name = settings.push_token, "push-token"
-    token = chosen if remote.kind == "http" else None
-    if token is not None and remote.origin != server.origin:
-        log(
-            f"swiftpm-guard: not sending {name} to {remote.origin}: only to "
-            f"GITHUB_SERVER_URL ({settings.server_url})"
-        )
-        token = None
-    if token is not None and not remote.secure:
+    chosen, name = token, "github-token"
+    if push_token is not None:
+        chosen, name = push_token, "push-token"
+    sent = chosen if remote.kind == "http" else None
+    if sent is not None and remote.origin != server.origin:
+        log(f"not sending {name} to {remote.origin}: only to GITHUB_SERVER_URL ({server_url})")
+        sent = None
+    if sent is not None and not remote.secure:
         raise UsageError(
             f"refusing to send input {name} over plain http to {remote.origin}; use https"
         )
-    log(f"swiftpm-guard: repository {remote.url} ({where})")
-    if token is not None:
-        log(f"swiftpm-guard: git sends input {name} (as a header, to {remote.origin} only)")
-    return RepositoryRemote(remote.url, where, token, f"input {name}")
+    log(f"repository {remote.url} ({where})")
+    if sent is not None:
+        log(f"git sends input {name} (as a header, to {remote.origin} only)")
+    return RepositoryRemote(remote.url, where, sent, f"input {name}")

@@ -1,0 +1,326 @@
+"""The action's modes: settings → a job's request → the job → a `Delivery` of its result.
+
+`check` (also what `publish` does where it may not push: code under review never publishes),
+`publish` (the same sources, then the publish job against the repository's remote),
+`preflight` (is the version's branch still free) and `audit` (the published branches).
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Sequence
+
+from swiftpm_guard.action.delivery import (
+    EXIT_FINDINGS,
+    EXIT_OK,
+    OUT_DIR,
+    Delivery,
+    deliver,
+    exit_for,
+    outputs_for,
+    outputs_without_manifest,
+    relative,
+)
+from swiftpm_guard.action.settings import ActionSettings
+from swiftpm_guard.console import say
+from swiftpm_guard.core.audit import AuditOptions
+from swiftpm_guard.core.model import Phrase
+from swiftpm_guard.core.names import manifest_path
+from swiftpm_guard.core.render import scan
+from swiftpm_guard.core.urls import UrlSettings
+from swiftpm_guard.errors import InfrastructureError, UsageError
+from swiftpm_guard.jobs.adapters import Adapters
+from swiftpm_guard.jobs.audit import audit_repository
+from swiftpm_guard.jobs.check import CheckRequest, CheckResult, RunArtifact, check
+from swiftpm_guard.jobs.placement import pull_request_into_main
+from swiftpm_guard.jobs.preflight import PreflightRequest, preflight
+from swiftpm_guard.jobs.publish import PublishRequest, PublishResult, publish, refusal
+from swiftpm_guard.jobs.remote import RepositoryRemote, repository_remote
+from swiftpm_guard.jobs.resolve import ResolveSettings
+from swiftpm_guard.report import audit as audit_report
+from swiftpm_guard.report import check as check_report
+from swiftpm_guard.report import publish as publish_report
+from swiftpm_guard.report.check_run import assemble, audit_output, build_output, conclusion_for
+from swiftpm_guard.report.check_run import note as note_block
+from swiftpm_guard.sinks import actions_io
+from swiftpm_guard.sinks.files import prepare_output_dir
+
+
+def check_request(settings: ActionSettings) -> CheckRequest:
+    """The check these inputs describe: sources in the workspace, the template from the
+    template ref, or, on the template branch itself, the workspace's template against the
+    framework lists of the release lines (default: the default branch)."""
+    holds = settings.workspace_holds_template
+    event = settings.event
+    run = settings.run_id
+    return CheckRequest(
+        templates=(settings.template,),
+        version=settings.version,
+        root=settings.workspace,
+        confined=True,
+        template_ref=None if holds else settings.template_ref,
+        artifacts=settings.artifacts,
+        checksums=settings.checksums,
+        frameworks=(settings.frameworks,) if settings.frameworks else (),
+        frameworks_label="frameworks input",
+        frameworks_from=settings.frameworks_from,
+        workflows_from_refs=holds,
+        frameworks_refs=settings.frameworks_refs,
+        run_artifact=RunArtifact(run, settings.artifact_name or "") if run is not None else None,
+        workspace_branch=event.branch,
+        base_ref=event.pr_base_ref if event.is_pull_request else None,
+        default_branch=event.default_branch,
+        debug_suffix=settings.debug_suffix,
+        swift=settings.swift,
+        urls=UrlSettings(base_url=settings.base_url),
+        verify_urls=settings.verify_urls,
+        resolve=ResolveSettings(swift=settings.resolve_swift) if settings.resolve_swift else None,
+    )
+
+
+def run(settings: ActionSettings, adapters: Adapters) -> int:
+    if settings.mode == "audit":
+        return run_audit(settings, adapters)
+    if settings.mode == "preflight":
+        return run_preflight(settings, adapters)
+    if settings.mode != "publish":
+        return run_check(settings, adapters)
+    why = refusal(check_request(settings), adapters, event=settings.event.name,
+                  ref=settings.event.ref, publish_refs=settings.publish_refs)
+    if why is not None:
+        # Code under review is not a release, nor is a branch publish-refs leaves out. A
+        # template PR's own template is in the workspace, which only the check reads: so
+        # this is the check, said plainly.
+        say(actions_io.command("notice", why, {"title": "swiftpm-guard"}))
+        return run_check(settings, adapters, notes=(note_block(why),), not_pushed=why)
+    return run_publish(settings, adapters)
+
+
+# -- check ---------------------------------------------------------------------------------------
+
+
+def run_check(settings: ActionSettings, adapters: Adapters, notes: Sequence[str] = (),
+              not_pushed: str = "") -> int:
+    """The check; `not_pushed` says why a publish that was asked for only checked."""
+    request = check_request(settings)
+    result = check(request, adapters)
+    report = result.report
+    files = [("report.json", check_report.to_json(report).encode())]
+    manifest = _complete_manifest(settings, result)
+    if manifest is not None:
+        files.append(("Package.swift", manifest.encode()))
+    sections = _sections(settings, request, result)
+    suffix = settings.debug_suffix
+    markdown = "\n".join([*notes, check_report.to_markdown(report, suffix), *sections])
+    brief = "\n".join([*notes, check_report.to_markdown(report, suffix, sound_rows=False),
+                       *sections])
+    conclusion = conclusion_for(report, pull_request=settings.event.is_pull_request,
+                                pr_conclusion=settings.pr_conclusion)
+    outputs = outputs_for(settings, report, relative("report.json"),
+                          relative("Package.swift") if manifest is not None else "",
+                          not_pushed=not_pushed, document=check_report.to_dict(report))
+    return deliver(settings, adapters, Delivery(
+        files=tuple(files),
+        log=tuple(check_report.console_line(f) for f in report.findings),
+        output=build_output(report, markdown, conclusion=conclusion,
+                            locate=result.placement.of),
+        markdown=markdown, brief=brief, outputs=outputs,
+        last=check_report.verdict(report) + f" (conclusion: {conclusion})",
+        exit_code=exit_for(settings, report.consistent, conclusion),
+        reads=result.sources.reads,
+    ))
+
+
+def _complete_manifest(settings: ActionSettings, result: CheckResult) -> str | None:
+    """The manifest, when consistent and every checksum was known (a PR check has none)."""
+    rendered = result.rendered[0] if result.rendered else None
+    if rendered is None or settings.version is None or not result.report.consistent:
+        return None
+    if any(t.kind == "checksum" for t in scan(rendered.text)):
+        return None
+    return rendered.text
+
+
+def _sections(settings: ActionSettings, request: CheckRequest,
+              result: CheckResult) -> list[str]:
+    sections = []
+    if result.lines:
+        sections.append(check_report.matrix_markdown(result.lines, settings.debug_suffix))
+    if pull_request_into_main(request):
+        sections.append(check_report.template_side_markdown(result.placement.moved,
+                                                            settings.template_ref))
+    return sections
+
+
+# -- publish -------------------------------------------------------------------------------------
+
+
+def _remote(settings: ActionSettings, adapters: Adapters) -> RepositoryRemote:
+    return repository_remote(workspace=settings.workspace, server_url=settings.server_url,
+                             repository=settings.event.repository, token=settings.token,
+                             push_token=settings.push_token, log=adapters.log)
+
+
+def publish_request(settings: ActionSettings, remote: RepositoryRemote) -> PublishRequest:
+    """The publish request these inputs describe (validated on construction: exit 2)."""
+    try:
+        manifest_path(settings.template)
+    except UsageError:
+        raise UsageError(
+            f"input template {settings.template!r} must end with '.template' or '.j2' to be "
+            "published (the suffix is dropped to name the manifest)"
+        ) from None
+    return PublishRequest(
+        check=check_request(settings),
+        repo=remote.url,
+        template_ref=settings.template_ref,
+        branch_prefix=settings.branch_prefix,
+        dry_run=settings.dry_run,
+        allow_overwrite=settings.allow_overwrite,
+        author=settings.author,
+        token=remote.token,
+        token_source=remote.token_source,
+        event=settings.event.name,
+        # What consumers put in `.package(url:)`: the repository as GitHub serves it, whatever
+        # URL the checkout used.
+        package_url=f"{settings.server_url}/{settings.event.repository}.git",
+        exclude=settings.exclude_paths,
+        update=settings.update,
+    )
+
+
+def run_publish(settings: ActionSettings, adapters: Adapters) -> int:
+    remote = _remote(settings, adapters)
+    if settings.allow_overwrite:
+        say(actions_io.command(
+            "warning",
+            "allow-overwrite is on: an existing branch of this version will be replaced (only "
+            "if it is still at the commit seen first; never a blind force)",
+            {"title": "swiftpm-guard"}))
+    request = publish_request(settings, remote)
+
+    def ready() -> None:
+        # Every place the run writes to is checked before anything can be pushed: once the
+        # branch is out, a report that cannot be written must not hide that it is.
+        prepare_output_dir(settings.workspace, OUT_DIR, append_to=[
+            (settings.summary_file, "job summary"), (settings.output_file, "step outputs file")])
+
+    try:
+        result = publish(request, adapters, ready=ready)
+    except InfrastructureError as error:
+        if settings.summary_file is not None:
+            wants = any(s in str(error) for s in ("403", "401", "Authentication", "token"))
+            actions_io.append_summary(settings.summary_file, publish_report.failed_summary(
+                str(error), wants_credentials=wants))
+        raise
+    if result.pushed and result.commit:
+        for line in actions_io.report_push(
+                settings.output_file, settings.summary_file, branch=result.branch,
+                commit=result.commit, remote=remote.url,
+                summary=publish_report.pushed_summary(result.branch, result.commit,
+                                                      remote.url)):
+            say(line)
+    return _deliver_publish(settings, adapters, result, remote)
+
+
+def _deliver_publish(settings: ActionSettings, adapters: Adapters, result: PublishResult,
+                     remote: RepositoryRemote) -> int:
+    report = result.report
+    document = {**check_report.to_dict(report), "publish": result.as_dict()}
+    files = [("report.json", (json.dumps(document, indent=2, ensure_ascii=False) + "\n").encode())]
+    if report.consistent and result.manifests:
+        files.append(("Package.swift", result.manifests[0][1].encode()))
+    notes = [publish_report.dry_run_note(remote.url)] if settings.dry_run else []
+    section = publish_report.publish_section(
+        branch=result.branch, pushed=result.pushed, commit=result.commit, remote=remote.url,
+        skipped=result.skipped,
+        replaced=result.remote_commit if result.overwritten else None,
+        updated_from=result.updated_from, excluded=result.excluded, dry_run=settings.dry_run,
+        diff=publish_report.diff_lines(result.diff, result.diff_note),
+        manifests=result.manifests, snippet=result.snippet)
+    suffix = settings.debug_suffix
+    markdown = "\n".join([*notes, check_report.to_markdown(report, suffix), section])
+    brief = "\n".join([*notes, check_report.to_markdown(report, suffix, sound_rows=False),
+                       section])
+    conclusion = conclusion_for(report, pull_request=False, pr_conclusion=settings.pr_conclusion)
+    read = publish_report.read_from_ref(settings.template, settings.template_ref,
+                                        result.template_commit, remote.where)
+    state = f"pushed {result.branch}" if result.pushed else f"not pushed: {result.skipped}"
+    return deliver(settings, adapters, Delivery(
+        files=tuple(files),
+        log=tuple(check_report.console_line(f) for f in report.findings),
+        output=build_output(report, markdown, conclusion=conclusion,
+                            locate=result.checked.placement.of),
+        markdown=markdown, brief=brief,
+        outputs=outputs_for(settings, report, relative("report.json"),
+                            relative("Package.swift") if len(files) > 1 else "",
+                            pushed=result.pushed, not_pushed=result.skipped or "",
+                            document=document),
+        last=f"{check_report.verdict(report)} ({state})",
+        exit_code=exit_for(settings, report.consistent, conclusion),
+        reads=(read, *result.checked.sources.reads),
+    ))
+
+
+# -- preflight and audit -----------------------------------------------------------------------
+
+
+def run_preflight(settings: ActionSettings, adapters: Adapters) -> int:
+    """Is `<branch-prefix><version>` still free, and (input `verify-absent`) are the version's
+    zip URLs free too? A release workflow runs it before it uploads anything."""
+    assert settings.version is not None  # ActionSettings requires it in this mode
+    remote = _remote(settings, adapters)
+    urls = (UrlSettings(base_url=settings.base_url, absent_on_403=settings.absent_on_403)
+            if settings.verify_absent else None)
+    result = preflight(PreflightRequest(
+        version=settings.version, repo=remote.url, branch_prefix=settings.branch_prefix,
+        token=remote.token, token_source=remote.token_source, verify_absent=urls,
+        template_ref=settings.template_ref, templates=(settings.template,)), adapters)
+    document = {"branch": result.branch, "free": not result.findings,
+                "remote_commit": result.remote_commit,
+                "findings": [f.as_dict() for f in result.findings]}
+    markdown = publish_report.preflight_markdown(result.branch, remote.url, result.findings)
+    conclusion = "failure" if result.findings else "success"
+    title = f"{result.branch} is free" if not result.findings else f"{result.branch} is taken"
+    return deliver(settings, adapters, Delivery(
+        files=(("preflight.json", (json.dumps(document, indent=2) + "\n").encode()),),
+        log=tuple(check_report.console_line(f) for f in result.findings),
+        output=assemble(conclusion=conclusion, title=title, markdown=markdown, text=None,
+                        annotations=(), cut=[]),
+        markdown=markdown, brief=None,
+        outputs=outputs_without_manifest(not result.findings, relative("preflight.json"),
+                                         branch=result.branch,
+                                         not_pushed="preflight only checks"),
+        last=f"swiftpm-guard preflight: {title}",
+        exit_code=EXIT_FINDINGS if result.findings else EXIT_OK,
+        reads=(Phrase.of("", remote.url, f" ({remote.where})"),),
+    ))
+
+
+def run_audit(settings: ActionSettings, adapters: Adapters) -> int:
+    """Judge every published branch matching input `branches` and report it like a check."""
+    remote = _remote(settings, adapters)
+    report = audit_repository(
+        remote.url, settings.branches, AuditOptions(branch_prefix=settings.branch_prefix),
+        urls=UrlSettings(base_url=settings.base_url) if settings.verify_urls else None,
+        git_config=remote.git_config())
+    tips = [line for line in (audit_report.tip_line(b) for b in report.branches)
+            if line is not None]
+    findings = [audit_report.console_line(b.branch, f) for b in report.branches
+                for f in b.findings]
+    markdown = audit_report.to_markdown(report)
+    conclusion = "success"
+    if not report.consistent:
+        conclusion = settings.pr_conclusion if settings.event.is_pull_request else "failure"
+    return deliver(settings, adapters, Delivery(
+        files=(("audit.json", audit_report.to_json(report).encode()),),
+        log=(*tips, *findings),
+        output=audit_output(report, markdown, conclusion=conclusion),
+        markdown=markdown, brief=audit_report.to_markdown(report, sound_groups=False),
+        outputs=outputs_without_manifest(report.consistent, relative("audit.json"),
+                                         document=audit_report.to_dict(report)),
+        last=f"{audit_report.verdict(report)} (conclusion: {conclusion})",
+        exit_code=exit_for(settings, report.consistent, conclusion),
+        reads=(Phrase.of("branches ", settings.branches, " of ", remote.url,
+                         f" ({remote.where})"),),
+    ))

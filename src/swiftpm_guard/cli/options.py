@@ -1,0 +1,227 @@
+"""The command line's option groups, shared by the subcommands, and the job requests they
+describe. argparse raises UsageError here (one line, exit 2) instead of printing its usage."""
+
+from __future__ import annotations
+
+import argparse
+import os
+from pathlib import Path
+from typing import Any
+
+from swiftpm_guard.core.names import (
+    DEFAULT_BRANCH_PREFIX,
+    WorkflowSpec,
+    validate_ref,
+    validate_ref_glob,
+)
+from swiftpm_guard.core.urls import DEFAULT_URL_TEMPLATE, UrlSettings
+from swiftpm_guard.errors import UsageError
+from swiftpm_guard.jobs.check import CheckRequest
+from swiftpm_guard.jobs.resolve import ResolveSettings
+from swiftpm_guard.jobs.swiftpm_proof import locate_swift
+from swiftpm_guard.limits import GIT_NETWORK_SECONDS
+
+DEFAULT_TOKEN_ENV = "GITHUB_TOKEN"
+DEFAULT_RESOLVE_TIMEOUT = 900.0
+
+
+class Parser(argparse.ArgumentParser):
+    """argparse that raises UsageError (one line, exit 2) instead of printing usage."""
+
+    def __init__(self, *args: Any, **kwargs: Any) -> None:
+        kwargs.setdefault("formatter_class", argparse.RawDescriptionHelpFormatter)
+        super().__init__(*args, **kwargs)
+
+    def error(self, message: str) -> None:  # type: ignore[override]
+        # main() prints "swiftpm-guard: error: …"; only a subcommand's name is worth adding.
+        command = self.prog.removeprefix("swiftpm-guard").strip()
+        where = f"{command}: " if command else ""
+        raise UsageError(f"{where}{message} (see swiftpm-guard {command + ' ' if command else ''}"
+                         "--help)")
+
+
+# -- what is checked -----------------------------------------------------------------------------
+
+
+def add_source_arguments(parser: argparse.ArgumentParser, *, refs: bool = False) -> None:
+    sources = parser.add_argument_group("artifact sources (repeatable, combined)")
+    sources.add_argument("--artifacts", action="append", default=[], metavar="DIR",
+                         help="folder of <name>-<version>.zip files to hash and inspect")
+    sources.add_argument("--checksums", action="append", default=[], metavar="FILE",
+                         help="'<name> <sha256>' or sha256sum lines")
+    sources.add_argument("--frameworks", action="append", default=[], metavar="NAMES",
+                         help="declared base names 'a,b,c' or '@FILE' (no checksums)")
+    sources.add_argument("--frameworks-from", action="append", default=[],
+                         metavar="WORKFLOW.yml:JOB:VAR",
+                         help="the bash array VAR=( … ) in a workflow job's script")
+    if refs:
+        sources.add_argument("--frameworks-ref", action="extend", nargs="+", default=[],
+                             metavar="REF",
+                             help="read the --frameworks-from workflows at these branches (or "
+                                  "globs: 'release/*') of the clone here instead of from the "
+                                  "working tree; several: one report, per release line")
+
+
+def add_version_arguments(group: argparse._ArgumentGroup) -> None:
+    group.add_argument("--version", required=True, help="X.Y.Z or X.Y.Z.YYYYMMDD")
+    group.add_argument("--version-pattern", metavar="REGEX",
+                       help="accept other version shapes (still no unsafe characters)")
+    group.add_argument("--debug-suffix", default="_debug", metavar="SUFFIX",
+                       help="suffix of every framework's debug twin (default _debug)")
+    group.add_argument("--render-timeout", type=float, default=20.0, metavar="SECONDS",
+                       help="deadline for rendering a Jinja2 template (default 20)")
+
+
+def add_report_arguments(parser: argparse.ArgumentParser) -> None:
+    out = parser.add_argument_group("reports")
+    out.add_argument("--warn", action="append", default=[], metavar="CODE",
+                     help="downgrade a finding code to a warning (repeatable)")
+    out.add_argument("--json", metavar="OUT.json", help="write the JSON report")
+    out.add_argument("--markdown", metavar="OUT.md", help="write the Markdown report")
+    out.add_argument("--quiet", "-q", action="store_true", help="print only the verdict")
+    swift = parser.add_argument_group("SwiftPM")
+    swift.add_argument("--swift", default="auto", metavar="auto|off|PATH",
+                       help="evaluate the manifest with the real SwiftPM: 'auto' uses swift on "
+                            "PATH if present (default), 'off' never, or this executable")
+    swift.add_argument("--swift-cache", metavar="DIR",
+                       help="cache of SwiftPM results (default: $XDG_CACHE_HOME/swiftpm-guard "
+                            "or ~/.cache/swiftpm-guard)")
+
+
+def check_request(args: argparse.Namespace, templates: list[str], stubs_dir: str | None = None,
+                  *, require_checksums: bool = False) -> CheckRequest:
+    """The check these options describe (validated on construction: exit 2)."""
+    extra = {} if args.version_pattern is None else {"version_pattern": args.version_pattern}
+    refs = _frameworks_refs(args)
+    return CheckRequest(
+        templates=tuple(templates),
+        version=args.version,
+        stubs_dir=stubs_dir,
+        artifacts=tuple(args.artifacts),
+        checksums=tuple(args.checksums),
+        frameworks=tuple(args.frameworks),
+        frameworks_from=tuple(WorkflowSpec.parse(s) for s in args.frameworks_from),
+        workflows_from_refs=bool(refs),
+        frameworks_refs=refs,
+        debug_suffix=args.debug_suffix,
+        warn=frozenset(args.warn),
+        render_seconds=args.render_timeout,
+        require_checksums=require_checksums,
+        swift=args.swift,
+        swift_cache=Path(args.swift_cache) if args.swift_cache else None,
+        urls=url_settings(args),
+        verify_urls=bool(getattr(args, "verify_urls", False)),
+        resolve=resolve_settings(args),
+        **extra,
+    )
+
+
+def _frameworks_refs(args: argparse.Namespace) -> tuple[str, ...]:
+    refs = tuple(getattr(args, "frameworks_ref", ()))
+    if refs and not args.frameworks_from:
+        raise UsageError("--frameworks-ref reads the --frameworks-from workflows at those refs: "
+                         "give --frameworks-from too")
+    return tuple(validate_ref_glob(r, "--frameworks-ref") if any(c in r for c in "*?")
+                 else validate_ref(r, "--frameworks-ref") for r in refs)
+
+
+# -- hosted zips ---------------------------------------------------------------------------------
+
+
+def add_url_arguments(parser: argparse.ArgumentParser, *, flag: str = "--verify-urls") -> None:
+    """The flag (`--verify-urls` or `--verify-absent`) plus how URLs are built and fetched."""
+    group = parser.add_argument_group("hosted zips")
+    if flag == "--verify-absent":
+        group.add_argument(flag, action="store_true",
+                           help="fail if any of this version's zip URLs already exists")
+        group.add_argument("--absent-on-403", action="store_true",
+                           help="with --verify-absent: a 403 means absent (an S3 bucket that "
+                                "is public-read without list rights answers 403 for a "
+                                "missing key)")
+    else:
+        group.add_argument(flag, action="store_true",
+                           help="download every binary target's zip and compare its SHA-256 "
+                                "with the manifest's checksum, as SwiftPM will")
+    group.add_argument("--url-template", default=DEFAULT_URL_TEMPLATE, metavar="TEMPLATE",
+                       help="zip URL with {base_url}, {name}, {version} (default %(default)s)")
+    group.add_argument("--base-url", metavar="URL",
+                       help="default: the manifest's own `let url = \"https://…\"`")
+    group.add_argument("--url-timeout", type=float, default=30.0, metavar="SECONDS",
+                       help="per connect and per read (default 30)")
+    group.add_argument("--url-retries", type=int, default=2, metavar="N",
+                       help="retries after timeouts, resets, 5xx and 429 (default 2)")
+    group.add_argument("--url-jobs", type=int, default=4, metavar="N",
+                       help="downloads at once (default 4)")
+
+
+def url_settings(args: argparse.Namespace) -> UrlSettings:
+    return UrlSettings(template=args.url_template, base_url=args.base_url,
+                       timeout=args.url_timeout, retries=args.url_retries, jobs=args.url_jobs,
+                       absent_on_403=getattr(args, "absent_on_403", False))
+
+
+# -- the real SwiftPM resolving a consumer -----------------------------------------------------
+
+
+def add_resolve_arguments(parser: argparse.ArgumentParser) -> None:
+    group = parser.add_argument_group("consumer resolution (the real SwiftPM)")
+    group.add_argument("--resolve", action="store_true",
+                       help="after a passing check, resolve a throwaway consumer of the "
+                            "manifest with `swift package resolve`: every binary target "
+                            "downloaded, checksum verified, archive accepted")
+    group.add_argument("--resolve-swift", metavar="PATH",
+                       help="a swift that can reach the zips' hosts (default: the one --swift "
+                            "found; on Linux: `scripts/swift-toolchain.sh --resolver`)")
+    group.add_argument("--resolve-cache", metavar="DIR",
+                       help="results by manifest, URLs and checksums (default "
+                            "~/.cache/swiftpm-guard/resolve)")
+    group.add_argument("--resolve-timeout", type=float, default=DEFAULT_RESOLVE_TIMEOUT,
+                       metavar="SECONDS",
+                       help=f"deadline for one resolve (default {DEFAULT_RESOLVE_TIMEOUT:g})")
+    group.add_argument("--resolve-ca-file", metavar="PEM",
+                       help="a CA the resolve also trusts (a private or test server)")
+
+
+def resolve_settings(args: argparse.Namespace) -> ResolveSettings | None:
+    """The resolve these options ask for, or None without `--resolve` (exit 2 on bad ones)."""
+    if not getattr(args, "resolve", False):
+        return None
+    swift = args.resolve_swift
+    if swift is None:
+        swift, _why = locate_swift(args.swift)
+    if swift is None:
+        raise UsageError("--resolve needs a swift that can reach the zips' hosts: give "
+                         "--resolve-swift PATH (on Linux: scripts/swift-toolchain.sh --resolver)")
+    if not 0 < args.resolve_timeout <= 24 * 3600:
+        raise UsageError(f"--resolve-timeout {args.resolve_timeout} is not a positive duration")
+    ca_file = Path(args.resolve_ca_file) if args.resolve_ca_file else None
+    if ca_file is not None and not ca_file.is_file():
+        raise UsageError(f"--resolve-ca-file {args.resolve_ca_file!r} is not a file")
+    return ResolveSettings(swift=swift, timeout=args.resolve_timeout, ca_file=ca_file,
+                           cache_dir=Path(args.resolve_cache) if args.resolve_cache else None)
+
+
+# -- the remote ----------------------------------------------------------------------------------
+
+
+def add_remote_arguments(parser: argparse.ArgumentParser) -> None:
+    group = parser.add_argument_group("remote")
+    group.add_argument("--repo", required=True, metavar="REMOTE",
+                       help="path, file:// or http(s):// URL of the repository")
+    group.add_argument("--branch-prefix", default=DEFAULT_BRANCH_PREFIX, metavar="PREFIX",
+                       help="a version publishes to PREFIX<version> (default "
+                            f"{DEFAULT_BRANCH_PREFIX})")
+    group.add_argument("--token-env", default=DEFAULT_TOKEN_ENV, metavar="NAME",
+                       help="environment variable holding the token for http(s) remotes "
+                            f"(default {DEFAULT_TOKEN_ENV}); sent as a header, never in argv")
+    group.add_argument("--git-timeout", type=float, default=GIT_NETWORK_SECONDS,
+                       metavar="SECONDS",
+                       help="for each git process that talks to the remote (default "
+                            f"{GIT_NETWORK_SECONDS:g})")
+
+
+def token_from_env(args: argparse.Namespace) -> tuple[str | None, str]:
+    name = args.token_env
+    if not name or not name.replace("_", "").isalnum():
+        raise UsageError(f"--token-env {name!r} is not an environment variable name")
+    return os.environ.get(name) or None, f"${name}"

@@ -1,0 +1,115 @@
+"""Where each finding is annotated: a line of a file the reader can open.
+
+A finding names its own file and line; that place is used when the file is in the working tree
+or in another ref the check read (the template branch, a release line). Anything else is placed
+on the template's first line.
+
+On a pull request into `main` the template comes from the template branch, which is not in the
+pull request's tree: an annotation on `Package.swift.template` would point at a file the pull
+request does not show. A template-side finding (a placeholder whose framework the pull request
+dropped from FRAMEWORKS) is placed on the workflow line that dropped the name instead (where
+the name's next surviving neighbour in the base branch's list now stands, else the array's
+first entry), and the findings so moved are listed for the summary.
+"""
+
+from __future__ import annotations
+
+import tempfile
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import TYPE_CHECKING
+
+from swiftpm_guard.core.model import Finding
+from swiftpm_guard.errors import GuardError
+from swiftpm_guard.infra.fs import exists_in
+from swiftpm_guard.sources.refs import Checkout, read_workflow_from_ref
+
+if TYPE_CHECKING:
+    from swiftpm_guard.jobs.check import CheckRequest, Sources
+
+Place = tuple[str, int]
+
+
+@dataclass(frozen=True, slots=True)
+class Placement:
+    places: Mapping[Finding, Place] = field(default_factory=dict)
+    #: Template-side findings placed on workflow lines (a pull request into `main`).
+    moved: tuple[Finding, ...] = ()
+
+    def of(self, finding: Finding) -> Place:
+        return self.places[finding]
+
+
+def place(findings: Sequence[Finding], sources: Sources, request: CheckRequest,
+          checkout: Checkout) -> Placement:
+    root = request.root.resolve()
+    anchor = sources.templates[0].path if sources.templates else request.templates[0]
+    template_side = sources.ref_paths if pull_request_into_main(request) else frozenset()
+    heads = _workflow_lines(sources, request) if template_side else {}
+    orders = _base_orders(request, checkout) if template_side else {}
+    places: dict[Finding, Place] = {}
+    moved: list[Finding] = []
+    for finding in findings:
+        spot = _relocated(finding, heads, orders, request.debug_suffix) \
+            if finding.file in template_side else None
+        if spot is not None:
+            moved.append(finding)
+        elif finding.file and (finding.file in sources.ref_paths
+                               or exists_in(root, finding.file)):
+            spot = (finding.file, finding.line or 1)
+        places[finding] = spot or (anchor, 1)
+    return Placement(places, tuple(moved))
+
+
+def pull_request_into_main(request: CheckRequest) -> bool:
+    return (request.base_ref is not None and request.template_ref is not None
+            and bool(request.frameworks_from))
+
+
+def _workflow_lines(sources: Sources, request: CheckRequest) -> dict[str, dict[str, int]]:
+    """Each workflow's names in the head, with the line each stands on."""
+    heads: dict[str, dict[str, int]] = {spec.path: {} for spec in request.frameworks_from}
+    for artifact in sources.artifacts:
+        where = artifact.origin
+        if where.file in heads and where.line is not None:
+            heads[where.file].setdefault(artifact.name, where.line)
+    return heads
+
+
+def _base_orders(request: CheckRequest, checkout: Checkout) -> dict[str, list[str]]:
+    """Each workflow's names in the pull request's base branch, in order (empty if unread)."""
+    base = request.base_ref
+    assert base is not None
+    orders: dict[str, list[str]] = {}
+    try:
+        reader = checkout.reader(base)
+        with tempfile.TemporaryDirectory(prefix="swiftpm-guard-base-") as scratch:
+            for spec in request.frameworks_from:
+                names = read_workflow_from_ref(reader, spec, Path(scratch))
+                orders[spec.path] = [n.name for n in names]
+    except GuardError as error:
+        checkout.log(f"cannot read the framework list of '{base}' ({error}); "
+                     "template-side annotations go on the array's first entry")
+    return orders
+
+
+def _relocated(finding: Finding, heads: Mapping[str, Mapping[str, int]],
+               orders: Mapping[str, Sequence[str]], suffix: str) -> Place | None:
+    name = finding.subject
+    name = name.removesuffix(suffix) if suffix and name.endswith(suffix) else name
+    for path, head in heads.items():
+        line = _target(name, orders.get(path, []), head)
+        if line is not None:
+            return path, line
+    return None
+
+
+def _target(name: str, order: Sequence[str], head: Mapping[str, int]) -> int | None:
+    """The head line where `name` stood: its next (else previous) surviving neighbour."""
+    if name in order:
+        index = order.index(name)
+        for other in [*order[index + 1:], *reversed(order[:index])]:
+            if other in head:
+                return head[other]
+    return min(head.values()) if head else None

@@ -1,0 +1,92 @@
+"""What publishing and preflight did, in Markdown and for the console (pure).
+
+The action's sections speak of its inputs (`exclude-paths`, `allow-overwrite`); the CLI's
+`--markdown` file is the shorter record of one command.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+
+from swiftpm_guard.core.model import Finding, Phrase
+from swiftpm_guard.core.package_diff import PackageDiff, describe
+from swiftpm_guard.report.markdown import code, fence, html, message, text
+
+
+def diff_lines(diff: PackageDiff | None, note: str | None) -> list[str]:
+    """The dry run's comparison with the newest branch of the same version, or why none."""
+    return describe(diff) if diff is not None else [str(note)]
+
+
+def publish_section(*, branch: str, pushed: bool, commit: str | None, remote: str,
+                    skipped: str | None, replaced: str | None, updated_from: str | None,
+                    excluded: Sequence[str], dry_run: bool, diff: list[str],
+                    manifests: Sequence[tuple[str, str]], snippet: str) -> str:
+    """The action's summary and check-run section: state, diff, manifests, snippet."""
+    if pushed:
+        state = f"Pushed {code(branch)} at {code(str(commit))} to {code(remote)}."
+        if replaced:
+            state += f" It replaced {code(replaced)} (allow-overwrite)."
+        if updated_from:
+            state += f" It is a new commit on top of {code(updated_from)} (update)."
+    else:
+        state = f"{code(branch)} was **not pushed**: {text(str(skipped))}."
+    lines = ["#### Publish", "", state, ""]
+    if excluded:
+        lines += ["Left out of the published tree (input `exclude-paths`): "
+                  + ", ".join(code(p) for p in excluded), ""]
+    if dry_run:
+        lines += ["Products and binary targets against the newest branch of this version:", ""]
+        lines += [*fence("\n".join(diff)), ""]
+        for path, manifest in manifests:
+            lines += [f"<details><summary>{html(path)} (dry run)</summary>", "",
+                      *fence(manifest, "swift"), "</details>", ""]
+    if pushed or dry_run:
+        lines += ["Consumers add:", "", *fence(snippet, "swift"), ""]
+    return "\n".join(lines)
+
+
+def publish_markdown(*, branch: str, pushed: bool, commit: str | None, skipped: str | None,
+                     excluded: Sequence[str], diff: PackageDiff | None, snippet: str) -> str:
+    """The CLI's `--markdown` section after the check's report."""
+    state = (f"pushed {code(branch)} at {code(str(commit))}" if pushed
+             else f"{code(branch)} not pushed: {text(str(skipped))}")
+    lines = ["#### Publish", "", state, ""]
+    if excluded:
+        lines += ["Left out of the published tree: " + ", ".join(code(p) for p in excluded), ""]
+    if diff is not None:
+        lines += [*fence("\n".join(describe(diff))), ""]
+    lines += fence(snippet, "swift")
+    return "\n".join(lines) + "\n"
+
+
+def pushed_summary(branch: str, commit: str, remote: str) -> str:
+    """The line a push leaves in the job summary at once, whatever fails later."""
+    return f"Pushed {code(branch)} at {code(commit)} to {code(remote)}.\n\n"
+
+
+def failed_summary(error: str, *, wants_credentials: bool) -> str:
+    """A failed push or fetch still says why in the job summary."""
+    hint = ""
+    if wants_credentials:
+        hint = ("\n\nThe remote wants credentials: the token (input `push-token`, else "
+                "`github-token`) goes only to the host GITHUB_SERVER_URL names, and pushing "
+                "needs `permissions: contents: write`.")
+    return f"#### Publish\n\nFailed, nothing was pushed: {text(error)}{hint}\n"
+
+
+def read_from_ref(template: str, ref: str, commit: str, where: str) -> Phrase:
+    """`template X from REF at COMMIT (where)`: what a publish built on."""
+    return Phrase.of("template ", template, " from ", ref, " at ", commit[:12], f" ({where})")
+
+
+def preflight_markdown(branch: str, url: str, findings: Sequence[Finding]) -> str:
+    if not findings:
+        return f"#### Preflight\n\n{code(branch)} is free on {code(url)}.\n"
+    lines = ["#### Preflight", "", f"{code(branch)} is **not** free on {code(url)}:", ""]
+    lines += [f"- {code(f.code)}: {message(f.message)}" for f in findings]
+    return "\n".join(lines) + "\n"
+
+
+def dry_run_note(url: str) -> str:
+    return f"> [!NOTE]\n> dry-run: nothing was pushed to {code(url)}\n"

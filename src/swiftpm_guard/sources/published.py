@@ -1,0 +1,427 @@
+"""Published branches read straight from git objects: no work tree, a handful of processes.
+
+A local repository is read in place; a remote's matching branches are fetched shallowly (tips
+only) into a temporary bare repository. However many branches match, the reading costs the same
+few `git` processes: one `for-each-ref` (or `ls-remote` + one shallow `fetch`), then a few
+`cat-file --batch` rounds (root trees; manifest sizes; manifests and stub roots; stub folders,
+level by level; the tips' commits). Objects are asked for once each, so the stub trees that
+hundreds of branches share are read once."""
+
+from __future__ import annotations
+
+import contextlib
+import fnmatch
+import os
+import re
+import tempfile
+from collections.abc import Iterable, Iterator, Sequence
+from dataclasses import dataclass
+from pathlib import Path, PurePosixPath
+
+from swiftpm_guard.core.audit import ManifestFile, PublishedBranch, TipCommit
+from swiftpm_guard.core.lines import split_lines
+from swiftpm_guard.core.model import Location, Stub
+from swiftpm_guard.core.names import DEFAULT_BRANCH_GLOB, validate_pattern
+from swiftpm_guard.errors import InfrastructureError, InputError, UsageError
+from swiftpm_guard.infra.fs import is_directory, resolved
+from swiftpm_guard.infra.git import (
+    GitTimeout,
+    carries_credentials,
+    find_git,
+    git_environment,
+    run_git,
+)
+from swiftpm_guard.limits import GIT_AUDIT_SECONDS, TEMPLATE_MAX_BYTES
+from swiftpm_guard.redact import shown_location
+from swiftpm_guard.sources.template import SOURCE_SUFFIXES, STUB_DIRS
+
+DEFAULT_PATTERN = DEFAULT_BRANCH_GLOB
+GIT_TIMEOUT = GIT_AUDIT_SECONDS
+_GLOB_RE = re.compile(r"[A-Za-z0-9._/*?+-]{1,200}")
+_URL_RE = re.compile(r"(?P<scheme>[a-z][a-z0-9+.-]*)://(?P<rest>.*)", re.DOTALL)
+_SCP_RE = re.compile(r"[A-Za-z0-9._-]+@[A-Za-z0-9.-]+:[^\s]+")
+_REMOTE_SCHEMES = frozenset({"http", "https", "ssh", "git", "file"})
+
+
+def classify_repo(repo: str) -> tuple[str, str]:
+    """("remote", url) or ("local", absolute path); refuses options and inline credentials."""
+    shown = shown_location(repo)  # quoted in messages instead of `repo`: it may hold a secret
+    if not repo or repo.startswith("-") or any(c in repo for c in "\0\n\r"):
+        raise UsageError(f"--repo {shown!r} is not a repository path or URL")
+    url = _URL_RE.fullmatch(repo)
+    if url:
+        scheme = url.group("scheme")
+        if scheme not in _REMOTE_SCHEMES:
+            raise UsageError(f"--repo {shown!r}: scheme '{scheme}' is not one of "
+                             f"{', '.join(sorted(_REMOTE_SCHEMES))}")
+        authority = url.group("rest").split("/", 1)[0]
+        if scheme == "file" and authority not in ("", "localhost"):
+            raise UsageError(f"--repo {shown!r}: a file:// URL needs an absolute local path")
+        if ":" in authority.rpartition("@")[0]:  # any scheme: ssh://user:password@ too
+            raise UsageError("--repo must not carry a password in the URL; use a credential "
+                             "helper or an http.extraHeader in git's configuration")
+        return "remote", repo
+    if _SCP_RE.fullmatch(repo) and not os.path.exists(repo):  # never raises, unlike Path
+        return "remote", repo
+    path = resolved(Path(repo), display=shown, what="repository")
+    if not is_directory(path, display=shown, what="repository"):
+        raise InputError("repository not found", file=shown)
+    return "local", str(path)
+
+
+#: Variables that make git print HTTP headers; dropped when a header carries a token.
+_TRACE_VARS = ("GIT_TRACE", "GIT_TRACE_CURL", "GIT_CURL_VERBOSE", "GIT_TRACE_PACKET")
+
+
+def _env(config: Iterable[tuple[str, str]] = ()) -> dict[str, str]:
+    """The caller's environment plus `config` in git's command-line scope (see infra.git)."""
+    pairs = list(config)
+    env = dict(os.environ)
+    env.update(GIT_TERMINAL_PROMPT="0", LC_ALL="C", GIT_OPTIONAL_LOCKS="0")
+    env.pop("GIT_DIR", None)
+    env.pop("GIT_WORK_TREE", None)
+    if carries_credentials(pairs):
+        for name in _TRACE_VARS:
+            env.pop(name, None)
+        # With a token on board, only our configuration counts: no inherited GIT_CONFIG_*
+        # entries, no system or global file (they could re-enable redirects for the URL or
+        # add a header of their own).
+        for name in [n for n in env if n.startswith("GIT_CONFIG")]:
+            env.pop(name)
+        env.update(GIT_CONFIG_NOSYSTEM="1", GIT_CONFIG_GLOBAL=os.devnull)
+    return git_environment(env, config=pairs)
+
+
+def git(args: Sequence[str], *, git_dir: str | None = None, stdin: bytes | None = None,
+         timeout: float = GIT_TIMEOUT, config: Iterable[tuple[str, str]] = ()) -> bytes:
+    """Run git with an argument list and a deadline (infra.git.run_git); output or a clear error."""
+    # By absolute path: in the action's container the job's PATH may not lead to git.
+    git = find_git(os.environ.get("PATH"))
+    argv = [git, *(["--git-dir", git_dir] if git_dir else []), *args]
+    try:
+        result = run_git(argv, env=_env(config), timeout=timeout, stdin=stdin)
+    except GitTimeout:
+        raise InfrastructureError(f"git {args[0]} took longer than {timeout:.0f} s; "
+                                  "stopped it") from None
+    if result.returncode != 0:
+        message = split_lines(result.stderr.decode("utf-8", "replace").strip())
+        last = message[-1] if message else f"exit code {result.returncode}"
+        raise InfrastructureError(f"git {args[0]} failed: {_without_userinfo(last, args)}")
+    return result.stdout
+
+
+def _without_userinfo(message: str, args: Sequence[str]) -> str:
+    """git's message with the userinfo of any URL among `args` hidden, however git quotes it
+    (`strange hostname 'user:secret@host'` has no scheme left for a generic redaction)."""
+    for arg in args:
+        head, separator, rest = arg.partition("://")
+        text = rest if separator else head
+        userinfo = text[: text.rfind("@")] if "@" in text.split("/", 1)[0] else ""
+        for secret in sorted({userinfo, *userinfo.split(":")}, key=len, reverse=True):
+            if len(secret) >= 3:
+                message = message.replace(secret, "***")
+    return message
+
+
+@contextlib.contextmanager
+def opened_repository(repo: str, pattern: str = DEFAULT_PATTERN, *,
+                      timeout: float = GIT_TIMEOUT,
+                      config: Sequence[tuple[str, str]] = ()) -> Iterator[str]:
+    """A git directory whose `refs/heads/` holds the matching branches.
+
+    A local repository is read in place; a remote one is fetched shallowly (tips only, only
+    the matching branches) into a temporary bare repository that is deleted afterwards.
+    `config` goes to the git processes that talk to the remote (an http.<url>.extraHeader
+    with a token, say), in git's command-line scope: never in argv or a file.
+    """
+    kind, where = classify_repo(repo)
+    if kind == "local":
+        try:
+            git_dir = _local_git_dir(where, timeout)
+        except InfrastructureError:
+            raise InputError("not a git repository", file=repo) from None
+        yield git_dir
+        return
+    with tempfile.TemporaryDirectory(prefix="swiftpm-guard-audit-") as temporary:
+        mirror = str(Path(temporary) / "mirror.git")
+        git(["init", "--quiet", "--bare", mirror], timeout=timeout)
+        listing = git(["ls-remote", "--heads", where], timeout=timeout, config=config)
+        branches = [b for b in _remote_heads(listing) if fnmatch.fnmatchcase(b, pattern)]
+        if branches:
+            refspecs = "".join(f"+refs/heads/{b}:refs/heads/{b}\n" for b in branches)
+            git(["fetch", "--quiet", "--no-tags", "--no-write-fetch-head", "--depth=1",
+                  "--stdin", where], git_dir=mirror, stdin=refspecs.encode(), timeout=timeout,
+                 config=config)
+        yield mirror
+
+
+def _local_git_dir(path: str, timeout: float) -> str:
+    # A clone owned by another user (a runner's workspace, read as root) is refused as
+    # "dubious ownership" unless vouched for; later calls name the git dir explicitly, which
+    # git does not question.
+    out = git(["-C", path, "rev-parse", "--absolute-git-dir"], timeout=timeout,
+               config=[("safe.directory", str(Path(path).resolve()))])
+    return out.decode("utf-8", "surrogateescape").strip()
+
+
+def _remote_heads(listing: bytes) -> list[str]:
+    heads = []
+    for line in split_lines(listing.decode("utf-8", "replace")):
+        _oid, _tab, ref = line.partition("\t")
+        if ref.startswith("refs/heads/"):
+            heads.append(ref[len("refs/heads/"):])
+    return heads
+
+
+def list_branches(git_dir: str, pattern: str, *,
+                  timeout: float = GIT_TIMEOUT) -> list[tuple[str, str]]:
+    """(branch, commit) for every local branch matching the glob, by name."""
+    out = git(["for-each-ref", "--format=%(objectname) %(objecttype) %(refname)",
+                "refs/heads/"], git_dir=git_dir, timeout=timeout)
+    found = []
+    for line in split_lines(out.decode("utf-8", "replace")):
+        oid, kind, ref = line.split(" ", 2)
+        name = ref[len("refs/heads/"):]
+        if kind == "commit" and fnmatch.fnmatchcase(name, pattern):
+            found.append((name, oid))
+    return sorted(found)
+
+
+#: Stub folders nested deeper than this are not searched for sources.
+_MAX_STUB_DEPTH = 8
+_MANIFEST_RE = re.compile(r"Package(?:@swift-[0-9][0-9.]*)?\.swift")
+_TREE, _BLOB_MODES = "40000", frozenset({"100644", "100755"})
+
+
+@dataclass(frozen=True, slots=True)
+class _Entry:
+    mode: str
+    name: str
+    oid: str
+
+
+def _parse_tree(data: bytes, oid_bytes: int) -> list[_Entry]:
+    """Git's binary tree format: `<mode> <name>\\0<raw object id>` repeated."""
+    entries = []
+    i = 0
+    while i < len(data):
+        space = data.index(b" ", i)
+        nul = data.index(b"\0", space)
+        raw = data[nul + 1:nul + 1 + oid_bytes]
+        entries.append(_Entry(data[i:space].decode(), data[space + 1:nul].decode(
+            "utf-8", "surrogateescape"), raw.hex()))
+        i = nul + 1 + oid_bytes
+    return entries
+
+
+class Objects:
+    """`git cat-file --batch` over many objects at once; each object read at most once."""
+
+    def __init__(self, git_dir: str, timeout: float) -> None:
+        self._git_dir = git_dir
+        self._timeout = timeout
+        self.contents: dict[str, tuple[str, bytes] | None] = {}
+
+    def load(self, names: Sequence[str]) -> None:
+        wanted = list(dict.fromkeys(n for n in names if n not in self.contents))
+        if not wanted:
+            return
+        out = git(["cat-file", "--batch"], git_dir=self._git_dir,
+                   stdin="".join(f"{n}\n" for n in wanted).encode(), timeout=self._timeout)
+        position = 0
+        for name in wanted:
+            end = out.index(b"\n", position)
+            header = out[position:end].decode("utf-8", "replace").split(" ")
+            position = end + 1
+            if len(header) != 3:  # "<name> missing" or "ambiguous"
+                self.contents[name] = None
+                continue
+            size = int(header[2])
+            self.contents[name] = (header[1], out[position:position + size])
+            position += size + 1
+
+    def sizes(self, oids: Sequence[str]) -> dict[str, int]:
+        wanted = list(dict.fromkeys(oids))
+        if not wanted:
+            return {}
+        out = git(["cat-file", "--batch-check"], git_dir=self._git_dir,
+                   stdin="".join(f"{o}\n" for o in wanted).encode(), timeout=self._timeout)
+        sizes = {}
+        for oid, line in zip(wanted, split_lines(out.decode()), strict=True):
+            parts = line.split(" ")
+            if len(parts) == 3:
+                sizes[oid] = int(parts[2])
+        return sizes
+
+    def tree(self, name: str) -> list[_Entry] | None:
+        item = self.contents.get(name)
+        if item is None or item[0] != "tree":
+            return None
+        return _parse_tree(item[1], 32 if len(name) == 64 else 20)
+
+
+def read_branches(git_dir: str, pattern: str = DEFAULT_PATTERN, *,
+                  timeout: float = GIT_TIMEOUT,
+                  max_manifest_bytes: int = TEMPLATE_MAX_BYTES) -> list[PublishedBranch]:
+    """Every matching branch's manifests and stub folders, read from objects in batches."""
+    branches = list_branches(git_dir, pattern, timeout=timeout)
+    objects = Objects(git_dir, timeout)
+    objects.load([f"{commit}^{{tree}}" for _name, commit in branches])
+    roots = {commit: objects.tree(f"{commit}^{{tree}}") or [] for _name, commit in branches}
+    manifest_oids = [e.oid for entries in roots.values() for e in entries
+                     if e.mode in _BLOB_MODES and _MANIFEST_RE.fullmatch(e.name)]
+    sizes = objects.sizes(manifest_oids)
+    stub_roots = {commit: _stub_root(entries) for commit, entries in roots.items()}
+    objects.load([o for o in manifest_oids if sizes.get(o, 0) <= max_manifest_bytes]
+                 + [e.oid for e in stub_roots.values() if e is not None])
+    stub_trees = [e.oid for root in stub_roots.values() if root is not None
+                  for e in objects.tree(root.oid) or [] if e.mode == _TREE]
+    has_sources = _sources(objects, stub_trees)
+    result = []
+    for name, commit in branches:
+        manifests = _manifests(roots[commit], objects, sizes, max_manifest_bytes)
+        root = stub_roots[commit]
+        if root is None:
+            result.append(PublishedBranch(name=name, commit=commit, manifests=manifests))
+            continue
+        stubs: list[Stub] = []
+        stray: list[str] = []
+        for entry in objects.tree(root.oid) or []:
+            if entry.mode == _TREE:
+                stubs.append(Stub(entry.name, Location(f"{root.name}/{entry.name}"),
+                                  has_sources.get(entry.oid, False)))
+            else:
+                stray.append(entry.name)
+        result.append(PublishedBranch(name=name, commit=commit, manifests=manifests,
+                                      stubs_dir=root.name, stubs=tuple(stubs),
+                                      stray=tuple(stray)))
+    return result
+
+
+def _stub_root(entries: list[_Entry]) -> _Entry | None:
+    by_name = {e.name: e for e in entries if e.mode == _TREE}
+    return next((by_name[d] for d in STUB_DIRS if d in by_name), None)
+
+
+def _manifests(entries: list[_Entry], objects: Objects, sizes: dict[str, int],
+               limit: int) -> tuple[ManifestFile, ...]:
+    found = sorted((e for e in entries if _MANIFEST_RE.fullmatch(e.name)),
+                   key=lambda e: (e.name != "Package.swift", e.name))
+    if not found or found[0].name != "Package.swift":
+        found.insert(0, _Entry("", "Package.swift", ""))
+    files = []
+    for entry in found:
+        files.append(_manifest(entry, objects, sizes, limit))
+    return tuple(files)
+
+
+def _manifest(entry: _Entry, objects: Objects, sizes: dict[str, int],
+              limit: int) -> ManifestFile:
+    path = entry.name
+    if not entry.oid:
+        return ManifestFile(path, None, "the branch has no Package.swift")
+    if entry.mode not in _BLOB_MODES:
+        return ManifestFile(path, None, f"{path} is not a regular file (mode {entry.mode})")
+    if sizes.get(entry.oid, 0) > limit:
+        return ManifestFile(path, None, f"{path} is {sizes[entry.oid]} bytes, more than "
+                                        f"{limit}; not read")
+    item = objects.contents.get(entry.oid)
+    if item is None:
+        return ManifestFile(path, None, f"{path}: object {entry.oid} is missing")
+    try:
+        return ManifestFile(path, item[1].decode("utf-8"))
+    except UnicodeDecodeError as error:
+        return ManifestFile(path, None, f"{path} is not UTF-8 (byte offset {error.start})")
+
+
+def _sources(objects: Objects, trees: Sequence[str]) -> dict[str, bool]:
+    """For each stub tree, whether it holds a source file at any depth (up to a bound)."""
+    direct: dict[str, bool] = {}
+    children: dict[str, list[str]] = {}
+    level = list(dict.fromkeys(trees))
+    for _depth in range(_MAX_STUB_DEPTH):
+        level = [t for t in level if t not in direct]
+        if not level:
+            break
+        objects.load(level)
+        following: list[str] = []
+        for oid in level:
+            entries = objects.tree(oid) or []
+            direct[oid] = any(e.mode in _BLOB_MODES and PurePosixPath(e.name).suffix
+                              in SOURCE_SUFFIXES for e in entries)
+            children[oid] = [e.oid for e in entries if e.mode == _TREE]
+            if not direct[oid]:
+                following += children[oid]
+        level = following
+
+    known: dict[str, bool] = {}
+
+    def holds(oid: str, depth: int) -> bool:
+        if oid not in known:
+            known[oid] = direct.get(oid, False) or (depth < _MAX_STUB_DEPTH and any(
+                holds(child, depth + 1) for child in children.get(oid, ())))
+        return known[oid]
+
+    return {oid: holds(oid, 0) for oid in trees}
+
+
+def read_published_branches(repo: str, pattern: str = DEFAULT_PATTERN, *,
+                            timeout: float = GIT_TIMEOUT,
+                            config: Sequence[tuple[str, str]] = ()) -> list[PublishedBranch]:
+    """The matching branches of a local repository or a remote, read without work trees."""
+    validate_pattern(pattern)
+    with opened_repository(repo, pattern, timeout=timeout, config=config) as git_dir:
+        return read_branches(git_dir, pattern, timeout=timeout)
+
+
+def read_tips(git_dir: str, commits: Sequence[str], *,
+              timeout: float = GIT_TIMEOUT) -> dict[str, TipCommit]:
+    """Author, date and subject of each commit, through one `cat-file --batch`."""
+    objects = Objects(git_dir, timeout)
+    objects.load(list(commits))
+    tips = {}
+    for commit in commits:
+        item = objects.contents.get(commit)
+        if item is not None and item[0] == "commit":
+            tips[commit] = _tip(commit, item[1])
+    return tips
+
+
+def _tip(commit: str, raw: bytes) -> TipCommit:
+    header, _, message = raw.decode("utf-8", "replace").partition("\n\n")
+    author, date = "", ""
+    for line in header.splitlines():
+        if line.startswith("author "):
+            author, date = _signature(line.removeprefix("author "))
+    subject = message.strip().splitlines()[0] if message.strip() else ""
+    return TipCommit(commit, author, date, subject)
+
+
+def _signature(text: str) -> tuple[str, str]:
+    """`Name <email> 1700000000 +0100` → ("Name <email>", "2023-11-14T23:13:20+01:00")."""
+    import datetime
+
+    who, _, when = text.rpartition(">")
+    parts = when.split()
+    try:
+        seconds, offset = int(parts[0]), parts[1]
+        sign = -1 if offset.startswith("-") else 1
+        zone = datetime.timezone(sign * datetime.timedelta(hours=int(offset[1:3]),
+                                                           minutes=int(offset[3:5])))
+        date = datetime.datetime.fromtimestamp(seconds, zone).isoformat()
+    except (IndexError, ValueError, OverflowError):
+        date = when.strip()
+    return who + ">", date
+
+
+def read_published_with_tips(repo: str, pattern: str = DEFAULT_PATTERN, *,
+                             timeout: float = GIT_TIMEOUT,
+                             config: Sequence[tuple[str, str]] = ()) -> list[PublishedBranch]:
+    """`read_published_branches`, each branch with its tip commit's author, date and subject."""
+    import dataclasses
+
+    validate_pattern(pattern)
+    with opened_repository(repo, pattern, timeout=timeout, config=config) as git_dir:
+        branches = read_branches(git_dir, pattern, timeout=timeout)
+        tips = read_tips(git_dir, [b.commit for b in branches], timeout=timeout)
+    return [dataclasses.replace(b, tip=tips.get(b.commit)) for b in branches]
