@@ -30,7 +30,7 @@ from support.release import write_release  # noqa: E402
 
 READ_ZIP = """
 import os, sys
-from swiftpm_guard.sources.zip_reader import ZipProblem, ZipReader
+from swiftpm_guard.sources.zip_archive import ZipProblem, ZipReader
 fd = os.open(sys.argv[1], os.O_RDONLY)
 try:
     reader = ZipReader(fd)

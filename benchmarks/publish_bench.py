@@ -22,7 +22,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parent.parent / "tests"))
 from support.git_http import git_http_server
 from support.git_remote import make_template_remote
 from support.release import write_release
-from swiftpm_guard.jobs.check_request import CheckRequest
+from swiftpm_guard.jobs.check import CheckRequest
 from swiftpm_guard.jobs.publish import (
     PreflightRequest,
     PublishRequest,

@@ -11,14 +11,13 @@ import os
 from swiftpm_guard.core.liveness import live_code_findings
 from swiftpm_guard.core.manifest_shape import ManifestShape
 from swiftpm_guard.core.model import NAME_RE, Rendered, Template
-from swiftpm_guard.core.placeholders import scan, substitute
-from swiftpm_guard.core.render import render
+from swiftpm_guard.core.render import render, scan, substitute
 from swiftpm_guard.core.swift_lexer import lex
 from swiftpm_guard.errors import InputError
 from swiftpm_guard.sources.artifacts import parse_checksums, parse_name_list
 from swiftpm_guard.sources.bash_array import Rejected, read_array
 from swiftpm_guard.sources.workflow import frameworks_in_workflow
-from swiftpm_guard.sources.zip_reader import ZipProblem, ZipReader
+from swiftpm_guard.sources.zip_archive import ZipProblem, ZipReader
 
 
 def _text(data: bytes) -> str:

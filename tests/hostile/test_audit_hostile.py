@@ -7,8 +7,8 @@ import pytest
 
 from support.published import STUB, BranchSpec, fast_import_stream
 from swiftpm_guard.cli.main import main
-from swiftpm_guard.core.audit_rules import AuditOptions, audit
-from swiftpm_guard.sources.git_branches import read_published_branches
+from swiftpm_guard.core.audit import AuditOptions, audit
+from swiftpm_guard.sources.published import read_published_branches
 
 
 def make_repo(path, branches):

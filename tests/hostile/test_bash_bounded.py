@@ -46,25 +46,3 @@ def test_a_hanging_grammar_is_stopped(monkeypatch):
     with pytest.raises(InputError, match=r"did not finish within 0\.5 s"):
         workflow.frameworks_in_workflow(TEXT, "build", "FRAMEWORKS", file="w.yml")
 
-
-def test_the_clis_early_reader_is_bounded_too(monkeypatch, tmp_path):
-    """`check --frameworks-from` reads the workflow in a child of its own (parsing bash there,
-    in-process): a grammar that crashes or hangs stops that child, and the check says so in
-    one line naming the workflow."""
-    from swiftpm_guard.sources.workflow_ahead import ReadAhead
-    from swiftpm_guard.sources.workflow_spec import WorkflowSpec
-
-    path = tmp_path / "w.yml"
-    path.write_text(TEXT)
-    spec = WorkflowSpec(str(path), "build", "FRAMEWORKS")
-    with ReadAhead([spec]) as ahead:
-        assert [d.name for d in ahead.names()[0]] == ["a", "b"]
-    monkeypatch.setattr(workflow, "read_arrays", _segfault)
-    with ReadAhead([spec]) as ahead, pytest.raises(InputError) as caught:
-        ahead.names()
-    assert str(caught.value) == (f"{path}: could not read the workflow: its reader (PyYAML, "
-                                 "then tree-sitter-bash on the job's scripts) crashed (SIGSEGV)")
-    monkeypatch.setattr(workflow, "read_arrays", _hang)
-    with ReadAhead([spec], seconds=0.5) as ahead, pytest.raises(InputError) as caught:
-        ahead.names()
-    assert "did not finish within 0.5 s" in str(caught.value)

@@ -192,7 +192,7 @@ def _finishes(function, *args) -> BaseException | None:
 
 def test_a_file_swapped_for_a_fifo_after_listing_never_blocks(tmp_path: Path) -> None:
     """What the listing saw a moment ago does not matter: the descriptor is checked."""
-    from swiftpm_guard.sources.files import open_regular, read_text
+    from swiftpm_guard.infra.fs import open_regular, read_text
 
     path = tmp_path / "executorch-1.2.3.zip"
     os.mkfifo(path)
@@ -252,7 +252,7 @@ def test_a_name_too_long_for_the_file_system_in_the_template_ref_is_one_line(
 
 
 def test_materializing_a_name_too_long_is_bad_input(tmp_path: Path) -> None:
-    from swiftpm_guard.sources.git_ref import TreeEntry, materialize
+    from swiftpm_guard.sources.refs import TreeEntry, materialize
 
     with pytest.raises(InputError) as raised:
         materialize([TreeEntry(".Package.swift/" + "y" * 300, "file")], tmp_path)
@@ -286,7 +286,7 @@ def test_a_zip_name_that_is_not_utf8_is_reported_not_a_crash(
 
 
 def test_inside_the_workspace_refuses_loops_long_names_and_escapes(tmp_path: Path) -> None:
-    from swiftpm_guard.sources.files import inside
+    from swiftpm_guard.infra.fs import inside
 
     (tmp_path / "loop-a").symlink_to("loop-b")
     (tmp_path / "loop-b").symlink_to("loop-a")

@@ -13,10 +13,9 @@ import string
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
+from swiftpm_guard.core.lines import LineIndex, split_lines
 from swiftpm_guard.core.liveness import live_code_findings
 from swiftpm_guard.core.model import Rendered, Template
-from swiftpm_guard.core.placeholders import LineIndex
-from swiftpm_guard.core.text_lines import split_lines
 from swiftpm_guard.sources.artifacts import parse_checksums, parse_name_list
 from swiftpm_guard.sources.workflow import frameworks_in_workflow
 

@@ -14,7 +14,7 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
-from swiftpm_guard.core.numbers import is_ascii_number, parse_id
+from swiftpm_guard.core.names import is_ascii_number, parse_id
 from swiftpm_guard.errors import UsageError
 
 NOT_ASCII = [

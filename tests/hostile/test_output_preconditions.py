@@ -106,7 +106,8 @@ def test_a_push_is_reported_even_when_the_summary_cannot_be_written(tmp_path: Pa
     summary = tmp_path / "summary"
     summary.mkdir()  # appending fails
     lines = report_push(
-        outputs, summary, branch="swiftpm-1.2.3", commit="a" * 40, remote="https://x/r.git"
+        outputs, summary, branch="swiftpm-1.2.3", commit="a" * 40, remote="https://x/r.git",
+        summary="Pushed `swiftpm-1.2.3`.\n",
     )
     assert parse_outputs(outputs.read_text()) == {"pushed": "true", "branch": "swiftpm-1.2.3"}
     assert lines[0] == (

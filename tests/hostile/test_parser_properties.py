@@ -6,7 +6,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from swiftpm_guard.core.manifest_shape import ManifestShape
-from swiftpm_guard.core.placeholders import scan, substitute
+from swiftpm_guard.core.render import scan, substitute
 from swiftpm_guard.errors import InputError
 from swiftpm_guard.sources.artifacts import parse_checksums
 from swiftpm_guard.sources.workflow import frameworks_in_workflow

@@ -83,7 +83,7 @@ def test_whatever_escapes_the_child_is_relayed_not_printed(
     capfd: pytest.CaptureFixture[str], function, arg, says: str
 ) -> None:
     from swiftpm_guard.errors import InputError
-    from swiftpm_guard.infra.isolation import call_isolated
+    from swiftpm_guard.infra.bounded import call_isolated
 
     with pytest.raises(InputError) as raised:
         call_isolated(function, arg, file="t.j2", seconds=30)

@@ -21,8 +21,8 @@ from support.git_http import GitHttpServer, RedirectServer, git_http_server, red
 from support.git_remote import make_template_remote, refs
 from support.release import Release
 from swiftpm_guard.cli.main import main
-from swiftpm_guard.core.git_names import authorization_header
-from swiftpm_guard.sources.git_branches import read_published_branches
+from swiftpm_guard.core.names import authorization_header
+from swiftpm_guard.sources.published import read_published_branches
 
 TOKEN = "ghs_RedirectedToken0123456789abcdef"
 BRANCH = "refs/heads/swiftpm-1.2.3"
@@ -146,7 +146,7 @@ def test_the_workspace_fetch_does_not_follow_a_redirect_with_a_persisted_header(
     """actions/checkout persists its token as an extraHeader in the clone's config by default;
     fetching the template ref from that origin must not carry it through a redirect."""
     from support.actions_env import git
-    from swiftpm_guard.sources.workspace_clone import GitRef
+    from swiftpm_guard.sources.refs import GitRef
 
     workspace = tmp_path / "workspace"
     git(tmp_path, "clone", "-q", str(redirected.bare), str(workspace))
@@ -167,7 +167,7 @@ def test_every_environment_that_carries_a_header_forbids_redirects_last(key: str
     """Both builders of git's environment; an inherited entry (plain or at the header's very
     URL) cannot turn redirects back on: ours come after it."""
     from swiftpm_guard.infra.git import git_environment
-    from swiftpm_guard.sinks.git_runner import scrubbed_env
+    from swiftpm_guard.sinks.git_push import scrubbed_env
 
     inherited = {
         "GIT_CONFIG_COUNT": "2",

@@ -28,7 +28,7 @@ from support.zips import (
 )
 from swiftpm_guard.limits import ZIP_MAX_ENTRIES
 from swiftpm_guard.sources.artifacts import scan_artifact_dir
-from swiftpm_guard.sources.zip_reader import ZipProblem, ZipReader
+from swiftpm_guard.sources.zip_archive import ZipProblem, ZipReader
 
 
 def names_of(path: Path, **kwargs: int) -> list[str]:

@@ -11,8 +11,8 @@ import pytest
 
 from support.actions_env import clone, git, make_origin
 from support.published import BranchSpec, build_repo
-from swiftpm_guard.sources.git_branches import read_published_branches
-from swiftpm_guard.sources.workspace_clone import GitRef, workspace_origin
+from swiftpm_guard.sources.published import read_published_branches
+from swiftpm_guard.sources.refs import GitRef, workspace_origin
 
 pytestmark = pytest.mark.skipif(os.geteuid() != 0, reason="needs root to chown to uid 1001")
 

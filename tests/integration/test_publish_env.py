@@ -97,7 +97,7 @@ def test_inherited_git_environment_and_global_config_are_ignored(remote, release
 
 
 def test_scrubbed_env_keeps_only_our_git_settings():
-    from swiftpm_guard.sinks.git_runner import scrubbed_env
+    from swiftpm_guard.sinks.git_push import scrubbed_env
 
     env = scrubbed_env(
         {"PATH": "/bin", "GIT_DIR": "x", "GIT_SSH_COMMAND": "y", "SSH_ASKPASS": "z", "HOME": "/h"},

@@ -6,7 +6,7 @@ from __future__ import annotations
 from pathlib import Path
 
 from support.git_remote import git, reflog, refs
-from swiftpm_guard.core.git_names import Identity, Remote
+from swiftpm_guard.core.names import Identity, Remote
 from swiftpm_guard.sinks.git_push import PushStatus, ScratchRepo
 
 BRANCH = "refs/heads/swiftpm-1.2.3"

@@ -11,13 +11,14 @@ from pathlib import Path
 
 import pytest
 
+from support.checks import evaluated, request_for
 from support.hosted_release import rendered_release, serve_release
 from support.release import write_release
 from support.tls import LoopbackCA
-from swiftpm_guard.core.checks import CheckOptions
 from swiftpm_guard.errors import InfrastructureError, UsageError
-from swiftpm_guard.jobs.check import evaluate_loaded
-from swiftpm_guard.jobs.resolve import ResolveSettings, resolve_rendered, with_resolution
+from swiftpm_guard.jobs.adapters import Adapters
+from swiftpm_guard.jobs.check import with_hosted
+from swiftpm_guard.jobs.resolve import ResolveSettings, resolve_rendered
 from swiftpm_guard.sources.artifacts import read_checksums
 from swiftpm_guard.sources.template import load_template
 
@@ -101,22 +102,25 @@ def test_with_resolution_runs_after_a_passing_check_and_only_then(
     rendered_release(release, https.url("frameworks/"))  # points the template at the server
     template, _ = load_template(release.template)
     artifacts = read_checksums(release.checksums)
-    options = CheckOptions(version=release.version)
-    passing = evaluate_loaded([template], artifacts, [], options, swift="off")
     chosen = settings(swift_net, test_ca, tmp_path / "cache")
+    request = request_for([template], release.version, resolve=chosen,
+                          warn=frozenset({"resolved"}))
+    passing = evaluated([template], artifacts, version=release.version)
     logged: list[str] = []
+    adapters = Adapters(log=logged.append)
 
-    checked, result = with_resolution(passing, release.version, chosen,
-                                      warn=frozenset({"resolved"}), log=logged.append)
+    checked = with_hosted(passing, request, adapters)
+    result = checked.resolved
 
     assert result is not None and result.resolutions[0].ok
     added = checked.report.findings[len(passing.report.findings):]
     assert sorted(f.subject for f in added) == sorted(release.checksum_of)
     assert {(f.code, str(f.severity)) for f in added} == {("resolved", "notice")}  # not warned
     assert logged and logged[0].startswith("resolve: 4 binary targets in ")
-    failing = evaluate_loaded([template], artifacts[:1], [], options, swift="off")
+    failing = evaluated([template], artifacts[:1], version=release.version)
     assert not failing.report.consistent  # three placeholders left unfilled
     hits = sum(https.hits.values())
-    unchanged, skipped = with_resolution(failing, release.version, chosen, log=logged.append)
-    assert skipped is None and unchanged is failing and sum(https.hits.values()) == hits
+    unchanged = with_hosted(failing, request, adapters)
+    assert unchanged.resolved is None and unchanged.report == failing.report
+    assert sum(https.hits.values()) == hits
     assert logged[-1] == "resolve: skipped, the check already has error findings"

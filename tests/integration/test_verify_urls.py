@@ -241,11 +241,21 @@ def test_hash_of_served_bytes_is_sha256(server):
     assert bad.code == "url-checksum" and f"{len(body)} bytes" in bad.message
 
 
+def _absent_findings(args, templates, version):
+    """What `preflight --verify-absent` asks: nothing without the flag, else one call."""
+    from swiftpm_guard.cli.options import url_settings
+    from swiftpm_guard.jobs import verify_urls
+
+    if not args.verify_absent:
+        return []
+    return verify_urls.absent(templates, version, url_settings(args))
+
+
 def test_argparse_helper_wires_verify_absent_in_one_line(server, tmp_path):
     """What `preflight --verify-absent` does: parse the helper's options, then one call."""
     import argparse
 
-    from swiftpm_guard.cli.url_options import absent_findings, add_url_arguments
+    from swiftpm_guard.cli.options import add_url_arguments
     from swiftpm_guard.sources.template import load_template
 
     release = write_release(tmp_path / "release", real_zips=True)
@@ -254,21 +264,21 @@ def test_argparse_helper_wires_verify_absent_in_one_line(server, tmp_path):
     add_url_arguments(parser, flag="--verify-absent")
     args = parser.parse_args(["--verify-absent", "--base-url", server.url("z/"),
                               "--url-timeout", "5"])
-    assert absent_findings(args, [template], "9.9.9") == []
+    assert _absent_findings(args, [template], "9.9.9") == []
     assert len(server.hits) == 20  # every zip URL of 9.9.9 asked for, none there
     server.routes["/z/executorch_debug-9.9.9.zip"] = Route(b"PK\x03\x04")
-    [finding] = absent_findings(args, [template], "9.9.9")
+    [finding] = _absent_findings(args, [template], "9.9.9")
     assert (finding.code, finding.subject) == ("url-exists", "executorch_debug")
     assert "would overwrite" in finding.message
     off = parser.parse_args([])
-    assert absent_findings(off, [template], "9.9.9") == []
+    assert _absent_findings(off, [template], "9.9.9") == []
 
 
 def test_absent_on_403_counts_a_bucket_without_list_rights_as_absent(server, tmp_path):
     """S3 public-read without s3:ListBucket: a missing key answers 403, not 404."""
     import argparse
 
-    from swiftpm_guard.cli.url_options import absent_findings, add_url_arguments
+    from swiftpm_guard.cli.options import add_url_arguments
     from swiftpm_guard.sources.template import load_template
 
     release = write_release(tmp_path / "release", real_zips=True)
@@ -279,11 +289,11 @@ def test_absent_on_403_counts_a_bucket_without_list_rights_as_absent(server, tmp
     parser = argparse.ArgumentParser()
     add_url_arguments(parser, flag="--verify-absent")
     strict = parser.parse_args(["--verify-absent", "--base-url", server.url("z/")])
-    found = absent_findings(strict, [template], "9.9.9")
+    found = _absent_findings(strict, [template], "9.9.9")
     assert found and {f.code for f in found} == {"url-error"}
     assert all("cannot tell whether" in f.message and "403" in f.message for f in found)
     s3 = parser.parse_args(["--verify-absent", "--absent-on-403", "--base-url", server.url("z/")])
-    assert absent_findings(s3, [template], "9.9.9") == []
+    assert _absent_findings(s3, [template], "9.9.9") == []
     server.routes["/z/executorch-9.9.9.zip"] = Route(b"PK\x03\x04")
-    [finding] = absent_findings(s3, [template], "9.9.9")
+    [finding] = _absent_findings(s3, [template], "9.9.9")
     assert (finding.code, finding.subject) == ("url-exists", "executorch")

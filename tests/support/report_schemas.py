@@ -20,7 +20,7 @@ from typing import Any
 import jsonschema
 import pytest
 
-from swiftpm_guard.cli.schema import schema
+from swiftpm_guard.cli.main import schema
 
 _MAX_BYTES = 16 * 1024 * 1024
 COUNTS: Counter[str] = Counter()

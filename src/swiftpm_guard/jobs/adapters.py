@@ -25,3 +25,7 @@ class Adapters:
     log: Callable[[str], None] = _quiet
     github: GitHubSession | None = None
     environ: Mapping[str, str] | None = field(default=None, repr=False)
+
+
+#: No log, no API session, the process's environment: what a job gets when given nothing.
+QUIET = Adapters()

@@ -11,6 +11,7 @@ of them in one report, each marked with its line unless every line shares it.
 from __future__ import annotations
 
 import fnmatch
+import re
 import tempfile
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field, replace
@@ -43,7 +44,7 @@ from swiftpm_guard.infra.bounded import call_isolated
 from swiftpm_guard.infra.fs import inside
 from swiftpm_guard.infra.swiftpm import validate_swift_option
 from swiftpm_guard.jobs import verify_urls
-from swiftpm_guard.jobs.adapters import Adapters
+from swiftpm_guard.jobs.adapters import QUIET, Adapters
 from swiftpm_guard.jobs.placement import Placement, place
 from swiftpm_guard.jobs.resolve import ResolveOutcome, ResolveSettings, resolve_rendered
 from swiftpm_guard.jobs.swiftpm_proof import prove
@@ -57,6 +58,7 @@ from swiftpm_guard.sources.refs import Checkout, load_template_from_ref, read_wo
 from swiftpm_guard.sources.template import load_template
 from swiftpm_guard.sources.workflow import read_workflow_frameworks
 
+_SUFFIX = re.compile(r"[A-Za-z0-9_]{0,32}")
 #: The version a check without one uses (a pull request compares names only).
 NO_VERSION = "0.0.0"
 
@@ -119,6 +121,8 @@ class CheckRequest:
             validate_version(self.version)
             check_against_pattern(self.version, self.version_pattern,
                                   custom_pattern=self.version_pattern != DEFAULT_VERSION_PATTERN)
+        if not _SUFFIX.fullmatch(self.debug_suffix):
+            raise UsageError(f"--debug-suffix {self.debug_suffix!r} is not [A-Za-z0-9_]*")
         if not 0 < self.render_seconds <= 600:
             raise UsageError(f"--render-timeout {self.render_seconds} is not in (0, 600]")
         validate_swift_option(self.swift)
@@ -161,7 +165,7 @@ class CheckResult:
     resolved: ResolveOutcome | None = None
 
 
-def check(request: CheckRequest, adapters: Adapters) -> CheckResult:
+def check(request: CheckRequest, adapters: Adapters = QUIET) -> CheckResult:
     """Read, render, check and prove; raises only for bad input and broken infrastructure."""
     checkout = checkout_of(request, adapters)
     with tempfile.TemporaryDirectory(prefix="swiftpm-guard-") as scratch:

@@ -26,7 +26,7 @@ from swiftpm_guard.core.names import (
 )
 from swiftpm_guard.core.urls import UrlSettings
 from swiftpm_guard.jobs import verify_urls
-from swiftpm_guard.jobs.adapters import Adapters
+from swiftpm_guard.jobs.adapters import QUIET, Adapters
 from swiftpm_guard.jobs.publish import (
     branch_exists,
     check_remote_token,
@@ -79,7 +79,7 @@ class PreflightResult:
         return 1 if self.findings else 0
 
 
-def preflight(request: PreflightRequest, adapters: Adapters) -> PreflightResult:
+def preflight(request: PreflightRequest, adapters: Adapters = QUIET) -> PreflightResult:
     """Is `<prefix><version>` free on the remote (and, with `verify_absent`, are its zip URLs
     free too)? A workflow runs this before uploading anything."""
     local_remote_exists(request.remote)

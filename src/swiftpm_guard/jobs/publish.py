@@ -57,7 +57,7 @@ from swiftpm_guard.core.package_diff import (
     sibling_patterns,
 )
 from swiftpm_guard.errors import InputError, UsageError
-from swiftpm_guard.jobs.adapters import Adapters
+from swiftpm_guard.jobs.adapters import QUIET, Adapters
 from swiftpm_guard.jobs.check import (
     CheckRequest,
     CheckResult,
@@ -252,7 +252,7 @@ def refusal(check: CheckRequest, adapters: Adapters, *, event: str, ref: str,
 # -- publishing --------------------------------------------------------------------------------
 
 
-def publish(request: PublishRequest, adapters: Adapters, *,
+def publish(request: PublishRequest, adapters: Adapters = QUIET, *,
             ready: Callable[[], None] = lambda: None) -> PublishResult:
     """Check, then (when allowed) push one commit create-only. Raises only for bad input (2)
     and broken infrastructure (3); findings, including a lost race, are in the report.

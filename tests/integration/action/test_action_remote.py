@@ -5,9 +5,9 @@ from __future__ import annotations
 import pytest
 
 from support.actions_env import git
-from swiftpm_guard.action.remote import repository_remote
 from swiftpm_guard.action.settings import ActionSettings
 from swiftpm_guard.errors import UsageError
+from swiftpm_guard.jobs.remote import repository_remote
 
 TOKEN = "ghs_remoteToken0123456789"
 
@@ -32,7 +32,10 @@ def _settings(workspace, origin: str | None, server="https://github.com", token=
 
 def _resolve(settings):
     lines: list[str] = []
-    return repository_remote(settings, lines.append), "\n".join(lines)
+    remote = repository_remote(workspace=settings.workspace, server_url=settings.server_url,
+                               repository=settings.event.repository, token=settings.token,
+                               push_token=settings.push_token, log=lines.append)
+    return remote, "\n".join(lines)
 
 
 def test_without_a_clone_the_server_url(tmp_path):

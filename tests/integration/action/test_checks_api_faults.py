@@ -12,10 +12,10 @@ import pytest
 
 from support.fake_github import READ, FakeGitHub
 from swiftpm_guard.core.model import Finding, Report, Severity
-from swiftpm_guard.infra.github import GitHubApiError, RetryPolicy, connect
+from swiftpm_guard.infra.github import GitHubSession, RetryPolicy
 from swiftpm_guard.report.check import to_markdown
 from swiftpm_guard.report.check_run import build_output
-from swiftpm_guard.sinks.checks_api import CheckRunTarget, publish_check_run
+from swiftpm_guard.sinks.checks_api import CheckRunTarget, post_check_run
 
 REPO = "example/executorch"
 TOKEN = "ghs_faultsToken"
@@ -93,9 +93,9 @@ def _publish(fake: FakeGitHub, policy: RetryPolicy, count: int = 120, token: str
         conclusion="failure",
         locate=lambda f: (f.file or "Package.swift.template", f.line or 1),
     )
-    client = connect(fake.url, token, policy)
+    session = GitHubSession(fake.url, token, REPO, policy)
     target = CheckRunTarget(REPO, "SwiftPM manifest", SHA, "https://github.com/x/actions/runs/1")
-    return publish_check_run(client, target, output, policy), client, output
+    return post_check_run(session, target, output), session.client, output
 
 
 def _statuses(fake: FakeGitHub, operation: str) -> list[int]:
@@ -105,8 +105,8 @@ def _statuses(fake: FakeGitHub, operation: str) -> list[int]:
 def test_120_findings_go_out_in_three_requests_of_at_most_50(fake):
     published, client, output = _publish(fake, _policy(fake, Clock()))
     run = fake.only_check_run()
-    assert published.annotations_posted == 120 and published.error is None
-    assert published.check_run_id == run["id"]
+    assert published.annotations == 120 and published.reason is None
+    assert published.url == run["html_url"]
     creates, updates = fake.calls("checks/create"), fake.calls("checks/update")
     sizes = [len(r.body["output"]["annotations"]) for r in creates + updates]
     assert sizes == [50, 50, 20]
@@ -139,7 +139,7 @@ def test_transient_faults_are_retried_on_every_method(fake, operation, kind, ret
     clock = Clock()
     published, _client, _output = _publish(fake, _policy(fake, clock))
     assert clock.slept == waits
-    assert published.annotations_posted == 120 and published.error is None
+    assert published.annotations == 120 and published.reason is None
     run = fake.only_check_run()  # created once, even when the create was retried
     assert len(fake.annotations[run["id"]]) == 120
     statuses = _statuses(fake, operation)
@@ -149,35 +149,32 @@ def test_transient_faults_are_retried_on_every_method(fake, operation, kind, ret
 
 def test_read_only_token_is_not_retried_and_says_so(fake):
     clock = Clock()
-    with pytest.raises(GitHubApiError) as raised:
-        _publish(fake, _policy(fake, clock), token="ghs_readOnly")
-    assert raised.value.not_writable and raised.value.status == 403
-    assert "Resource not accessible by integration" in str(raised.value)
+    posted = _publish(fake, _policy(fake, clock), token="ghs_readOnly")[0]
+    assert posted.url is None and posted.expected and "HTTP 403" in str(posted.reason)
+    assert "Resource not accessible by integration" in str(posted.reason)
     assert _statuses(fake, "checks/create") == [403] and clock.slept == []
     assert fake.check_runs == {}
 
 
 def test_injected_403_not_accessible_with_a_write_token(fake):
     fake.inject("checks/create", "not-accessible")
-    with pytest.raises(GitHubApiError) as raised:
-        _publish(fake, _policy(fake, Clock()))
-    assert raised.value.not_writable and _statuses(fake, "checks/create") == [403]
+    posted = _publish(fake, _policy(fake, Clock()))[0]
+    assert posted.expected and _statuses(fake, "checks/create") == [403]
 
 
 def test_422_on_create_is_not_retried(fake):
     fake.inject("checks/create", "422")
     clock = Clock()
-    with pytest.raises(GitHubApiError) as raised:
-        _publish(fake, _policy(fake, clock))
-    assert raised.value.status == 422 and not raised.value.not_writable
+    posted = _publish(fake, _policy(fake, clock))[0]
+    assert "HTTP 422" in str(posted.reason) and not posted.expected
     assert _statuses(fake, "checks/create") == [422] and clock.slept == []
 
 
 def test_422_on_a_later_batch_keeps_the_finished_run_and_reports_the_rest(fake):
     fake.inject("checks/update", "422")
     published, _client, _output = _publish(fake, _policy(fake, Clock()))
-    assert published.annotations_posted == 50
-    assert published.error is not None and "422" in published.error
+    assert published.annotations == 50
+    assert published.reason is not None and "422" in published.reason
     run = fake.only_check_run()
     assert run["status"] == "completed" and run["conclusion"] == "failure"
     assert len(fake.annotations[run["id"]]) == 50
@@ -187,8 +184,8 @@ def test_422_on_a_later_batch_keeps_the_finished_run_and_reports_the_rest(fake):
 def test_retries_are_bounded_in_count(fake):
     fake.inject("checks/create", "500", times=100)
     clock = Clock()
-    with pytest.raises(GitHubApiError, match=r"gave up after 6 attempt\(s\)"):
-        _publish(fake, _policy(fake, clock))
+    posted = _publish(fake, _policy(fake, clock))[0]
+    assert "gave up after 6 attempt(s)" in str(posted.reason) and posted.url is None
     assert clock.slept == [2.0, 4.0, 8.0, 16.0, 32.0]
     assert _statuses(fake, "checks/create") == [500] * 6 and fake.check_runs == {}
 
@@ -198,24 +195,24 @@ def test_retries_are_bounded_in_total_time(fake):
     clock = Clock()
     published, _client, _output = _publish(fake, _policy(fake, clock, total_seconds=10.0))
     assert clock.slept == [2.0, 4.0]  # the next 8 s wait would overrun the 10 s budget
-    assert published.annotations_posted == 50 and "gave up after 3 attempt(s)" in published.error
+    assert published.annotations == 50 and "gave up after 3 attempt(s)" in published.reason
 
 
 def test_a_retry_after_beyond_the_budget_is_not_waited_for(fake):
     fake.inject("checks/create", "secondary", retry_after=1000)
     clock = Clock()
-    with pytest.raises(GitHubApiError, match="budget 300s") as raised:
-        _publish(fake, _policy(fake, clock))
+    posted = _publish(fake, _policy(fake, clock))[0]
+    assert "budget 300s" in str(posted.reason)
     assert clock.slept == [] and _statuses(fake, "checks/create") == [403]
-    assert not raised.value.not_writable  # a rate limit, not a read-only token
+    assert not posted.expected  # a rate limit, not a read-only token
 
 
 def test_a_hanging_connection_costs_bounded_real_time(fake):
     fake.inject("checks/create", "hang", times=100)
     clock = Clock()
     started = time.monotonic()
-    with pytest.raises(GitHubApiError, match="gave up after 3 attempt"):
-        _publish(fake, _policy(fake, clock, attempts=3))
+    posted = _publish(fake, _policy(fake, clock, attempts=3))[0]
+    assert "gave up after 3 attempt" in str(posted.reason)
     assert time.monotonic() - started < 10  # three 1 s timeouts, not the fake's 10 s hang
     assert clock.slept == [2.0, 4.0]
 
@@ -226,4 +223,4 @@ def test_every_call_of_a_run_shares_one_deadline(fake):
     policy = _policy(fake, clock, run_seconds=5.0).for_run()
     published, _client, _output = _publish(fake, policy)
     assert clock.slept == [2.0]  # the next 4 s wait would pass the run's 5 s deadline
-    assert published.annotations_posted == 50 and "gave up after 2 attempt(s)" in published.error
+    assert published.annotations == 50 and "gave up after 2 attempt(s)" in published.reason

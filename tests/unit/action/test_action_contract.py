@@ -7,9 +7,8 @@ from pathlib import Path
 
 import yaml
 
-from swiftpm_guard.action.inputs import INPUTS, OUTPUTS
-from swiftpm_guard.action.outputs import outputs_for
-from swiftpm_guard.action.settings import ActionSettings
+from swiftpm_guard.action.delivery import outputs_for
+from swiftpm_guard.action.settings import INPUTS, OUTPUTS, ActionSettings
 from swiftpm_guard.core.model import Report
 
 ROOT = Path(__file__).resolve().parents[3]

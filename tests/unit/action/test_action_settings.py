@@ -6,8 +6,7 @@ import pytest
 
 from support.actions_env import pull_request_payload
 from swiftpm_guard.action.event import Event
-from swiftpm_guard.action.inputs import INPUTS, read_input
-from swiftpm_guard.action.settings import ActionSettings
+from swiftpm_guard.action.settings import INPUTS, ActionSettings, read_input
 from swiftpm_guard.errors import GuardError, UsageError
 
 SHA = "1" * 40

@@ -8,7 +8,11 @@ from pathlib import Path
 
 import yaml
 
-from swiftpm_guard.action.inputs import INPUTS, MODES, OUTPUTS
+from swiftpm_guard.action.settings import (
+    INPUTS,
+    MODES,
+    OUTPUTS,
+)
 
 ROOT = Path(__file__).resolve().parents[3]
 EXAMPLES = sorted((ROOT / "docs" / "examples").glob("*.yml"))

@@ -3,7 +3,7 @@
 import json
 
 from support.report_schemas import validate
-from swiftpm_guard.action.outputs import JSON_OUTPUT_MAX_BYTES, json_output
+from swiftpm_guard.action.delivery import JSON_OUTPUT_MAX_BYTES, json_output
 from swiftpm_guard.core.model import Finding, Report, Severity
 from swiftpm_guard.report.check import to_dict
 

@@ -9,8 +9,7 @@ from pathlib import Path
 
 import pytest
 
-from swiftpm_guard.cli.main import build_parser
-from swiftpm_guard.cli.schema import KINDS, schema
+from swiftpm_guard.cli.main import SCHEMAS, build_parser, schema
 from swiftpm_guard.core.model import CODES
 
 README = (Path(__file__).resolve().parents[3] / "README.md").read_text()
@@ -79,7 +78,7 @@ def test_every_finding_code_is_in_a_readme_table_and_no_other():
     assert listed - set(CODES) == set(), "README lists codes the code does not know"
 
 
-@pytest.mark.parametrize("kind", KINDS)
+@pytest.mark.parametrize("kind", SCHEMAS)
 def test_every_report_key_is_documented(kind):
     section = _section("JSON report" if kind == "check" else "Auditing published branches")
     properties = schema(kind)["properties"]

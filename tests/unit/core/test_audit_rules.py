@@ -5,7 +5,7 @@ import dataclasses
 from support.markdown import table_rows
 from support.published import BranchSpec
 from support.release import PRODUCT_KEYS, all_names
-from swiftpm_guard.core.audit_rules import (
+from swiftpm_guard.core.audit import (
     AuditOptions,
     AuditReport,
     BranchAudit,
@@ -141,7 +141,7 @@ def test_products_of_other_sizes_still_match_their_stubs():
 
 
 def test_a_tip_that_is_not_the_publish_commit_is_a_warning_with_who_and_when():
-    from swiftpm_guard.core.audit_tips import TipCommit
+    from swiftpm_guard.core.audit import TipCommit
 
     spec = BranchSpec("1.0.0")
     fixed = TipCommit("a" * 40, "Jane <jane@example.org>", "2025-02-03T04:05:06+00:00",

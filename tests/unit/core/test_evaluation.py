@@ -4,7 +4,11 @@ import json
 
 import pytest
 
-from swiftpm_guard.core.evaluation import CommandResult, UnreadableOutput, interpret
+from swiftpm_guard.core.swiftpm_evaluation import (
+    CommandResult,
+    UnreadableOutput,
+    interpret,
+)
 
 OK_DESCRIBE = CommandResult(0, "{}", "")
 

@@ -2,7 +2,7 @@ import base64
 
 import pytest
 
-from swiftpm_guard.core.git_names import (
+from swiftpm_guard.core.names import (
     DEFAULT_AUTHOR,
     Identity,
     Remote,

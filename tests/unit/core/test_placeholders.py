@@ -1,4 +1,5 @@
-from swiftpm_guard.core.placeholders import LineIndex, scan, substitute
+from swiftpm_guard.core.lines import LineIndex
+from swiftpm_guard.core.render import scan, substitute
 
 
 def kinds(text):

@@ -6,7 +6,7 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from swiftpm_guard.cli.main import main
-from swiftpm_guard.core.placeholders import scan, substitute
+from swiftpm_guard.core.render import scan, substitute
 from swiftpm_guard.sources.artifacts import parse_checksums
 
 NAMES = st.text(alphabet=string.ascii_lowercase + "_", min_size=1, max_size=8).filter(

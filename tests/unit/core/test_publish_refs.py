@@ -1,6 +1,6 @@
 import pytest
 
-from swiftpm_guard.core.publish_refs import (
+from swiftpm_guard.core.names import (
     is_excluded,
     ref_matches,
     validate_excluded,

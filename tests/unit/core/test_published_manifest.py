@@ -2,8 +2,8 @@
 
 from support.published import BranchSpec, checksum_for
 from support.release import BINARY_ONLY_KEYS, PRODUCT_KEYS, all_names
+from swiftpm_guard.core.audit import base_url_in, read_published
 from swiftpm_guard.core.model import Role
-from swiftpm_guard.core.published_manifest import base_url_in, read_published
 
 HEX = "ab" * 32
 

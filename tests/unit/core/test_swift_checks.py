@@ -3,12 +3,6 @@
 import pytest
 
 from swiftpm_guard.core.checks import CheckOptions
-from swiftpm_guard.core.evaluation import (
-    Diagnostic,
-    EvaluatedProduct,
-    EvaluatedTarget,
-    Evaluation,
-)
 from swiftpm_guard.core.model import (
     Artifact,
     Finding,
@@ -21,7 +15,11 @@ from swiftpm_guard.core.model import (
     Template,
     TemplateSummary,
 )
-from swiftpm_guard.core.swift_checks import (
+from swiftpm_guard.core.swiftpm_evaluation import (
+    Diagnostic,
+    EvaluatedProduct,
+    EvaluatedTarget,
+    Evaluation,
     apply_evaluations,
     diagnostic_findings,
     target_findings,

@@ -7,7 +7,7 @@ import pytest
 from support.published import BranchSpec
 from support.release import write_release
 from swiftpm_guard.cli.main import main
-from swiftpm_guard.core.published_manifest import read_published
+from swiftpm_guard.core.audit import read_published
 from swiftpm_guard.core.urls import (
     UrlSettings,
     other_release,
@@ -16,12 +16,11 @@ from swiftpm_guard.core.urls import (
     zips_of_rendered,
 )
 from swiftpm_guard.errors import UsageError
-from swiftpm_guard.jobs.check import evaluate
-from swiftpm_guard.jobs.check_request import CheckRequest
+from swiftpm_guard.jobs.check import CheckRequest, check
 
 
 def test_rendered_targets_use_the_templates_base_and_built_checksums(release):
-    outcome = evaluate(CheckRequest(templates=(release.template,), version=release.version,
+    outcome = check(CheckRequest(templates=(release.template,), version=release.version,
                                 checksums=(release.checksums,)))
     zips = zips_of_rendered(outcome.rendered, outcome.built, release.version, UrlSettings())
     assert len(zips) == 20
@@ -32,7 +31,7 @@ def test_rendered_targets_use_the_templates_base_and_built_checksums(release):
 
 
 def test_base_url_and_template_options(release):
-    outcome = evaluate(CheckRequest(templates=(release.template,), version="1.2.3",
+    outcome = check(CheckRequest(templates=(release.template,), version="1.2.3",
                                 checksums=(release.checksums,)))
     settings = UrlSettings(template="{base_url}v{version}/{name}.zip",
                            base_url="https://cdn.example/r/")

@@ -14,8 +14,7 @@ import time
 
 from swiftpm_guard.errors import InputError
 from swiftpm_guard.infra import bounded
-from swiftpm_guard.infra.bounded import Bounded, call_in_child, run_bounded
-from swiftpm_guard.infra.child_reply import Ended
+from swiftpm_guard.infra.bounded import Ended, run_bounded
 
 
 def _add(a: int, b: int) -> int:
@@ -55,32 +54,34 @@ def _unpicklable() -> object:
 
 
 def test_a_result_comes_back():
-    assert run_bounded(_add, 2, 3, seconds=10) == Bounded(5, None)
+    assert run_bounded(_add, 2, 3, seconds=10) == Ended("ok", 5)
+
+
+def _failure(function, **kwargs) -> str:
+    return run_bounded(function, seconds=10, **kwargs).failure(10, kwargs.get("memory_bytes",
+                                                                             1 << 30))
 
 
 def test_each_way_of_failing_is_named():
-    message, file, line, error = call_in_child(_guard_error, (), seconds=10).payload
-    assert (message, file, line) == ("t.yml:7: bad thing", "t.yml", 7)
+    ended = run_bounded(_guard_error, seconds=10)
+    assert (ended.kind, ended.detail, ended.line) == ("guard", "t.yml:7: bad thing", 7)
     # The error itself travels too, so a caller can raise it again exactly as it was.
+    error = ended.error
     assert type(error) is InputError
-    assert (str(error), error.file, error.line) == (message, file, line)
-    assert run_bounded(_value_error, seconds=10).failure == "failed (ValueError: no)"
-    assert run_bounded(_recurse, seconds=10).failure == "nested too deeply"
-    assert run_bounded(_hog, seconds=10, memory_bytes=64 << 20).failure == \
-        "needed more than 64 MiB"
-    assert run_bounded(_segfault, seconds=10).failure == "crashed (SIGSEGV)"
-    assert run_bounded(_exit_quietly, seconds=10).failure == "died (exit status 3)"
-    assert run_bounded(_unpicklable, seconds=10).failure.startswith(
-        "failed (its result could not be sent back")
+    assert (str(error), error.file, error.line) == ("t.yml:7: bad thing", "t.yml", 7)
+    assert _failure(_value_error) == "failed (ValueError: no)"
+    assert _failure(_recurse) == "nested too deeply"
+    assert _failure(_hog, memory_bytes=64 << 20) == "needed more than 64 MiB"
+    assert _failure(_segfault) == "crashed (SIGSEGV)"
+    assert _failure(_exit_quietly) == "died (exit status 3)"
+    assert _failure(_unpicklable).startswith("failed (its result could not be sent back")
 
 
-def test_a_stalled_child_is_killed_at_the_deadline_not_after_the_grace():
+def test_a_stalled_child_is_killed_at_the_deadline():
     started = time.monotonic()
-    outcome = run_bounded(_sleep, seconds=0.3)
-    elapsed = time.monotonic() - started
-    assert outcome == Bounded(None, "did not finish within 0.3 s")
-    # Killed at once: the grace for exiting children (5 s) is not waited out.
-    assert elapsed < bounded.EXIT_GRACE_SECONDS
+    ended = run_bounded(_sleep, seconds=0.3)
+    assert ended == Ended("timeout") and ended.failure(0.3) == "did not finish within 0.3 s"
+    assert time.monotonic() - started < 5  # killed at once, not waited for
 
 
 def test_no_child_is_left_behind(forks):
@@ -92,10 +93,9 @@ def test_no_child_is_left_behind(forks):
 
 def test_an_oversized_reply_is_refused(monkeypatch):
     monkeypatch.setattr(bounded, "MAX_REPLY_BYTES", 1024)
-    outcome = run_bounded(bytes, 4096, seconds=10)
-    assert outcome.value is None
-    assert outcome.failure is not None and outcome.failure.startswith(
-        "failed (answered with more than")
+    ended = run_bounded(bytes, 4096, seconds=10)
+    assert ended.value is None
+    assert ended.failure(10).startswith("failed (answered with more than")
 
 
 CHILD_OUTPUT = """
@@ -114,65 +114,10 @@ def test_the_child_never_flushes_or_exits_through_the_parents_code():
     assert done.stderr == ""
 
 
-def _nested() -> Bounded[int]:
+def _nested() -> Ended[int]:
     return run_bounded(_add, 20, 22, seconds=10)
 
 
 def test_a_child_may_bound_a_child_of_its_own():
-    """The workflow reader's child runs the bash parse in a grandchild, under the cap it got."""
-    assert run_bounded(_nested, seconds=20) == Bounded(Bounded(42, None), None)
+    assert run_bounded(_nested, seconds=20) == Ended("ok", Ended("ok", 42))
 
-
-def test_a_started_child_works_beside_the_parent_and_counts_its_deadline_from_the_start():
-    child = bounded.start_in_child(time.sleep, (0.5,), seconds=0.3)
-    time.sleep(0.4)  # the parent's own work: the child's deadline passes meanwhile
-    assert child.wait().kind == "timeout"
-    started = bounded.start_in_child(_add, (1, 2), seconds=10)
-    assert started.wait() == started.wait() == Ended("ok", 3)
-
-
-def test_a_cancelled_child_is_killed_and_reaped(forks):
-    child = bounded.start_in_child(_sleep, (), seconds=60)
-    child.cancel()
-    child.cancel()  # twice is harmless
-    assert len(forks.pids) == 1 and forks.all_reaped()
-
-
-def test_where_there_is_no_fork_the_child_is_spawned(monkeypatch):
-    """Windows runners (the composite action) have no fork: the same answers, from a spawned
-    interpreter (forced here by hiding os.fork)."""
-    monkeypatch.delattr(os, "fork")
-    assert run_bounded(_add, 2, 3, seconds=60) == Bounded(5, None)
-    assert run_bounded(_value_error, seconds=60).failure == "failed (ValueError: no)"
-    assert run_bounded(_exit_quietly, seconds=60).failure == "died (exit status 3)"
-    started = time.monotonic()
-    assert run_bounded(_sleep, seconds=3).failure == "did not finish within 3 s"
-    assert time.monotonic() - started < bounded.EXIT_GRACE_SECONDS + 3
-
-
-def test_without_pidfds_an_answered_child_is_still_reaped_and_a_wedged_one_killed(monkeypatch,
-                                                                                 forks):
-    """Exits are awaited with a pidfd where Linux has them, else by polling (macOS)."""
-    monkeypatch.delattr(os, "pidfd_open", raising=False)
-    assert run_bounded(_add, 2, 3, seconds=10) == Bounded(5, None)
-    assert not bounded._exits_within(_started_sleeper(), 0.2)
-    assert forks.all_reaped() is False  # the sleeper: alive until killed below
-    for pid in forks.pids[1:]:
-        os.kill(pid, signal.SIGKILL)
-        os.waitpid(pid, 0)
-    assert forks.all_reaped()
-
-
-def _started_sleeper() -> int:
-    pid = os.fork()
-    if pid == 0:
-        time.sleep(30)
-        os._exit(0)
-    return pid
-
-
-def test_an_answered_child_is_left_to_exit_until_cancel_reaps_it(forks):
-    child = bounded.start_in_child(_add, (1, 1), seconds=10)
-    assert child.wait() == Ended("ok", 2)
-    child.cancel()
-    assert len(forks.pids) == 1 and forks.all_reaped()

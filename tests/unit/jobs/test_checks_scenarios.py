@@ -7,8 +7,7 @@ import pytest
 from support.release import BINARY_ONLY_KEYS, PRODUCT_KEYS, write_release, write_template_branch
 from swiftpm_guard.core.model import Severity
 from swiftpm_guard.errors import UsageError
-from swiftpm_guard.jobs.check import evaluate
-from swiftpm_guard.jobs.check_request import CheckRequest
+from swiftpm_guard.jobs.check import CheckRequest, check
 
 WITHOUT_MPS = [k for k in PRODUCT_KEYS if k != "backend_mps"]
 
@@ -16,7 +15,7 @@ WITHOUT_MPS = [k for k in PRODUCT_KEYS if k != "backend_mps"]
 def run(release, template=None, **sources):
     settings = CheckRequest(templates=(template or release.template,), version=release.version,
                         **sources)
-    return evaluate(settings).report
+    return check(settings).report
 
 
 def problems(report):
@@ -52,7 +51,7 @@ def test_product_added_to_template_before_the_workflow_builds_it(tmp_path):
 def test_declared_workflow_list_catches_it_on_the_pull_request(tmp_path):
     built = [k for k in (*PRODUCT_KEYS, *BINARY_ONLY_KEYS) if k != "kernels_llm"]
     release = write_release(tmp_path, built=built)
-    from swiftpm_guard.sources.workflow_spec import WorkflowSpec
+    from swiftpm_guard.core.names import WorkflowSpec
 
     spec = WorkflowSpec(str(release.workflow), "build-frameworks", "FRAMEWORKS")
     report = run(release, frameworks_from=(spec,))
@@ -120,7 +119,7 @@ def test_legacy_swift_stub_folder_and_explicit_stubs_dir(tmp_path):
 def test_unknown_roles_are_said_not_guessed(tmp_path):
     template = tmp_path / "Package.swift.template"
     template.write_text('let v = "__VERSION__"\nlet all = ["a": "__SHA256_a__"]\n')
-    report = evaluate(CheckRequest(templates=(template,), version="1.0.0",
+    report = check(CheckRequest(templates=(template,), version="1.0.0",
                                frameworks=("a",))).report
     assert codes(report) == [("unknown-role", "a")]
     assert report.consistent  # a warning, not a blocker
@@ -147,7 +146,7 @@ def test_checksum_conflicts_bad_values_and_versions(tmp_path):
 @pytest.mark.parametrize("version", ["1.2.3", "1.2.3.20250819"])
 def test_version_shapes(tmp_path, version):
     release = write_release(tmp_path, version=version)
-    report = evaluate(CheckRequest(templates=(release.template,), version=version,
+    report = check(CheckRequest(templates=(release.template,), version=version,
                                checksums=(release.checksums,))).report
     assert report.consistent
 
@@ -170,12 +169,12 @@ def test_other_version_shapes_are_bad_usage_with_a_hint(tmp_path, version, hint)
 
 def test_version_pattern_and_warn_downgrade(tmp_path):
     release = write_release(tmp_path)
-    report = evaluate(CheckRequest(templates=(release.template,), version="1.2.3-rc1",
+    report = check(CheckRequest(templates=(release.template,), version="1.2.3-rc1",
                                checksums=(release.checksums,),
                                version_pattern=r"[0-9.]+-rc[0-9]+")).report
     assert report.consistent
     release2 = write_release(tmp_path / "b", products=WITHOUT_MPS)
-    report = evaluate(CheckRequest(templates=(release2.template,), version="1.2.3",
+    report = check(CheckRequest(templates=(release2.template,), version="1.2.3",
                                checksums=(release.checksums,),
                                warn=frozenset({"unclaimed-artifact"}))).report
     assert report.consistent and report.unclaimed == ("backend_mps", "backend_mps_debug")
@@ -189,7 +188,7 @@ def test_several_templates_claim_together(tmp_path):
         '  "backend_mps": [\n    "sha256": "__SHA256_backend_mps__",\n'
         '    "sha256" + debug_suffix: "__SHA256_backend_mps_debug__",\n  ],\n', ""))
     assert "backend_mps" not in variant.read_text()
-    report = evaluate(CheckRequest(templates=(release.template, variant), version="1.2.3",
+    report = check(CheckRequest(templates=(release.template, variant), version="1.2.3",
                                checksums=(release.checksums,))).report
     # backend_mps is claimed by the main template; the variant just lacks its stub product.
     assert report.unclaimed == ()

@@ -2,8 +2,7 @@ import pytest
 
 from support.release import PRODUCT_KEYS, write_release
 from swiftpm_guard.errors import InputError
-from swiftpm_guard.jobs.check import evaluate
-from swiftpm_guard.jobs.check_request import CheckRequest
+from swiftpm_guard.jobs.check import CheckRequest, check
 
 TEMPLATE = """\
 // swift-tools-version:5.9
@@ -29,7 +28,7 @@ def jinja_release(tmp_path, text=TEMPLATE, built=None):
 
 
 def evaluate_jinja(release, template, **extra):
-    return evaluate(CheckRequest(templates=(template,), version=release.version,
+    return check(CheckRequest(templates=(template,), version=release.version,
                              checksums=(release.checksums,), **extra))
 
 

@@ -2,10 +2,9 @@
 
 from __future__ import annotations
 
-from swiftpm_guard.core.audit_rules import AuditReport, BranchAudit
-from swiftpm_guard.core.check_run import ANNOTATIONS_MAX
-from swiftpm_guard.core.model import Finding, Severity
-from swiftpm_guard.report.audit_check_run import audit_output
+from swiftpm_guard.core.audit import AuditReport, BranchAudit
+from swiftpm_guard.core.model import ANNOTATIONS_MAX, Finding, Severity
+from swiftpm_guard.report.check_run import audit_output
 
 
 def _finding(code, subject, severity=Severity.ERROR, file="Package.swift", line=12):

@@ -1,6 +1,6 @@
 from support.markdown import table_rows
-from swiftpm_guard.core.model import Finding, Severity
-from swiftpm_guard.report.release_lines import LineResult, matrix_markdown, sentences
+from swiftpm_guard.core.model import Finding, ReleaseLine, Severity
+from swiftpm_guard.report.check import line_sentences, matrix_markdown
 
 
 def _f(code: str, subject: str, severity: Severity = Severity.ERROR) -> Finding:
@@ -9,12 +9,12 @@ def _f(code: str, subject: str, severity: Severity = Severity.ERROR) -> Finding:
 
 def test_the_matrix_names_each_line_and_what_publishing_from_it_would_do():
     lines = [
-        LineResult("main", (), 18),
-        LineResult("release/1.0", (_f("unclaimed-artifact", "backend_mps"),
+        ReleaseLine("main", (), 18),
+        ReleaseLine("release/1.0", (_f("unclaimed-artifact", "backend_mps"),
                                    _f("unclaimed-artifact", "backend_mps_debug"),
                                    _f("unfilled-placeholder", "kernels_new")), 20),
     ]
-    assert sentences(lines[1], "_debug") == [
+    assert line_sentences(lines[1], "_debug") == [
         "release/1.0 still builds backend_mps: publishing from it would drop the product",
         "release/1.0 does not build kernels_new: the template asks for it, so publishing from "
         "it would ship a placeholder",
@@ -28,7 +28,7 @@ def test_the_matrix_names_each_line_and_what_publishing_from_it_would_do():
 
 
 def test_other_errors_are_named_by_code_and_pipes_are_escaped():
-    text = matrix_markdown([LineResult("a|b", (_f("bad-checksum", "x"),
+    text = matrix_markdown([ReleaseLine("a|b", (_f("bad-checksum", "x"),
                                                _f("missing-stub", "y", Severity.WARNING)), 2)],
                            "_debug")
     assert "| `a\\|b` | 2 | 1 error(s): bad-checksum |" in text

@@ -5,24 +5,23 @@ Names are drawn by hypothesis from hostile characters (underscores, `<name>`, `*
 pipes), beyond what sources accept, so the Markdown never relies on their validation.
 """
 
+import dataclasses
+
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from support.markdown import rendered_text, table_rows, to_html
 from support.published import BranchSpec
 from support.release import BINARY_ONLY_KEYS, PRODUCT_KEYS, all_names
-from swiftpm_guard.action.publish import publish_section
-from swiftpm_guard.action.remote import RepositoryRemote
-from swiftpm_guard.cli.publish_run import _markdown as cli_publish_markdown
-from swiftpm_guard.core.audit_rules import (
+from swiftpm_guard.core.audit import (
     AuditOptions,
     ManifestFile,
     PublishedBranch,
     audit,
     with_findings,
 )
-from swiftpm_guard.core.check_run import ANNOTATIONS_MAX
 from swiftpm_guard.core.model import (
+    ANNOTATIONS_MAX,
     Artifact,
     Finding,
     HostedStats,
@@ -31,10 +30,10 @@ from swiftpm_guard.core.model import (
     Severity,
     Stub,
 )
-from swiftpm_guard.jobs.publish_request import PublishResult
 from swiftpm_guard.report import audit as audit_report
 from swiftpm_guard.report.check import to_markdown, verdict
 from swiftpm_guard.report.check_run import build_output
+from swiftpm_guard.report.publish import publish_markdown, publish_section
 
 NAME = st.text(alphabet=st.sampled_from("ab_Z9<>*`|\\[]&~$@ #."), min_size=1, max_size=16).filter(
     lambda s: s.strip(" ") == s)
@@ -128,7 +127,7 @@ def test_branch_exists_alone_is_said_as_such():
 
 def test_verify_urls_stats_in_markdown_and_verdict():
     report = _report(["a"], ["a"])
-    report = report._replace(
+    report = dataclasses.replace(report,
         hosted=HostedStats(urls=20, verified=20, bytes=2_400_000, seconds=1.25))
     assert "20 zip URLs fetched, 20 verified (2.4 MB in 1.2 s)" in verdict(report)
     assert "20 zip URLs fetched, 20 verified" in rendered_text(to_markdown(report))
@@ -166,28 +165,34 @@ def test_audit_markdown_shows_every_branch_subject_and_message(subjects):
 
 
 def _result(skipped=None, pushed=True):
-    report = _report(["a"], ["a"])
-    return PublishResult(
-        report=report, branch="swiftpm-1.2.3_rc__x", pushed=pushed, commit="c0ffee" * 6,
-        template_commit="d" * 40, remote_commit=None,
-        manifests=(("Package.swift", "let x = \"```\"\n// __SHA256_a__ <b>\n"),),
-        snippet='.package(url: "https://h/o_r__x.git", branch: "swiftpm-1.2.3_rc__x")',
-        skipped=skipped,
-    )
+    return {"branch": "swiftpm-1.2.3_rc__x", "pushed": pushed, "commit": "c0ffee" * 6,
+            "manifests": (("Package.swift", "let x = \"```\"\n// __SHA256_a__ <b>\n"),),
+            "snippet": '.package(url: "https://h/o_r__x.git", branch: "swiftpm-1.2.3_rc__x")',
+            "skipped": skipped}
+
+
+def _action_section(result: dict, dry_run: bool) -> str:
+    return publish_section(**result, remote="https://h/o_r__x.git", replaced=None,
+                           updated_from=None, excluded=(), dry_run=dry_run, diff=["same"])
+
+
+def _cli_section(result: dict) -> str:
+    return publish_markdown(branch=result["branch"], pushed=result["pushed"],
+                            commit=result["commit"], skipped=result["skipped"], excluded=(),
+                            diff=None, snippet=result["snippet"])
 
 
 def test_publish_sections_show_branch_commit_manifest_and_snippet():
     result = _result()
-    remote = RepositoryRemote(url="https://h/o_r__x.git", where="the workspace clone's origin")
-    for markdown in (publish_section(result, remote, dry_run=True), cli_publish_markdown(result)):
+    for markdown in (_action_section(result, dry_run=True), _cli_section(result)):
         shown = rendered_text(markdown)
-        assert "swiftpm-1.2.3_rc__x" in shown and result.snippet in shown
-        assert result.commit in shown
-    dry = rendered_text(publish_section(result, remote, dry_run=True))
+        assert "swiftpm-1.2.3_rc__x" in shown and result["snippet"] in shown
+        assert result["commit"] in shown
+    dry = rendered_text(_action_section(result, dry_run=True))
     assert "// __SHA256_a__ <b>" in dry and 'let x = "```"' in dry
     skipped = _result(skipped="branch __swiftpm-1.2.3__ exists <here>", pushed=False)
     assert "branch __swiftpm-1.2.3__ exists <here>" in rendered_text(
-        publish_section(skipped, remote, dry_run=False))
+        _action_section(skipped, dry_run=False))
 
 
 def test_a_summary_cut_inside_the_folded_rows_still_shows_the_cut_note():

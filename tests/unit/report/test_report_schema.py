@@ -7,7 +7,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from support.report_schemas import validate
-from swiftpm_guard.core.audit_rules import AuditReport, BranchAudit
+from swiftpm_guard.core.audit import AuditReport, BranchAudit
 from swiftpm_guard.core.model import (
     Artifact,
     Finding,

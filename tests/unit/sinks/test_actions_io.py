@@ -3,7 +3,7 @@ from __future__ import annotations
 import itertools
 
 from support.actions_env import parse_outputs
-from swiftpm_guard.core.check_run import Annotation
+from swiftpm_guard.core.model import Annotation
 from swiftpm_guard.sinks import actions_io
 
 

@@ -1,9 +1,9 @@
 import pytest
 
 from support.release import workflow_text
+from swiftpm_guard.core.names import WorkflowSpec
 from swiftpm_guard.errors import InputError
 from swiftpm_guard.sources.workflow import frameworks_in_workflow
-from swiftpm_guard.sources.workflow_spec import WorkflowSpec
 
 
 def lines_of(text, names):

@@ -5,8 +5,8 @@ import plistlib
 
 import pytest
 
+from support.checks import evaluated
 from support.release import Slice, write_real_zip, write_release
-from swiftpm_guard.core.checks import CheckOptions
 from swiftpm_guard.core.model import Artifact, Location, Severity
 from swiftpm_guard.core.zip_rules import (
     ZipContents,
@@ -15,10 +15,9 @@ from swiftpm_guard.core.zip_rules import (
     decode_xcframework,
     derive_artifacts,
 )
-from swiftpm_guard.jobs.check import evaluate_loaded
-from swiftpm_guard.jobs.zip_contents import scan_zip_folder, zip_content_findings
+from swiftpm_guard.sources.artifacts import scan_zip_folder, zip_content_findings
 from swiftpm_guard.sources.template import load_template
-from swiftpm_guard.sources.zip_contents import UnreadableZip, read_zip_contents
+from swiftpm_guard.sources.zip_archive import UnreadableZip, read_zip_contents
 
 
 def judged(tmp_path, name="foo", **options):
@@ -143,8 +142,7 @@ def test_every_scanned_zip_is_judged_and_warn_downgrades_like_any_code(tmp_path)
     flagged = {(f.code, (f.file or "").rsplit("/", 1)[-1]) for f in problems}
     assert flagged == {("zip-symlinks", "threadpool-1.2.3.zip")}
     template, _ = load_template(release.template)
-    options = CheckOptions(version="1.2.3", warn=frozenset({"zip-symlinks"}))
-    outcome = evaluate_loaded([template], artifacts, problems, options, swift="off")
+    outcome = evaluated([template], artifacts, problems, warn=frozenset({"zip-symlinks"}))
     assert outcome.report.consistent  # --warn made the flattened copy a warning
     assert {str(f.severity) for f in outcome.report.findings} == {"warning"}
 
