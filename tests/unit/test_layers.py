@@ -2,6 +2,9 @@
 (STYLE.md's rule, enforced for every module in the two packages, present and future)."""
 
 import ast
+import shutil
+import subprocess
+import sys
 from pathlib import Path
 
 import pytest
@@ -52,3 +55,28 @@ def test_pure_module_imports_no_io(module):
     edges = {n for n in names if n.startswith("swiftpm_guard") and not n.startswith(own)
              and n != "swiftpm_guard"}
     assert not outside and not edges, (outside, edges)
+
+
+ROOT = PACKAGE.parents[1]
+
+
+def _lint_imports(tree: Path) -> subprocess.CompletedProcess[str]:
+    lint = Path(sys.executable).with_name("lint-imports")
+    return subprocess.run([str(lint), "--no-cache"], cwd=tree, capture_output=True, text=True,
+                          timeout=300, check=False,
+                          env={"PATH": "/usr/bin:/bin", "PYTHONPATH": str(tree / "src")})
+
+
+def test_a_front_end_that_reads_a_source_itself_breaks_the_contract(tmp_path):
+    """The front ends reach sources and infra only through jobs: import-linter, as `make
+    lint` runs it, fails on a copy of the package whose action imports a source."""
+    tree = tmp_path / "tree"
+    shutil.copytree(PACKAGE, tree / "src" / "swiftpm_guard",
+                    ignore=shutil.ignore_patterns("__pycache__"))
+    shutil.copy(ROOT / "pyproject.toml", tree)
+    assert _lint_imports(tree).returncode == 0
+    modes = tree / "src" / "swiftpm_guard" / "action" / "modes.py"
+    modes.write_text(modes.read_text() + "\nfrom swiftpm_guard.sources import artifacts\n")
+    broken = _lint_imports(tree)
+    assert broken.returncode != 0
+    assert "swiftpm_guard.action is not allowed to import swiftpm_guard.sources" in broken.stdout

@@ -87,10 +87,10 @@ def main(argv: Sequence[str] | None = None) -> int:
         args = build_parser().parse_args(sys.argv[1:] if argv is None else list(argv))
         return _dispatch(args)
     except GuardError as error:
-        print(f"swiftpm-guard: error: {error}", file=sys.stderr)
+        log(f"error: {error}")
         return error.exit_code
     except KeyboardInterrupt:
-        print("swiftpm-guard: interrupted", file=sys.stderr)
+        log("interrupted")
         return 130
 
 

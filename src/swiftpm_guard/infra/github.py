@@ -13,12 +13,12 @@ A wait that would overrun the time budget is not started: we give up at once ins
 from __future__ import annotations
 
 import dataclasses
-import sys
 import time
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any, TypeVar
 
+from swiftpm_guard import console
 from swiftpm_guard.errors import InfrastructureError
 
 if TYPE_CHECKING:
@@ -31,8 +31,6 @@ T = TypeVar("T")
 _SECONDARY_MARKERS = ("secondary rate limit", "abuse detection", "please retry your request")
 
 
-def _stderr(line: str) -> None:
-    print(line, file=sys.stderr, flush=True)
 
 
 @dataclass(frozen=True, kw_only=True)
@@ -52,7 +50,7 @@ class RetryPolicy:
     sleep: Callable[[float], None] = field(default=time.sleep, repr=False)
     monotonic: Callable[[], float] = field(default=time.monotonic, repr=False)
     wall_clock: Callable[[], float] = field(default=time.time, repr=False)
-    log: Callable[[str], None] = field(default=_stderr, repr=False)
+    log: Callable[[str], None] = field(default=console.tell, repr=False)
 
     def for_run(self) -> RetryPolicy:
         """This policy with the run-wide deadline starting now."""

@@ -5,9 +5,9 @@ from __future__ import annotations
 import os
 import re
 from collections.abc import Iterable, Sequence
+from dataclasses import dataclass
 from io import BufferedReader
 from pathlib import Path
-from typing import NamedTuple
 
 from swiftpm_guard.core.lines import split_lines
 from swiftpm_guard.core.model import NAME_RE, Artifact, Finding, Location, Severity
@@ -48,7 +48,8 @@ def _sha256_stream(stream: BufferedReader) -> str:
     return digest.hexdigest()
 
 
-class _ZipResult(NamedTuple):
+@dataclass(frozen=True, slots=True)
+class _ZipResult:
     artifact: Artifact | None
     findings: tuple[Finding, ...]
 
@@ -223,7 +224,8 @@ def read_checksums(path: Path, *, display: str | None = None) -> list[Artifact]:
     return artifacts
 
 
-class DeclaredName(NamedTuple):
+@dataclass(frozen=True, slots=True)
+class DeclaredName:
     """A framework base name from a list or a workflow, with where it was written."""
 
     name: str
