@@ -12,9 +12,6 @@ SWIFT_PARSE_MAX_BYTES = 1024 * 1024
 SWIFT_PARSE_SECONDS = 10.0
 #: How long tree-sitter-bash may take on a job's scripts (a 2 MiB one takes well under 1 s).
 BASH_PARSE_SECONDS = 20.0
-#: Reading one workflow in a child of its own (YAML, then the bash parse in a grandchild): the
-#: bash deadline plus what a 2 MiB workflow's YAML could take on a slow runner.
-WORKFLOW_READ_SECONDS = BASH_PARSE_SECONDS + 40.0
 
 #: Entries per framework zip. A real xcframework zip holds a few thousand; a central directory
 #: of millions is hostile (3 million cost 1.45 GB with zipfile), so we stop at the cap.

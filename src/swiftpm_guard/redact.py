@@ -1,17 +1,9 @@
 """Userinfo out of URLs before they reach any message (pure).
 
-A `--repo https://user:secret@host/…` is refused, but the refusal (or any other error about
-the value: a bad port, trailing whitespace, a stray `[`) used to quote it whole. Everything
-that quotes a URL or a repository value goes through here first, and `GuardError.__str__`
-runs `redact_userinfo` over every message as the last line of defence.
-
-Redaction errs on the side of hiding: the input may be broken in any way (no host, spaces,
-brackets, raw `/` or `@` inside the password), so nothing is parsed. After each `scheme://`,
-everything up to the *last* `@` before the next `scheme://` is replaced; a path that really
-holds an `@` is hidden too, which costs a less precise message and never a secret.
-
-Beside `errors` and `limits` (not in `core`): `errors.GuardError` applies it to every message,
-and errors may import no layer. Pure, standard library only, imported by every layer.
+Everything that quotes a URL or a repository value goes through here, and `GuardError.__str__`
+runs `redact_userinfo` over every message as the last line of defence. It errs on the side of
+hiding: the input may be broken in any way, so nothing is parsed; after each `scheme://`,
+everything up to the last `@` before the next `scheme://` is hidden. Beside the layers.
 """
 
 from __future__ import annotations

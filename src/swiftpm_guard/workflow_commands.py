@@ -1,34 +1,19 @@
 """Text that may reach a runner's log, made unable to form a workflow command (pure).
 
-The runner reads a step's output line by line (a line ends at LF, CR or CRLF) and executes
-`::name …::data` when a line starts with it (after leading white space) and the legacy
-`##[name …]data` anywhere in a line: `set-output`, `add-mask`, `stop-commands`, `error`… File
-names, stub and zip member names, checksums lines and template text are someone else's: printed
-as they are, `x/::stop-commands::t` or `##[add-mask]…` would be run by the runner.
-
-`neutralise` is applied to every such line as it is composed (a finding's console line, an
-error message, a log line), so parts cannot combine into a command either:
-- line breaks become spaces: one line in, one line out;
-- characters with no collation weight (controls, format characters, Default_Ignorable code
-  points) and lone surrogates become `?`: the runner's `StartsWith("::")` and
-  `IndexOf("##[")` are culture-sensitive .NET comparisons, which skip them, so `:\\u200b:`
-  would still match `::`;
-- `::` becomes `: :` and `##[` becomes `## [`.
-
-A block that must be shown as is (a rendered manifest in a dry run) is wrapped instead in
-`::stop-commands::<token>` … `::<token>::` with a random token (`stop_commands_block`); the
-block and the markers must go to the same stream, since the runner does not keep stdout and
-stderr in order.
-
-Beside `errors` and `limits` (not in `core`): `errors.GuardError` applies it to every message,
-and errors may import no layer. Pure, standard library only, imported by every layer.
+The runner splits a step's output at LF, CR and CRLF and runs `::name …::data` at a line's
+start and the legacy `##[name …]data` anywhere in it. File names, member names and template
+text are someone else's, so `neutralise` makes every such line one line in which line breaks
+are spaces, characters .NET's culture-sensitive `StartsWith("::")` would skip (controls, format
+characters, Default_Ignorable code points, lone surrogates) are `?`, `::` is `: :` and `##[` is
+`## [`. A block that must be shown as is goes between `::stop-commands::<random token>` and
+`::<token>::` on one stream (`stop_commands_block`). Beside the layers: errors applies it to
+every message.
 """
 
 from __future__ import annotations
 
 import re
 import unicodedata
-from collections.abc import Iterable
 
 #: Unicode's Default_Ignorable_Code_Point ranges (DerivedCoreProperties.txt).
 _DEFAULT_IGNORABLE = (
@@ -71,10 +56,6 @@ def neutralise(text: str) -> str:
         flat = "".join("?" if _weightless(c) else c for c in flat)
     flat = _DOUBLE_COLON.sub(": ", flat)
     return _LEGACY_OPEN.sub(" [", flat)
-
-
-def neutralise_all(lines: Iterable[str]) -> list[str]:
-    return [neutralise(line) for line in lines]
 
 
 def stop_commands_block(text: str, token: str) -> list[str]:

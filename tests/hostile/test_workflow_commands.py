@@ -48,6 +48,7 @@ from swiftpm_guard.core.model import Finding, Severity
 from swiftpm_guard.errors import InputError
 from swiftpm_guard.report.check import console_line
 from swiftpm_guard.sinks import actions_io
+from swiftpm_guard.workflow_commands import neutralise
 
 TOKEN = "ghs_workflowCommandsToken0123"
 ALL_KEYS = [*PRODUCT_KEYS, *BINARY_ONLY_KEYS]
@@ -157,7 +158,7 @@ def test_finding_lines_run_nothing(file: str, subject: str, message: str, line: 
         line=line,
     )
     _runs_nothing(console_line(finding))
-    _runs_nothing(*actions_io.plain([console_line(finding), message, file]))
+    _runs_nothing(*(neutralise(t) for t in [console_line(finding), message, file]))
 
 
 @settings(max_examples=300, deadline=None)
@@ -165,7 +166,7 @@ def test_finding_lines_run_nothing(file: str, subject: str, message: str, line: 
 def test_error_lines_run_nothing(message: str, file: str) -> None:
     error = InputError(message, file=file or None)
     _runs_nothing(f"swiftpm-guard: error: {error}")
-    _runs_nothing(actions_io.log_line(f"swiftpm-guard: {message}"))
+    _runs_nothing(neutralise(f"swiftpm-guard: {message}"))
 
 
 # -- 4. the whole log of the CLI and of the action ----------------------------------------------

@@ -2,7 +2,7 @@
 
 One release, one binary target per case (each with its good `_debug` twin), served over
 loopback HTTPS with a test CA. The real `swift package resolve` of a consumer says, per
-target, accepted or SwiftPM's error; `verify_each` (what `--verify-urls` runs) says, per
+target, accepted or SwiftPM's error; `verify_with_stats` (what `--verify-urls` runs) says, per
 target, no finding or its finding. They must agree on every target, and on the kind of
 failure. Where they once disagreed (a zip with no XCFramework metadata), SwiftPM was right
 and sources/hosted.py changed (`url-no-artifact`).
@@ -23,7 +23,7 @@ from support.zip_server import Route
 from swiftpm_guard.core.resolution import State
 from swiftpm_guard.core.urls import HostedZip, UrlSettings
 from swiftpm_guard.jobs.resolve import ResolveSettings, resolve_rendered, resolve_targets
-from swiftpm_guard.sources.hosted import verify_each
+from swiftpm_guard.sources.hosted import verify_with_stats
 
 pytestmark = pytest.mark.slow
 
@@ -96,8 +96,9 @@ def test_swiftpm_and_verify_urls_agree_target_by_target(tmp_path, https, swift_n
 
     swiftpm = resolve_rendered([rendered], built, release.version, ResolveSettings(
         swift=swift_net, cache_dir=tmp_path / "cache", ca_file=test_ca.ca_pem, timeout=300))
-    ours = verify_each([HostedZip(t.name, t.url, t.checksum, t.location) for t in targets],
-                       UrlSettings(timeout=10, retries=0))
+    ours, _stats = verify_with_stats(
+        [HostedZip(t.name, t.url, t.checksum, t.location) for t in targets],
+        UrlSettings(timeout=10, retries=0))
 
     (resolution,) = swiftpm.resolutions
     table = []

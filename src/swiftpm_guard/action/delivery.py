@@ -19,6 +19,7 @@ from swiftpm_guard.jobs.adapters import Adapters
 from swiftpm_guard.report.check_run import fallback_note, job_summary
 from swiftpm_guard.sinks import actions_io
 from swiftpm_guard.sinks.files import write_atomically
+from swiftpm_guard.workflow_commands import neutralise
 
 #: Reports and the manifest go here, inside the workspace, so later steps can use them.
 OUT_DIR = ".swiftpm-guard"
@@ -44,8 +45,8 @@ class Delivery:
 def deliver(settings: ActionSettings, adapters: Adapters, delivery: Delivery) -> int:
     folder = out_folder(settings)
     write_atomically([(folder / name, data) for name, data in delivery.files])
-    for line in actions_io.plain(delivery.log):
-        tell(line)
+    for line in delivery.log:
+        tell(neutralise(line))
     notes, url = _check_run(settings, adapters, delivery.output)
     if settings.summary_file is not None:
         check_run = (settings.check_name, url) if url is not None else None
@@ -70,8 +71,7 @@ def _check_run(settings: ActionSettings, adapters: Adapters,
         posted = Posted(reason="no github-token: no check run was created")
     else:
         target = CheckRunTarget(repository=settings.event.repository, name=settings.check_name,
-                                head_sha=settings.event.head_sha,
-                                details_url=settings.details_url)
+                                head_sha=settings.event.head_sha, details_url=settings.details_url)
         posted = post_check_run(adapters.github, target, output)
     if posted.reason is None:
         return [], posted.url
@@ -90,9 +90,8 @@ def out_folder(settings: ActionSettings) -> Path:
     try:
         folder.mkdir(exist_ok=True)
     except OSError as error:
-        raise InputError(
-            f"cannot create the output folder: {error.strerror}", file=OUT_DIR
-        ) from None
+        raise InputError(f"cannot create the output folder: {error.strerror}",
+                         file=OUT_DIR) from None
     if folder.is_symlink() or not folder.is_dir():
         # A pull request could commit `.swiftpm-guard` as a link to somewhere else.
         raise InputError("exists in the workspace and is not a plain folder", file=OUT_DIR)

@@ -72,22 +72,16 @@ class Event:
         head, base = _dict(pull.get("head")), _dict(pull.get("base"))
         head_sha = head.get("sha")
         if pull and not (isinstance(head_sha, str) and _SHA.fullmatch(head_sha)):
-            raise InputError(
-                "pull_request.head.sha is missing or not a commit sha",
-                file=env.get("GITHUB_EVENT_PATH"),
-            )
+            raise InputError("pull_request.head.sha is missing or not a commit sha",
+                             file=env.get("GITHUB_EVENT_PATH"))
         number = pull.get("number")
-        return cls(
-            name=name,
-            repository=repository,
-            sha=sha,
-            ref=env.get("GITHUB_REF", "").strip(),
-            pr_number=number if isinstance(number, int) else None,
-            pr_head_sha=head_sha if pull else None,
-            pr_base_ref=_str(base.get("ref")) or (env.get("GITHUB_BASE_REF") or None),
-            pr_head_repository=_str(_dict(head.get("repo")).get("full_name")),
-            default_branch=_str(_dict(payload.get("repository")).get("default_branch")),
-        )
+        return cls(name=name, repository=repository, sha=sha,
+                   ref=env.get("GITHUB_REF", "").strip(),
+                   pr_number=number if isinstance(number, int) else None,
+                   pr_head_sha=head_sha if pull else None,
+                   pr_base_ref=_str(base.get("ref")) or (env.get("GITHUB_BASE_REF") or None),
+                   pr_head_repository=_str(_dict(head.get("repo")).get("full_name")),
+                   default_branch=_str(_dict(payload.get("repository")).get("default_branch")))
 
 
 def _payload(path: str) -> dict[str, Any]:

@@ -1,11 +1,6 @@
-"""The GitHub Action: the runner's environment and event → settings → the mode's job →
-check run, summary, outputs, exit code (see `modes` and `delivery`).
-
-Adapters are made here once and passed down: the GitHub session (PyGithub loads on first use)
-and the log. The verdict and the exit code come from the report alone; the check run is best
-effort. When it cannot be written (fork pull requests and Dependabot get a read-only token,
-or there is no token, or the API is down) the same annotations go out as workflow commands and
-the job summary still tells everything.
+"""The GitHub Action: the runner's environment and event → settings → the mode's job → check
+run, summary, outputs, exit code (`modes`, `delivery`). The adapters (the GitHub session, made
+on first use, and the log) are made here once.
 
 Exit codes: 0 consistent (or a pull request whose conclusion is `neutral`; publish: pushed or a
 clean dry run), 1 error findings (publish: also an existing branch or a lost race), 2 bad

@@ -26,9 +26,9 @@ from swiftpm_guard.core.names import (
     parse_id,
     relative_path,
     validate_excluded,
-    validate_pattern,
     validate_ref,
     validate_ref_glob,
+    validate_ref_or_glob,
     validate_version,
 )
 from swiftpm_guard.core.names import DEFAULT_BRANCH_GLOB as DEFAULT_PATTERN
@@ -147,20 +147,11 @@ class ActionSettings:
         if requested == "auto":
             mode = "publish" if event.name in PUBLISH_EVENTS else "check"
         behaviour = _behaviour(value)
-        behaviour["pr_conclusion"] = _pr_conclusion(
-            behaviour["pr_conclusion"], event, value("template-ref")
-        )
-        return cls(
-            mode=mode,
-            requested_mode=requested,
-            event=event,
-            token=token_from(env),
-            push_token=_push_token(env),
-            **_sources(value),
-            **_release(value),
-            **behaviour,
-            **_runner(env),
-        )
+        behaviour["pr_conclusion"] = _pr_conclusion(behaviour["pr_conclusion"], event,
+                                                    value("template-ref"))
+        return cls(mode=mode, requested_mode=requested, event=event, token=token_from(env),
+                   push_token=_push_token(env), **_sources(value), **_release(value), **behaviour,
+                   **_runner(env))
 
 
 def _push_token(env: Mapping[str, str]) -> str | None:
@@ -188,11 +179,8 @@ def _sources(value: Value) -> dict[str, Any]:
     specs = tuple(WorkflowSpec.parse(line) for line in lines_of(value("frameworks-from")))
     for spec in specs:
         relative_path(spec.path, "input frameworks-from workflow")
-    refs = tuple(
-        validate_ref_glob(r, "input frameworks-ref") if any(c in r for c in "*?")
-        else validate_ref(r, "input frameworks-ref")
-        for r in words_of(value("frameworks-ref"))
-    )
+    refs = tuple(validate_ref_or_glob(r, "input frameworks-ref")
+                 for r in words_of(value("frameworks-ref")))
     return {
         "template": relative_path(value("template"), "input template"),
         "template_ref": validate_ref(value("template-ref"), "input template-ref"),
@@ -237,7 +225,7 @@ def _release(value: Value) -> dict[str, Any]:
         "debug_suffix": debug_suffix(value("debug-suffix")),
         "branch_prefix": branch_prefix(value("branch-prefix")),
         "author": author(value("author")),
-        "branches": branches(value("branches")),
+        "branches": validate_ref_glob(value("branches"), "input branches"),
         "publish_refs": tuple(validate_ref_glob(p) for p in words_of(value("publish-refs"))),
         "exclude_paths": validate_excluded(words_of(value("exclude-paths"))),
     }
@@ -395,16 +383,6 @@ def author(value: str) -> str:
         return str(Identity.parse(value))
     except UsageError:
         raise UsageError(f"input author {value!r} must look like 'Name <email@host>'") from None
-
-
-def branches(value: str) -> str:
-    try:
-        return validate_pattern(value)
-    except UsageError:
-        raise UsageError(
-            f"input branches {value!r} is not a branch glob (letters, digits, '._-+/', "
-            "'*' and '?'; no '..', no leading '-')"
-        ) from None
 
 
 _SUFFIX = re.compile(r"[A-Za-z0-9_]{0,32}")

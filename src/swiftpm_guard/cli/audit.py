@@ -23,7 +23,7 @@ from swiftpm_guard.core.model import CODES
 from swiftpm_guard.core.names import DEFAULT_BRANCH_GLOB as DEFAULT_PATTERN
 from swiftpm_guard.core.names import (
     DEFAULT_BRANCH_PREFIX,
-    validate_pattern,
+    validate_ref_glob,
     validate_version_pattern,
 )
 from swiftpm_guard.errors import UsageError
@@ -60,7 +60,7 @@ def add_parsers(commands: argparse._SubParsersAction[Any]) -> None:
 
 
 def options_from(args: argparse.Namespace) -> AuditOptions:
-    validate_pattern(args.branches)
+    validate_ref_glob(args.branches, "--branches")
     if args.branch_prefix and not re.fullmatch(r"[A-Za-z0-9._/+-]{1,100}", args.branch_prefix):
         raise UsageError(f"--branch-prefix {args.branch_prefix!r} is not a branch name prefix")
     validate_version_pattern(args.version_pattern)

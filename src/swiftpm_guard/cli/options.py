@@ -11,8 +11,7 @@ from typing import Any
 from swiftpm_guard.core.names import (
     DEFAULT_BRANCH_PREFIX,
     WorkflowSpec,
-    validate_ref,
-    validate_ref_glob,
+    validate_ref_or_glob,
 )
 from swiftpm_guard.core.urls import DEFAULT_URL_TEMPLATE, UrlSettings
 from swiftpm_guard.errors import UsageError
@@ -93,27 +92,18 @@ def check_request(args: argparse.Namespace, templates: list[str], stubs_dir: str
     """The check these options describe (validated on construction: exit 2)."""
     extra = {} if args.version_pattern is None else {"version_pattern": args.version_pattern}
     refs = _frameworks_refs(args)
-    return CheckRequest(
-        templates=tuple(templates),
-        version=args.version,
-        stubs_dir=stubs_dir,
-        artifacts=tuple(args.artifacts),
-        checksums=tuple(args.checksums),
-        frameworks=tuple(args.frameworks),
-        frameworks_from=tuple(WorkflowSpec.parse(s) for s in args.frameworks_from),
-        workflows_from_refs=bool(refs),
-        frameworks_refs=refs,
-        debug_suffix=args.debug_suffix,
-        warn=frozenset(args.warn),
-        render_seconds=args.render_timeout,
-        require_checksums=require_checksums,
-        swift=args.swift,
-        swift_cache=Path(args.swift_cache) if args.swift_cache else None,
-        urls=url_settings(args),
-        verify_urls=bool(getattr(args, "verify_urls", False)),
-        resolve=resolve_settings(args),
-        **extra,
-    )
+    return CheckRequest(templates=tuple(templates), version=args.version, stubs_dir=stubs_dir,
+                        artifacts=tuple(args.artifacts), checksums=tuple(args.checksums),
+                        frameworks=tuple(args.frameworks),
+                        frameworks_from=tuple(WorkflowSpec.parse(s) for s in args.frameworks_from),
+                        workflows_from_refs=bool(refs), frameworks_refs=refs,
+                        debug_suffix=args.debug_suffix, warn=frozenset(args.warn),
+                        render_seconds=args.render_timeout, require_checksums=require_checksums,
+                        swift=args.swift,
+                        swift_cache=Path(args.swift_cache) if args.swift_cache else None,
+                        urls=url_settings(args),
+                        verify_urls=bool(getattr(args, "verify_urls", False)),
+                        resolve=resolve_settings(args), **extra)
 
 
 def _frameworks_refs(args: argparse.Namespace) -> tuple[str, ...]:
@@ -121,8 +111,7 @@ def _frameworks_refs(args: argparse.Namespace) -> tuple[str, ...]:
     if refs and not args.frameworks_from:
         raise UsageError("--frameworks-ref reads the --frameworks-from workflows at those refs: "
                          "give --frameworks-from too")
-    return tuple(validate_ref_glob(r, "--frameworks-ref") if any(c in r for c in "*?")
-                 else validate_ref(r, "--frameworks-ref") for r in refs)
+    return tuple(validate_ref_or_glob(r, "--frameworks-ref") for r in refs)
 
 
 # -- hosted zips ---------------------------------------------------------------------------------

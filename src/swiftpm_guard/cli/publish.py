@@ -152,18 +152,13 @@ def run(args: argparse.Namespace, adapters: Adapters) -> int:
 
 def run_preflight(args: argparse.Namespace, adapters: Adapters) -> int:
     token, source = token_from_env(args)
-    request = PreflightRequest(
-        version=args.version,
-        repo=args.repo,
-        branch_prefix=args.branch_prefix,
-        token=token,
-        token_source=source,
-        git_timeout=args.git_timeout,
-        verify_absent=url_settings(args) if args.verify_absent else None,
-        template_ref=args.template_ref,
-        templates=tuple(args.template or ["Package.swift.template"]),
-        version_pattern=args.version_pattern,
-    )
+    request = PreflightRequest(version=args.version, repo=args.repo,
+                               branch_prefix=args.branch_prefix, token=token, token_source=source,
+                               git_timeout=args.git_timeout,
+                               verify_absent=url_settings(args) if args.verify_absent else None,
+                               template_ref=args.template_ref,
+                               templates=tuple(args.template or ["Package.swift.template"]),
+                               version_pattern=args.version_pattern)
     result = preflight(request, adapters)
     for finding in result.findings:
         tell(console_line(finding))

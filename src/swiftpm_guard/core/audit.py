@@ -1,16 +1,12 @@
 """Audit published `swiftpm-*` branches: branch contents in, findings out (pure).
 
-Each branch is judged on its own (placeholders left, checksum text, stubs, the version its
-name carries, whether its tip is still the publish commit), then all branches together (one
-checksum published under two names or two versions means a zip was copied or a checksum
-pasted: at most one of them can be right).
-
-A published manifest no longer holds `__SHA256_<name>__`, so the names behind its checksums
-come from the Swift around them. Two shapes are understood: the release shape of `FORMAT.md`
-(a dictionary entry `"<key>": [ "sha256": "…", "sha256" + debug_suffix: "…" ]`, where a suffix
-after `"sha256"` names the debug twin `<key>_debug`), and a direct
-`.binaryTarget(name: "…", url: "…", checksum: "…")`. Any other string literal of exactly 64 hex
-digits is still a checksum, just without a name. The text is tokenised, not parsed."""
+Each branch is judged on its own (placeholders left, checksum text, stubs, the version its name
+carries, whether its tip is still the publish commit), then all together (one checksum under
+two names or versions: at most one can be right). A published manifest holds no placeholders,
+so the names behind its checksums come from the Swift around them, tokenised, not parsed: the
+release shape's `"<key>": [ "sha256": "…", "sha256" + debug_suffix: "…" ]` (FORMAT.md), or
+`.binaryTarget(name:url:checksum:)`; any other 64-hex literal is a checksum without a name.
+"""
 
 from __future__ import annotations
 

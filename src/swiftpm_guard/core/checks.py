@@ -63,12 +63,8 @@ def merge_artifacts(artifacts: Iterable[Artifact]) -> tuple[dict[str, Artifact],
     return built, findings
 
 
-def check(
-    rendered: Sequence[Rendered],
-    artifacts: Sequence[Artifact],
-    options: CheckOptions,
-    source_findings: Iterable[Finding] = (),
-) -> Report:
+def check(rendered: Sequence[Rendered], artifacts: Sequence[Artifact], options: CheckOptions,
+          source_findings: Iterable[Finding] = ()) -> Report:
     """Every finding for these rendered templates against every artifact read, as a Report."""
     built, findings = merge_artifacts(artifacts)
     findings += source_findings
@@ -87,19 +83,13 @@ def check(
     primary = summaries[0] if summaries else None
     products = primary.products if primary else None
     targets = primary.binary_targets if primary else None
-    return Report(
-        version=options.version,
-        templates=summaries,
-        placeholders=tuple(sorted(requested)),
-        built=tuple(sorted(built)),
-        unfilled=tuple(sorted(n for n in requested if n not in built)),
-        unclaimed=tuple(unclaimed),
-        products=products,
-        binary_targets=targets,
-        counts_source="static" if products is not None or targets is not None else None,
-        findings=tuple(apply_warn(findings, options.warn)),
-        artifacts=tuple(built[name] for name in sorted(built)),
-    )
+    return Report(version=options.version, templates=summaries,
+                  placeholders=tuple(sorted(requested)), built=tuple(sorted(built)),
+                  unfilled=tuple(sorted(n for n in requested if n not in built)),
+                  unclaimed=tuple(unclaimed), products=products, binary_targets=targets,
+                  counts_source="static" if products is not None or targets is not None else None,
+                  findings=tuple(apply_warn(findings, options.warn)),
+                  artifacts=tuple(built[name] for name in sorted(built)))
 
 
 def _substituted(item: Rendered, built: dict[str, Artifact]) -> dict[str, str]:

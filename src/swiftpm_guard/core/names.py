@@ -319,13 +319,21 @@ _PATH = re.compile(r"[A-Za-z0-9._/@+-]{1,400}")
 
 
 def validate_ref_glob(pattern: str, what: str = "input publish-refs") -> str:
-    """A branch glob (or `refs/…` glob): never an option, no `..`."""
-    if not _GLOB.fullmatch(pattern) or pattern.startswith(("-", "/")) or ".." in pattern:
+    """A branch glob (or `refs/…` glob): `*` and `?` over ref characters; never an option."""
+    if (not _GLOB.fullmatch(pattern) or pattern.startswith(("-", "/")) or ".." in pattern
+            or "//" in pattern or pattern.endswith((".", "/", ".lock"))):
         raise UsageError(
             f"{what} {pattern!r} is not a branch glob (letters, digits, '._-+/', '*' and '?'; "
             "no '..', no leading '-')"
         )
     return pattern
+
+
+def validate_ref_or_glob(value: str, what: str) -> str:
+    """A branch name, or a glob when it holds `*` or `?`."""
+    if any(c in value for c in "*?"):
+        return validate_ref_glob(value, what)
+    return validate_ref(value, what)
 
 
 def ref_matches(ref: str, patterns: tuple[str, ...]) -> str | None:
@@ -398,18 +406,6 @@ def relative_path(value: str, what: str) -> str:
     ):
         raise UsageError(f"{what} {value!r} must be a relative path inside the repository")
     return str(path)
-
-
-_GLOB_RE = re.compile(r"[A-Za-z0-9._/*?+-]{1,200}")
-
-
-def validate_pattern(pattern: str) -> str:
-    """A branch glob: `*` and `?` over the characters of ref names; never an option."""
-    if (not _GLOB_RE.fullmatch(pattern) or pattern.startswith(("-", "/")) or ".." in pattern
-            or "//" in pattern or pattern.endswith((".", "/", ".lock"))):
-        raise UsageError(f"--branches {pattern!r} is not a branch glob (letters, digits, "
-                         "'.', '_', '-', '+', '/', '*' and '?'; no '..', no leading '-')")
-    return pattern
 
 
 _VAR_RE = re.compile(r"[A-Za-z_][A-Za-z0-9_]*")

@@ -73,14 +73,11 @@ def diff(base_branch: str, base_commit: str, old: PackageNames, new: PackageName
     def added(a: Iterable[str], b: Iterable[str]) -> tuple[str, ...]:
         return tuple(sorted(set(b) - set(a)))
 
-    return PackageDiff(
-        base_branch=base_branch,
-        base_commit=base_commit,
-        added_products=added(old.products, new.products),
-        removed_products=added(new.products, old.products),
-        added_targets=added(old.binary_targets, new.binary_targets),
-        removed_targets=added(new.binary_targets, old.binary_targets),
-    )
+    return PackageDiff(base_branch=base_branch, base_commit=base_commit,
+                       added_products=added(old.products, new.products),
+                       removed_products=added(new.products, old.products),
+                       added_targets=added(old.binary_targets, new.binary_targets),
+                       removed_targets=added(new.binary_targets, old.binary_targets))
 
 
 def describe(result: PackageDiff) -> list[str]:

@@ -116,13 +116,9 @@ def _render_placeholders(template: Template, version: str,
         else:
             findings.append(_malformed(token.text, where))
     checksums = {name: a.sha256 for name, a in built.items() if a.sha256 is not None}
-    return Rendered(
-        template=template,
-        text=substitute(text, version, checksums),
-        placeholders=tuple(placeholders),
-        version_used=version_used,
-        findings=tuple(findings),
-    )
+    return Rendered(template=template, text=substitute(text, version, checksums),
+                    placeholders=tuple(placeholders), version_used=version_used,
+                    findings=tuple(findings))
 
 
 def _not_live(word: str, where: Location, kind: Kind, dead: bool) -> Finding:

@@ -1,17 +1,11 @@
 """What a consumer gets: SwiftPM's own `swift package resolve` output, read per binary target.
 
-Pure. The adapter (infra/swiftpm_resolve.py) runs a throwaway consumer package that depends on
-the rendered manifest; this module turns what SwiftPM printed into one outcome per binary
-target and then into findings. The lines matched are SwiftPM's own (Swift 6.0:
-Sources/Workspace/Diagnostics.swift and Sources/Commands/CommandWorkspaceDelegate.swift):
-"Downloading binary artifact URL", "Downloaded URL (…s)" (printed only after the checksum was
-verified and the extracted archive was found to hold a binary artifact), and errors that name
-"binary target 'NAME'". Failed: an error names the target. Accepted: the resolve
-succeeded, or SwiftPM said "Downloaded" for its URL, or it started the download and no error
-names it — SwiftPM stops printing "Downloaded" once any target has failed
-(CommandWorkspaceDelegate.didDownloadBinaryArtifact), but it waits for every download, check
-and extraction before it gives up, and each stage's failure names its target. Otherwise (the
-resolve failed before SwiftPM reached the target): not reached.
+The lines matched are SwiftPM's (Swift 6.0, Workspace/Diagnostics.swift and
+Commands/CommandWorkspaceDelegate.swift): "Downloading binary artifact URL", "Downloaded URL"
+(after the checksum and the archive passed) and errors naming "binary target 'NAME'". Failed:
+an error names the target. Accepted: the resolve succeeded, or "Downloaded" was said for its
+URL, or its download started and no error names it (SwiftPM stops saying "Downloaded" once a
+target failed, but names each failure). Otherwise: not reached.
 """
 
 from __future__ import annotations

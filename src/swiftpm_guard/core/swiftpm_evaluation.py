@@ -133,12 +133,9 @@ def _diagnostics(result: CommandResult) -> tuple[Diagnostic, ...]:
             if compiler.group("level") != "error":
                 continue
             in_manifest = compiler.group("file").rsplit("/", 1)[-1] == MANIFEST
-            diagnostic = Diagnostic(
-                message=_clean(compiler.group("message")),
-                subject=MANIFEST,
-                line=int(compiler.group("line")) if in_manifest else None,
-                column=int(compiler.group("column")) if in_manifest else None,
-            )
+            diagnostic = Diagnostic(message=_clean(compiler.group("message")), subject=MANIFEST,
+                                    line=int(compiler.group("line")) if in_manifest else None,
+                                    column=int(compiler.group("column")) if in_manifest else None)
         else:
             swiftpm = _SWIFTPM.match(line)
             if not swiftpm or _NOISE.match(swiftpm.group("message")):
@@ -178,14 +175,11 @@ def _parse_dump(text: str) -> tuple[tuple[EvaluatedProduct, ...], tuple[Evaluate
 
 
 def _target(data: dict[str, Any]) -> EvaluatedTarget:
-    return EvaluatedTarget(
-        name=str(data["name"]),
-        kind=str(data.get("type") or "regular"),
-        url=_optional(data.get("url")),
-        checksum=_optional(data.get("checksum")),
-        path=_optional(data.get("path")),
-        dependencies=tuple(_dependency_names(data.get("dependencies") or ())),
-    )
+    return EvaluatedTarget(name=str(data["name"]), kind=str(data.get("type") or "regular"),
+                           url=_optional(data.get("url")),
+                           checksum=_optional(data.get("checksum")),
+                           path=_optional(data.get("path")),
+                           dependencies=tuple(_dependency_names(data.get("dependencies") or ())))
 
 
 def _optional(value: object) -> str | None:
@@ -319,11 +313,8 @@ def _checksum_findings(
     return []
 
 
-def two_way(
-    evaluations: Sequence[tuple[Rendered, Evaluation]],
-    built: Mapping[str, Artifact],
-    debug_suffix: str,
-) -> tuple[list[str], list[str], list[Finding]]:
+def two_way(evaluations: Sequence[tuple[Rendered, Evaluation]], built: Mapping[str, Artifact],
+            debug_suffix: str) -> tuple[list[str], list[str], list[Finding]]:
     """Unfilled and unclaimed names from the evaluated binary targets, with their findings."""
     declared: dict[str, str] = {}
     asked: dict[str, int | None] = {}  # where the text asked for the name, when it did
@@ -361,13 +352,9 @@ def two_way(
     return unfilled, unclaimed, findings
 
 
-def apply_evaluations(
-    report: Report,
-    evaluated: Sequence[tuple[Rendered, Evaluation]],
-    built: Mapping[str, Artifact],
-    options: CheckOptions,
-    status: SwiftStatus,
-) -> Report:
+def apply_evaluations(report: Report, evaluated: Sequence[tuple[Rendered, Evaluation]],
+                      built: Mapping[str, Artifact], options: CheckOptions,
+                      status: SwiftStatus) -> Report:
     """The static report, with SwiftPM's errors added and, when it evaluated every manifest,
     its counts and two-way comparison in place of the text's."""
     findings: list[Finding] = []
@@ -382,16 +369,10 @@ def apply_evaluations(
     counts = {r.template.path: e for r, e in evaluated}
     templates = tuple(_summary(t, counts.get(t.path)) for t in report.templates)
     primary = evaluated[0][1]
-    return replace(report,
-        templates=templates,
-        unfilled=tuple(unfilled),
-        unclaimed=tuple(unclaimed),
-        products=len(primary.products),
-        binary_targets=len(primary.binary_targets),
-        counts_source="swiftpm",
-        swiftpm=status,
-        findings=kept + _warn(findings + two_way_findings, options),
-    )
+    return replace(report, templates=templates, unfilled=tuple(unfilled),
+                   unclaimed=tuple(unclaimed), products=len(primary.products),
+                   binary_targets=len(primary.binary_targets), counts_source="swiftpm",
+                   swiftpm=status, findings=kept + _warn(findings + two_way_findings, options))
 
 
 def _summary(summary: TemplateSummary, evaluation: Evaluation | None) -> TemplateSummary:

@@ -1,16 +1,10 @@
 """Opening input files: never blocking, regular files only, one-line errors naming the input.
 
-The one opener for sources, sinks and infra alike (infra is below all of them).
-
-A path given on the command line, in an action input or found in a folder may be anything the
-file system holds: a FIFO (an `open()` waits for a writer forever), a device, a directory, a
-symlink loop, a name longer than the system allows, or a regular file that is swapped for a
-FIFO between a listing and the open. So a file is opened with `O_NONBLOCK` (a FIFO opens at once
-instead of waiting), `fstat`ed on the descriptor (what was opened, not what the name pointed at a
-moment ago), and refused unless it is a regular file; then the flag is cleared for reading.
-Any OSError, RuntimeError (3.11's `Path.resolve` on a loop) or ValueError (an embedded NUL)
-becomes an InputError naming the input: the conversion happens here, at the source, so no
-caller has to remember it.
+A path from a user or a folder may be a FIFO (an `open()` would wait forever), a device, a
+folder, a link loop, a name too long, or a file swapped for a FIFO after the listing. So files
+open with `O_NONBLOCK`, are `fstat`ed on the descriptor and refused unless regular; then the
+flag is cleared. Every OSError, RuntimeError (a loop in 3.11's `Path.resolve`) or ValueError (a
+NUL) becomes an InputError naming the input, here at the source.
 """
 
 from __future__ import annotations

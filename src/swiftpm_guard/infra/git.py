@@ -1,23 +1,12 @@
-"""How git is found, what environment it runs in, and how it is run — whatever the job passed us.
+"""How git is found, what environment it runs in, and how it is run, whatever the job passed.
 
-Two things differ in a Docker action from a developer's shell:
-
-- The runner passes the job's environment into the container, so `PATH` may be anything
-  (`PATH=/nonsense` is legal in a workflow). git is resolved once, by absolute path, from the
-  job's PATH if it holds one, else from the image's system directories.
-- The workspace belongs to the runner's user (uid 1001), not to the container's root, and git
-  refuses such a repository ("detected dubious ownership") unless `safe.directory` names it.
-  Writing that into a global config would persist in the job's `HOME` for later steps, so it
-  goes into git's environment instead (`GIT_CONFIG_COUNT` / `GIT_CONFIG_KEY_<n>` /
-  `GIT_CONFIG_VALUE_<n>`, git ≥ 2.31), where it lasts exactly as long as the process. Commit
-  identity (`user.name`, `user.email`) travels the same way, from inputs.
-
-A token travels the same way too, as an `http.<origin>.extraHeader`. git scopes that header by
-the URL it was *given*, but sends it on every request of the process — also to the host a
-redirect leads to (git's default `http.followRedirects=initial` follows the first request, then
-talks to the new base URL). So any configuration that carries a header also forbids redirects
-(`contain_credentials`): the token reaches the exact origin it was meant for, or nothing does,
-and the remote we name is the one written to.
+In a Docker action the job's `PATH` may be anything, so git is resolved by absolute path (the
+job's PATH, else the image's system folders). The workspace belongs to the runner's user, so
+`safe.directory` names it; that, the commit identity and a token's `http.<origin>.extraHeader`
+travel in git's environment (`GIT_CONFIG_COUNT`/`KEY_<n>`/`VALUE_<n>`), never a config file that
+would outlive the process. git sends such a header on every request of the process, also to
+where a redirect leads, so any configuration carrying one also forbids redirects
+(`contain_credentials`): the token reaches the exact origin it was meant for, or nothing does.
 """
 
 from __future__ import annotations
@@ -65,12 +54,8 @@ def contain_credentials(entries: Iterable[tuple[str, str]]) -> list[tuple[str, s
     return pairs
 
 
-def git_environment(
-    base: Mapping[str, str],
-    *,
-    safe_directories: Iterable[str] = (),
-    config: Iterable[tuple[str, str]] = (),
-) -> dict[str, str]:
+def git_environment(base: Mapping[str, str], *, safe_directories: Iterable[str] = (),
+                    config: Iterable[tuple[str, str]] = ()) -> dict[str, str]:
     """`base` plus per-process git configuration; entries already in `base` are kept.
 
     Pure: the caller passes `os.environ` (or a test's mapping) and gives the result to
@@ -114,14 +99,9 @@ class GitTimeout(InfrastructureError):
         self.seconds = seconds
 
 
-def run_git(
-    argv: Sequence[str],
-    *,
-    env: Mapping[str, str],
-    timeout: float,
-    cwd: str | Path | None = None,
-    stdin: bytes | None = None,
-) -> subprocess.CompletedProcess[bytes]:
+def run_git(argv: Sequence[str], *, env: Mapping[str, str], timeout: float,
+            cwd: str | Path | None = None,
+            stdin: bytes | None = None) -> subprocess.CompletedProcess[bytes]:
     """Run `argv` (git by absolute path first) with a deadline; never raises on a git failure.
 
     git runs in its own session so that a timeout stops git *and* the helpers it started

@@ -1,13 +1,9 @@
-"""The action's one GitHub client, and the retry loop every API call goes through.
+"""The action's GitHub client, and the one retry loop every API call goes through.
 
-Only the action imports this module (lazily), so `swiftpm-guard check` never pays for PyGithub
-or requests. PyGithub's own retries are switched off: we retry here, the same way for every
-method (PATCH included), bounded in attempts and in total time, with waits that tests inject.
-
-- 5xx and transport errors (timeouts, resets): exponential backoff.
-- Primary rate limit (`x-ratelimit-remaining: 0`): wait until `x-ratelimit-reset`.
-- Secondary rate limit: wait `Retry-After`, or `secondary_wait` when GitHub gives none.
-A wait that would overrun the time budget is not started: we give up at once instead.
+PyGithub loads on first use and its own retries are off: every method (PATCH included) is
+retried here, bounded in attempts and in time, with waits tests inject: 5xx and transport
+errors back off; a primary rate limit waits for its reset, a secondary one for `Retry-After`
+(else `secondary_wait`). A wait that would overrun the budget is not started.
 """
 
 from __future__ import annotations
@@ -82,15 +78,10 @@ def connect(api_url: str, token: str | None, policy: RetryPolicy) -> Github:
     """A PyGithub client for `api_url` (GHES works) with PyGithub's own retries off."""
     from github import Auth, Github
 
-    return Github(
-        base_url=api_url.rstrip("/"),
-        auth=Auth.Token(token) if token else None,
-        timeout=policy.request_timeout,
-        retry=None,
-        lazy=True,
-        seconds_between_requests=None,
-        seconds_between_writes=policy.seconds_between_writes,
-    )
+    return Github(base_url=api_url.rstrip("/"), auth=Auth.Token(token) if token else None,
+                  timeout=policy.request_timeout, retry=None, lazy=True,
+                  seconds_between_requests=None,
+                  seconds_between_writes=policy.seconds_between_writes)
 
 
 def call(policy: RetryPolicy, what: str, operation: Callable[[], T]) -> T:

@@ -1,20 +1,14 @@
 """The real SwiftPM: which `swift` runs, evaluating a rendered package, and resolving a throwaway
-consumer of it, with results cached on disk (adapter: PATH, files, subprocesses, a cache).
+consumer of it, with results cached on disk.
 
-The package is the rendered manifest plus the stub folders, copied to a fresh temporary folder
-named `package`. `swift package dump-package` and `swift package describe --type json` run there
-at the same time, each on its own copy (SwiftPM locks its `.build` folder), with
-`SWIFT_DETERMINISTIC_HASHING=1` and a throwaway HOME so no user configuration leaks in. Neither
-downloads binary targets; the toolchain wrapper from `scripts/swift-toolchain.sh` also runs
-them with no network. Evaluating a real-shaped manifest can cost tens of seconds of CPU in
-Swift's type checker, so results are cached by a hash of everything SwiftPM sees and the
-identity of the `swift` executable.
-
-`resolve`: a consumer package depends on the rendered manifest by path; resolving it makes
-SwiftPM download every binary target, verify its checksum and look inside the archive, as on a
-consumer's machine. Its output and exit code are kept raw; core.resolution reads them. A cache
-hit does not download again: a zip re-uploaded after a cached success is caught by
-`--verify-urls` (which always downloads) or by a fresh cache folder."""
+`dump-package` and `describe --type json` run at the same time, each on its own copy of the
+package (the manifest plus the stub folders: SwiftPM locks `.build`), with a throwaway HOME;
+neither downloads. A real manifest can cost tens of seconds in Swift's type checker, so results
+are cached by a hash of everything SwiftPM sees and the `swift` executable's identity. `resolve`
+has a consumer depend on the package by path, so SwiftPM downloads, verifies and unpacks every
+binary target as on an app's machine; a cache hit does not download again (`--verify-urls`
+always does).
+"""
 
 from __future__ import annotations
 
@@ -197,13 +191,8 @@ def package_files(rendered: Rendered) -> PackageFiles:
                 continue  # nothing outside the stub tree gets copied in
             # Opened without following a link and without blocking: the file may have been
             # swapped for a link or a FIFO since the walk saw it. Capped at what is left.
-            data = read_bytes(
-                path,
-                display=str(path),
-                max_bytes=max(0, STUBS_MAX_BYTES - total),
-                what="stub file",
-                follow_symlinks=False,
-            )
+            data = read_bytes(path, display=str(path), max_bytes=max(0, STUBS_MAX_BYTES - total),
+                              what="stub file", follow_symlinks=False)
             total += len(data)
             entries.append((_relative(place, root, path), data))
         if total > STUBS_MAX_BYTES or len(entries) > STUBS_MAX_ENTRIES:

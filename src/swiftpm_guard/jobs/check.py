@@ -244,8 +244,7 @@ def read_sources(request: CheckRequest, checkout: Checkout, scratch: Path,
     templates, findings, reads, ref_paths = _templates(request, checkout, scratch)
     artifacts = read_artifacts(request, checkout, scratch, frameworks_ref)
     return Sources(templates=(*templates,), artifacts=artifacts.artifacts,
-                   findings=(*artifacts.findings, *findings),
-                   reads=(*reads, *artifacts.reads),
+                   findings=(*artifacts.findings, *findings), reads=(*reads, *artifacts.reads),
                    ref_paths=ref_paths | artifacts.ref_paths)
 
 

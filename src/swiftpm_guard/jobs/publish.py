@@ -1,22 +1,14 @@
 """Publish `swiftpm-<version>`: check both ways, then push one commit, create-only.
 
-The order, each step only when the ones before allow it:
-1. `PublishRequest` validates everything that reaches git (version, branch prefix, template
-   ref, template paths, remote, author, token): bad input is a UsageError, exit 2, before any
-   git process runs.
-2. One `ls-remote` for the branch, the template ref and the branches of the same X.Y.Z.
-   An existing branch is a `branch-exists` error (a warning with `allow_overwrite`).
-3. The template ref is fetched (depth 1); its templates and stub folders are exported to a
-   temporary folder and checked with the release's sources exactly as `check` checks them.
-4. Nothing is pushed on any error finding, on `dry_run`, or on an event in `NO_PUSH_EVENTS`;
-   `PublishResult.skipped` says why. A dry run also compares products and binary targets with
-   the newest published branch of the same X.Y.Z.
-5. One commit on top of the template ref: each template renamed to its manifest
-   (`Package.swift.template` → `Package.swift`) and rendered, everything else (stubs) kept,
-   message = the version; pushed with a lease on the branch's absence (`allow_overwrite`: on
-   the commit seen in step 2; `update`: a new commit on top of it), never a plain force. A
-   rejected push is looked at again: if the branch is there now, it is `branch-exists` (race
-   lost, exit 1) and the remote is untouched.
+In order, each step only when the ones before allow it: the request validates everything that
+reaches git (exit 2 before any git runs); the release's sources are read; one `ls-remote` sees
+the branch, the template ref and the branches of the same X.Y.Z (an existing branch is
+`branch-exists`); the template ref is fetched and its templates and stubs checked with those
+sources exactly as `check` does; nothing is pushed on an error finding, a dry run (which also
+compares with the newest branch of the same X.Y.Z) or an event that never publishes; else one
+commit on top of the template ref (templates renamed to their manifests and rendered), pushed
+with a lease on the branch's absence (`allow_overwrite`: on the commit seen; `update`: a new
+commit on top), never a force. A rejected push whose branch is there now is a lost race.
 """
 
 from __future__ import annotations
@@ -402,12 +394,9 @@ def _push(repo: ScratchRepo, request: PublishRequest, result: PublishResult,
     name, seen = result.branch, result.remote_commit
     if request.update and seen is not None:
         return _update(repo, request, result, seen, say)
-    commit = repo.commit(
-        result.template_commit,
-        remove=(*request.templates, *result.excluded),
-        add={path: text.encode("utf-8") for path, text in result.manifests},
-        message=request.version,
-    )
+    commit = repo.commit(result.template_commit, remove=(*request.templates, *result.excluded),
+                         add={path: text.encode("utf-8") for path, text in result.manifests},
+                         message=request.version)
     result = replace(result, commit=commit)
     if commit == seen:
         # Same tree, parent, message, identity and second: the remote already holds it.

@@ -1,15 +1,9 @@
-"""Which repository a job that talks to the remote (publish, preflight, audit) uses, and what
-it sends there.
+"""Which repository publish, preflight and audit talk to, and what they send there.
 
-The workspace clone's `origin` first: it is the repository actions/checkout fetched (so the
-template ref read for `check` and the one `publish` builds on are the same), it is right on
-GHES and behind mirrors, and tests can point it at a loopback server. Without a clone
-(publishing a run's artifact needs no checkout) or when the origin is reachable only over ssh
-(an `ssh-key:` checkout), `{server_url}/{repository}.git`: what GitHub serves the repository at.
-
-The token goes only where the server URL points. An origin anywhere else (a mirror, a URL an
-earlier step wrote) gets no credentials; and the token travels as an HTTP header in git's
-environment (names.authorization_header), never in a URL, argv or a config file.
+The workspace clone's `origin` first (what actions/checkout fetched: right on GHES and behind
+mirrors); without a clone, or when it is reachable only over ssh, `{server_url}/{repository}.git`.
+The token goes only where the server URL points, as an HTTP header in git's environment, never
+in a URL, argv or a config file.
 """
 
 from __future__ import annotations

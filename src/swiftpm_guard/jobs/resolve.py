@@ -1,12 +1,8 @@
 """The `resolve` proof: does the real SwiftPM give a consumer every binary target we publish?
 
-One throwaway consumer per rendered manifest, resolved by the real `swift package resolve`
-(infra/swiftpm_resolve.py), read by core/resolution.py. Meant to run after a passing check (a
-manifest with every checksum filled in): with placeholders left SwiftPM only says what the
-check already said.
-
-The check job resolves after a passing check (and after `verify_urls`); publish pushes
-nothing on an error finding, as for any other. The ResolveOutcome goes into the JSON report.
+One throwaway consumer per rendered manifest, resolved by `swift package resolve`
+(infra.swiftpm) and read by core.resolution; the check job runs it only after a passing check,
+since with placeholders left SwiftPM could only repeat what the check said.
 """
 
 from __future__ import annotations

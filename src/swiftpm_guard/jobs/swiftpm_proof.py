@@ -21,15 +21,8 @@ from swiftpm_guard.infra.swiftpm import locate_swift, validate_swift_option
 __all__ = ["locate_swift", "prove", "validate_swift_option"]
 
 
-def prove(
-    report: Report,
-    rendered: Sequence[Rendered],
-    built: Mapping[str, Artifact],
-    options: CheckOptions,
-    *,
-    swift: str = "auto",
-    cache_dir: Path | None = None,
-) -> Report:
+def prove(report: Report, rendered: Sequence[Rendered], built: Mapping[str, Artifact],
+          options: CheckOptions, *, swift: str = "auto", cache_dir: Path | None = None) -> Report:
     """The report, with SwiftPM's verdict (or the tree-sitter fallback's) folded in."""
     executable, why = locate_swift(swift)
     if executable is None:
@@ -69,7 +62,6 @@ def _fallback(report: Report, rendered: Sequence[Rendered], options: CheckOption
     for item in rendered:
         findings += syntax.syntax_findings(item)
     findings = apply_warn(findings, options.warn)
-    status = SwiftStatus(
-        used=False, reason=f"{why}; syntax checked with tree-sitter-swift, counts are static"
-    )
+    status = SwiftStatus(used=False,
+                         reason=f"{why}; syntax checked with tree-sitter-swift, counts are static")
     return replace(report, swiftpm=status, findings=report.findings + tuple(findings))

@@ -10,7 +10,6 @@ left" says more than eight identical sections).
 from __future__ import annotations
 
 import json
-from collections import Counter
 from collections.abc import Sequence
 from dataclasses import dataclass
 
@@ -257,8 +256,3 @@ def tips_markdown(report: AuditReport) -> list[str]:
                  md.text(tip.date), md.text(tip.subject[:80])]
         lines.append("| " + " | ".join(md.cell(c) for c in cells) + " |")
     return [*lines, "", "</details>", ""]
-
-
-def code_counts(report: AuditReport) -> Counter[str]:
-    """How many branches have each finding code (for summaries and tests)."""
-    return Counter(code for b in report.branches for code in {f.code for f in b.findings})

@@ -75,13 +75,8 @@ def annotation_of(finding: Finding, path: str, line: int) -> Annotation:
     message = finding.message
     if finding.file and finding.file != path:
         message = f"{finding.file}: {message}"
-    return Annotation(
-        path=path,
-        line=max(1, line),
-        level=_LEVEL[finding.severity],
-        title=title,
-        message=clip_bytes(message, MESSAGE_MAX_BYTES),
-    )
+    return Annotation(path=path, line=max(1, line), level=_LEVEL[finding.severity], title=title,
+                      message=clip_bytes(message, MESSAGE_MAX_BYTES))
 
 
 def build_output(
@@ -107,25 +102,12 @@ def build_output(
         text, text_cut = clip("\n".join(text_parts) + "\n", TEXT_MAX, "text")
         if text_cut:
             cut.append(text_cut)
-    return assemble(
-        conclusion=conclusion,
-        title=verdict(report).removeprefix("swiftpm-guard: "),
-        markdown=markdown,
-        text=text,
-        annotations=annotations,
-        cut=cut,
-    )
+    return assemble(conclusion=conclusion, title=verdict(report).removeprefix("swiftpm-guard: "),
+                    markdown=markdown, text=text, annotations=annotations, cut=cut)
 
 
-def assemble(
-    *,
-    conclusion: str,
-    title: str,
-    markdown: str,
-    text: str | None,
-    annotations: tuple[Annotation, ...],
-    cut: list[str],
-) -> CheckRunOutput:
+def assemble(*, conclusion: str, title: str, markdown: str, text: str | None,
+             annotations: tuple[Annotation, ...], cut: list[str]) -> CheckRunOutput:
     """The output within GitHub's limits; what was cut goes first, where clipping cannot lose it."""
     notes = "".join(f"> cut: {note}\n" for note in cut)
     summary, summary_cut = clip(notes + ("\n" if notes else "") + markdown, SUMMARY_MAX, "summary")
@@ -133,14 +115,8 @@ def assemble(
         cut = [*cut, summary_cut]
     if len(title) > TITLE_MAX:
         title = title[: TITLE_MAX - 1] + "…"
-    return CheckRunOutput(
-        conclusion=conclusion,
-        title=title,
-        summary=summary,
-        text=text,
-        annotations=annotations,
-        cut=tuple(cut),
-    )
+    return CheckRunOutput(conclusion=conclusion, title=title, summary=summary, text=text,
+                          annotations=annotations, cut=tuple(cut))
 
 
 def _ordered(findings: Iterable[Finding]) -> list[Finding]:
@@ -158,7 +134,8 @@ def _ordered(findings: Iterable[Finding]) -> list[Finding]:
 
 
 def audit_annotations(report: AuditReport) -> list[Annotation]:
-    """One per finding with a file and line, errors first, each naming its branch."""
+    """One per finding with a file and line, errors first, each naming its branch (the path
+    is not in the checked-out commit)."""
     found: list[tuple[bool, str, Annotation]] = []
     for branch in report.branches:
         for finding in branch.findings:
@@ -166,17 +143,10 @@ def audit_annotations(report: AuditReport) -> list[Annotation]:
                 continue
             plain = annotation_of(finding, finding.file, finding.line)
             title = f"{branch.branch}: {plain.title}"
-            found.append(
-                (
-                    finding.severity is not Severity.ERROR,
-                    branch.branch,
-                    dataclasses.replace(
-                        plain,
-                        title=title if len(title) <= TITLE_MAX else title[: TITLE_MAX - 1] + "…",
-                        message=clip_bytes(f"{branch.branch}: {plain.message}", MESSAGE_MAX_BYTES),
-                    ),
-                )
-            )
+            named = dataclasses.replace(
+                plain, title=title if len(title) <= TITLE_MAX else title[: TITLE_MAX - 1] + "…",
+                message=clip_bytes(f"{branch.branch}: {plain.message}", MESSAGE_MAX_BYTES))
+            found.append((finding.severity is not Severity.ERROR, branch.branch, named))
     found.sort(key=lambda item: (item[0], item[1]))
     return [annotation for _warning, _branch, annotation in found]
 
@@ -190,14 +160,9 @@ def audit_output(report: AuditReport, markdown: str, *, conclusion: str) -> Chec
             f"{ANNOTATIONS_MAX} are only in the summary and the JSON report"
         )
         annotations = annotations[:ANNOTATIONS_MAX]
-    return assemble(
-        conclusion=conclusion,
-        title=audit_report.verdict(report).removeprefix("swiftpm-guard "),
-        markdown=markdown,
-        text=None,
-        annotations=tuple(annotations),
-        cut=cut,
-    )
+    return assemble(conclusion=conclusion,
+                    title=audit_report.verdict(report).removeprefix("swiftpm-guard "),
+                    markdown=markdown, text=None, annotations=tuple(annotations), cut=cut)
 
 
 # -- the job summary beside the check run -----------------------------------------------------

@@ -8,12 +8,11 @@ random, so a value can never end the block early and smuggle in another output.
 from __future__ import annotations
 
 import secrets
-from collections.abc import Callable, Iterable, Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from pathlib import Path
 
 from swiftpm_guard.core.model import Annotation
 from swiftpm_guard.errors import InputError
-from swiftpm_guard.workflow_commands import neutralise, neutralise_all
 
 #: The runner shows this many annotations per level per step; the rest must be aggregated.
 ANNOTATIONS_PER_LEVEL = 10
@@ -125,30 +124,8 @@ def append_summary(path: Path, markdown: str) -> bool:
     return cut
 
 
-def plain(lines: Iterable[str]) -> list[str]:
-    """Log lines the runner cannot mistake for workflow commands, whatever a name holds.
-
-    For lines that are not our own commands: `::` anywhere (a leading space does not help, the
-    runner trims it), the legacy `##[` anywhere, and line breaks are all neutralised
-    (workflow_commands.neutralise).
-    """
-    return neutralise_all(lines)
-
-
-def log_line(text: str) -> str:
-    """One line for the runner's log that holds outside text: never a workflow command."""
-    return neutralise(text)
-
-
-def report_push(
-    output_file: Path | None,
-    summary_file: Path | None,
-    *,
-    branch: str,
-    commit: str,
-    remote: str,
-    summary: str,
-) -> list[str]:
+def report_push(output_file: Path | None, summary_file: Path | None, *, branch: str, commit: str,
+                remote: str, summary: str) -> list[str]:
     """Record a push that happened, at once, whatever fails later; lines for the log back.
 
     A push cannot be taken back, so it is reported before anything else can fail: the step

@@ -79,25 +79,13 @@ def _stage(path: Path, data: bytes) -> str:
 OUTPUT_FILES = ("report.json", "Package.swift")
 
 
-def prepare_output_dir(
-    workspace: Path,
-    name: str,
-    *,
-    files: Sequence[str] = OUTPUT_FILES,
-    append_to: Sequence[tuple[Path | None, str]] = (),
-) -> Path:
-    """The output folder `workspace/name`, created, with every later write known to work.
-
-    Called before a push: a push cannot be taken back, so whatever would fail afterwards
-    must fail first. Checked, without writing anything the run keeps:
-    - `name` is a plain folder (created if absent), not a symlink or a file: a pull request
-      can commit `.swiftpm-guard` as a link to somewhere else; a file can be created in it;
-    - none of `files` inside it is a folder (a replace would fail) or a symlink (refused, as
-      the folder is);
-    - each `(path, what)` of `append_to` (the step summary, the outputs file) is a regular file
-      that opens for appending at once: a FIFO or a device would block or swallow the report.
-    InputError (exit 2), one line naming the path, otherwise.
-    """
+def prepare_output_dir(workspace: Path, name: str, *, files: Sequence[str] = OUTPUT_FILES,
+                       append_to: Sequence[tuple[Path | None, str]] = ()) -> Path:
+    """The output folder `workspace/name`, created, with every later write known to work:
+    called before a push, which cannot be taken back. `name` must be a plain folder (a pull
+    request can commit `.swiftpm-guard` as a link) that a file can be created in, none of
+    `files` in it a folder or a link, and each of `append_to` (the summary, the outputs file) a
+    regular file that opens for appending at once. InputError naming the path otherwise."""
     folder = workspace / name
     try:
         folder.mkdir(exist_ok=True)

@@ -1,16 +1,12 @@
 """Git for publishing: a throwaway bare repository that talks to one remote.
 
-Everything git does for `publish` and `preflight` goes through `ScratchRepo`:
-- git runs from argument lists (never a shell), by absolute path, with every inherited `GIT_*`
-  variable dropped and the system and global config files ignored, so a runner's `GIT_DIR`,
-  `GIT_INDEX_FILE`, `url.insteadOf`, credential helpers or hooks cannot redirect or change what
-  is pushed; a deadline per process; errors that are one redacted line with a hint;
-- the `http.<origin>.extraHeader` carrying the token goes only to the remote's origin, with
-  redirects refused, so the token never appears in argv, a URL, a config file or our output;
-- the commit is built with plumbing in a temporary index (no work tree, no checkout);
-- the push is create-only: `--force-with-lease=<ref>:` (empty expectation: the ref must not
-  exist) and no `+`/`--force`, so the remote's receive-pack refuses the update under its ref
-  lock if the branch appeared at any moment before it. A `+` refspec would override the lease."""
+git runs by absolute path from argument lists, every inherited `GIT_*` variable dropped and the
+system and global config ignored (a runner's `GIT_DIR`, `url.insteadOf`, credential helpers or
+hooks cannot change what is pushed), the token only as a header to the remote's origin with
+redirects refused, a deadline per process and one redacted error line. The commit is built with
+plumbing in a temporary index; the push is create-only, `--force-with-lease=<ref>:` without
+`+`, so the remote refuses it under its ref lock if the branch appeared meanwhile.
+"""
 
 from __future__ import annotations
 
@@ -39,31 +35,21 @@ class GitError(InfrastructureError):
     """git failed for a reason that is not the user's input (exit 3)."""
 
 
-def scrubbed_env(
-    base: Mapping[str, str],
-    config: Sequence[tuple[str, str]],
-    extra: Mapping[str, str] | None = None,
-) -> dict[str, str]:
-    """`base` without any GIT_* or askpass variable, plus our own config and settings.
-
-    A header in `config` comes with `http.followRedirects=false` (infra.git.contain_credentials).
-    """
+def scrubbed_env(base: Mapping[str, str], config: Sequence[tuple[str, str]],
+                 extra: Mapping[str, str] | None = None) -> dict[str, str]:
+    """`base` without any GIT_* or askpass variable, plus our own config and settings; a
+    header in `config` comes with `http.followRedirects=false` (contain_credentials)."""
     config = contain_credentials(config)
-    env = {
-        k: v
-        for k, v in base.items()
-        if not k.startswith("GIT_") and k not in ("SSH_ASKPASS", "LANGUAGE")
-    }
-    env.update(
-        {
-            "GIT_CONFIG_NOSYSTEM": "1",
-            "GIT_CONFIG_GLOBAL": os.devnull,
-            "GIT_TERMINAL_PROMPT": "0",  # a missing token fails at once instead of waiting
-            "GIT_ALLOW_PROTOCOL": _ALLOWED_PROTOCOLS,
-            "LC_ALL": "C",  # messages we classify are git's own English ones
-            "GIT_CONFIG_COUNT": str(len(config)),
-        }
-    )
+    env = {k: v for k, v in base.items()
+           if not k.startswith("GIT_") and k not in ("SSH_ASKPASS", "LANGUAGE")}
+    env.update({
+        "GIT_CONFIG_NOSYSTEM": "1",
+        "GIT_CONFIG_GLOBAL": os.devnull,
+        "GIT_TERMINAL_PROMPT": "0",  # a missing token fails at once instead of waiting
+        "GIT_ALLOW_PROTOCOL": _ALLOWED_PROTOCOLS,
+        "LC_ALL": "C",  # messages we classify are git's own English ones
+        "GIT_CONFIG_COUNT": str(len(config)),
+    })
     for index, (key, value) in enumerate(config):
         env[f"GIT_CONFIG_KEY_{index}"] = key
         env[f"GIT_CONFIG_VALUE_{index}"] = value
@@ -77,17 +63,10 @@ class PublishGit:
     our configuration (the token's header scoped to the remote's origin), a deadline per
     process, git's messages redacted, and hints that say what the remote wanted."""
 
-    def __init__(
-        self,
-        path: Path,
-        remote: Remote,
-        *,
-        token: str | None = None,
-        identity: Identity | None = None,
-        environ: Mapping[str, str] | None = None,
-        network_timeout: float = NETWORK_TIMEOUT,
-        token_source: str = "the variable --token-env names",
-    ) -> None:
+    def __init__(self, path: Path, remote: Remote, *, token: str | None = None,
+                 identity: Identity | None = None, environ: Mapping[str, str] | None = None,
+                 network_timeout: float = NETWORK_TIMEOUT,
+                 token_source: str = "the variable --token-env names") -> None:
         self.path = path
         self.remote = remote
         self._token = token
@@ -112,39 +91,22 @@ class PublishGit:
             config.append((f"http.{remote.origin}.extraHeader", authorization_header(token)))
         ident: dict[str, str] = {}
         if identity is not None:
-            ident = {
-                "GIT_AUTHOR_NAME": identity.name,
-                "GIT_AUTHOR_EMAIL": identity.email,
-                "GIT_COMMITTER_NAME": identity.name,
-                "GIT_COMMITTER_EMAIL": identity.email,
-            }
+            ident = {"GIT_AUTHOR_NAME": identity.name, "GIT_AUTHOR_EMAIL": identity.email,
+                     "GIT_COMMITTER_NAME": identity.name, "GIT_COMMITTER_EMAIL": identity.email}
         self._env = scrubbed_env(base, config, ident)
-
-
     def redact(self, text: str) -> str:
         if self._token:
             text = text.replace(self._token, "***")
             text = text.replace(authorization_header(self._token), "Authorization: ***")
         return text
 
-    def run(
-        self,
-        args: Sequence[str],
-        *,
-        stdin: bytes | None = None,
-        network: bool = False,
-        env: Mapping[str, str] | None = None,
-        check: bool = True,
-    ) -> subprocess.CompletedProcess[bytes]:
+    def run(self, args: Sequence[str], *, stdin: bytes | None = None, network: bool = False,
+            env: Mapping[str, str] | None = None,
+            check: bool = True) -> subprocess.CompletedProcess[bytes]:
         timeout = self._network_timeout if network else LOCAL_TIMEOUT
         try:
-            result = run_git(
-                [self._git, *args],
-                cwd=self.path,
-                env={**self._env, **(env or {})},
-                stdin=stdin,
-                timeout=timeout,
-            )
+            result = run_git([self._git, *args], cwd=self.path, env={**self._env, **(env or {})},
+                             stdin=stdin, timeout=timeout)
         except GitTimeout:
             raise GitError(
                 f"git {args[0]} did not finish within {timeout:.0f} s (remote {self.remote.url})"
@@ -374,13 +336,11 @@ class ScratchRepo(PublishGit):
         for path, data in add.items():
             blob = self.run(["hash-object", "-w", "--stdin"], stdin=data).stdout.decode().strip()
             records.append(f"100644 {blob}\t{path}\0")
-        self.run(
-            ["update-index", "-z", "--index-info"], stdin="".join(records).encode(), env=index
-        )
+        self.run(["update-index", "-z", "--index-info"], stdin="".join(records).encode(),
+                 env=index)
         tree = self.run(["write-tree"], env=index).stdout.decode().strip()
-        out = self.run(
-            ["commit-tree", tree, "-p", parent, "-F", "-"], stdin=message.encode() + b"\n"
-        )
+        out = self.run(["commit-tree", tree, "-p", parent, "-F", "-"],
+                       stdin=message.encode() + b"\n")
         return out.stdout.decode().strip()
 
 
@@ -404,9 +364,7 @@ def _safe_join(root: Path, path: str) -> Path:
             f"the template ref holds a path that {os_problem(error)}: {_clip(path)!r}"
         ) from None
     if not inside:
-        raise InputError(
-            f"the template ref holds a path that escapes its folder: {_clip(path)!r}"
-        )
+        raise InputError(f"the template ref holds a path that escapes its folder: {_clip(path)!r}")
     return target
 
 
@@ -430,15 +388,8 @@ def _porcelain_outcome(stdout: str, ref: str) -> PushOutcome | None:
     return None
 
 
-def commit_onto(
-    repo: ScratchRepo,
-    base: str,
-    *,
-    parent: str,
-    remove: Sequence[str],
-    add: Mapping[str, bytes],
-    message: str,
-) -> str:
+def commit_onto(repo: ScratchRepo, base: str, *, parent: str, remove: Sequence[str],
+                add: Mapping[str, bytes], message: str) -> str:
     """One commit whose tree is `base`'s minus `remove` plus `add`, and whose only parent is
     `parent`: a fast-forward of a published branch that carries a fresh tree."""
     built = repo.commit(base, remove=remove, add=add, message=message)

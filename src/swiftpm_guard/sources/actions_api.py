@@ -66,15 +66,8 @@ def find_artifact(
     raise InputError(f"run {run_id} has no artifact named {name!r} (found: {listed})")
 
 
-def download_artifact(
-    api_url: str,
-    token: str,
-    repository: str,
-    artifact: RunArtifact,
-    into: Path,
-    policy: RetryPolicy,
-    max_bytes: int = ARTIFACT_MAX_BYTES,
-) -> Path:
+def download_artifact(api_url: str, token: str, repository: str, artifact: RunArtifact, into: Path,
+                      policy: RetryPolicy, max_bytes: int = ARTIFACT_MAX_BYTES) -> Path:
     """Download the artifact's zip to `into/<id>.zip` and return its path.
 
     Not through PyGithub: it refuses redirects to hosts outside github.com, and GitHub sends
@@ -145,17 +138,15 @@ def extract_zips(
         with zipfile.ZipFile(archive) as outer:
             infos = outer.infolist()
             if len(infos) > ENTRIES_MAX:
-                raise InputError(
-                    f"{len(infos)} entries; refusing more than {ENTRIES_MAX}", file=display
-                )
+                raise InputError(f"{len(infos)} entries; refusing more than {ENTRIES_MAX}",
+                                 file=display)
             for info in infos:
                 base = info.filename.replace("\\", "/").rsplit("/", 1)[-1]
                 if info.is_dir() or not base.endswith(".zip"):
                     continue
                 if not _INNER_ZIP.fullmatch(base):
-                    raise InputError(
-                        f"entry {info.filename[:120]!r} is not <name>-<version>.zip", file=display
-                    )
+                    raise InputError(f"entry {info.filename[:120]!r} is not <name>-<version>.zip",
+                                     file=display)
                 if base in found:
                     raise InputError(f"two entries are named {base!r}", file=display)
                 found.add(base)
@@ -163,18 +154,15 @@ def extract_zips(
                     while chunk := source.read(_CHUNK):
                         total += len(chunk)
                         if total > max_bytes:
-                            raise InputError(
-                                f"unpacks to more than {max_bytes} bytes", file=display
-                            )
+                            raise InputError(f"unpacks to more than {max_bytes} bytes",
+                                             file=display)
                         sink.write(chunk)
     except (zipfile.BadZipFile, zipfile.LargeZipFile, ValueError, EOFError) as error:
-        raise InputError(
-            f"the downloaded artifact is not a readable zip ({error})", file=display
-        ) from None
+        raise InputError(f"the downloaded artifact is not a readable zip ({error})",
+                         file=display) from None
     except OSError as error:
-        raise InputError(
-            f"cannot unpack the artifact: {error.strerror or error}", file=display
-        ) from None
+        raise InputError(f"cannot unpack the artifact: {error.strerror or error}",
+                         file=display) from None
     if not found:
         raise InputError("the artifact holds no <name>-<version>.zip files", file=display)
     return into

@@ -309,19 +309,6 @@ def signature_summary(notices: Sequence[Finding], folder: str) -> Finding | None
                    message=message, file=folder)
 
 
-def zip_content_findings(artifacts: Sequence[Artifact], root: Path | None = None) -> list[Finding]:
-    """The content findings of artifacts whose `origin.file` is their zip (relative to `root`)."""
-    found: list[Finding] = []
-    for artifact in artifacts:
-        if artifact.file_name is None or not artifact.file_name.endswith(".zip"):
-            continue  # from a checksums file or a declared list: no zip to look into
-        path = Path(artifact.origin.file)
-        if root is not None and not path.is_absolute():
-            path = root / path
-        found += _judge(path, artifact)
-    return found
-
-
 def _judge(path: Path, artifact: Artifact) -> list[Finding]:
     try:
         contents = read_zip_contents(path)

@@ -1,18 +1,11 @@
 """Fetch hosted zips the way SwiftPM does and compare the bytes with the manifest's checksum.
 
-Every zip is streamed (1 MiB at a time into one reused buffer, so memory stays flat whatever
-the size) through SHA-256 on a bounded thread pool; hashlib releases the GIL, so downloads
-and hashing overlap. Each request has a timeout per connect and per read, a deadline for the
-whole download, and a bounded number of retries for failures that may pass (timeouts, resets,
-5xx, 429). 404/410 are final. The first bytes must be a zip's signature: a CDN's HTML error
-page served with status 200 is caught without hashing it.
-
-Then the archive is judged as SwiftPM judges it after its checksum check (the real SwiftPM
-agrees target by target: tests/integration/test_resolve_oracle.py): the bytes are spooled to
-an unlinked temporary file (disk, not memory) while hashed, and its central directory and
-metadata entries are read back: a zip zipfile cannot read is `url-not-zip` (SwiftPM: "invalid
-archive"), one holding no folder with XCFramework or artifact-bundle metadata is
-`url-no-artifact` (SwiftPM: "does not contain a binary artifact").
+Every zip is streamed through SHA-256 (1 MiB reads into one buffer) on a bounded thread pool,
+with a timeout per connect and read, a deadline per download and bounded retries for what may
+pass (timeouts, resets, 5xx, 429); 404/410 are final, and a body that does not begin like a zip
+(a CDN's HTML page with status 200) is caught unhashed. The spooled archive is then judged as
+SwiftPM judges it (tests/integration/test_resolve_oracle.py): unreadable is `url-not-zip`, no
+XCFramework or artifact-bundle metadata is `url-no-artifact`.
 """
 
 from __future__ import annotations
@@ -238,19 +231,13 @@ def _finding(code: str, target: HostedZip, message: str) -> Finding:
 
 def verify_hosted(targets: Sequence[HostedZip], settings: UrlSettings) -> list[Finding]:
     """Fetch every zip and compare; one finding per target that a consumer would fail on."""
-    return [f for f in verify_each(targets, settings) if f is not None]
-
-
-def verify_each(targets: Sequence[HostedZip], settings: UrlSettings) -> list[Finding | None]:
-    """The finding for each target, in order (None: the URL serves the promised zip)."""
-    fetched = fetch_all([t.url for t in targets], settings)
-    return [_judge(target, fetched[target.url]) for target in targets]
+    return [f for f in verify_with_stats(targets, settings)[0] if f is not None]
 
 
 def verify_with_stats(targets: Sequence[HostedZip],
                       settings: UrlSettings) -> tuple[list[Finding | None], HostedStats]:
-    """`verify_each`, plus what it took: distinct URLs fetched, how many served the promised
-    zip, bytes received and wall time (a successful run says so in every report)."""
+    """The finding for each target, in order (None: the URL serves the promised zip), and
+    what it took: distinct URLs fetched, how many served the promised zip, bytes, wall time."""
     started = time.monotonic()
     fetched = fetch_all([t.url for t in targets], settings)
     results = [_judge(target, fetched[target.url]) for target in targets]

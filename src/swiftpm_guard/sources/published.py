@@ -21,7 +21,7 @@ from pathlib import Path, PurePosixPath
 from swiftpm_guard.core.audit import ManifestFile, PublishedBranch, TipCommit
 from swiftpm_guard.core.lines import split_lines
 from swiftpm_guard.core.model import Location, Stub
-from swiftpm_guard.core.names import DEFAULT_BRANCH_GLOB, validate_pattern
+from swiftpm_guard.core.names import DEFAULT_BRANCH_GLOB, validate_ref_glob
 from swiftpm_guard.errors import InfrastructureError, InputError, UsageError
 from swiftpm_guard.infra.fs import is_directory, resolved
 from swiftpm_guard.infra.git import (
@@ -37,7 +37,6 @@ from swiftpm_guard.sources.template import SOURCE_SUFFIXES, STUB_DIRS
 
 DEFAULT_PATTERN = DEFAULT_BRANCH_GLOB
 GIT_TIMEOUT = GIT_AUDIT_SECONDS
-_GLOB_RE = re.compile(r"[A-Za-z0-9._/*?+-]{1,200}")
 _URL_RE = re.compile(r"(?P<scheme>[a-z][a-z0-9+.-]*)://(?P<rest>.*)", re.DOTALL)
 _SCP_RE = re.compile(r"[A-Za-z0-9._-]+@[A-Za-z0-9.-]+:[^\s]+")
 _REMOTE_SCHEMES = frozenset({"http", "https", "ssh", "git", "file"})
@@ -369,7 +368,7 @@ def read_published_branches(repo: str, pattern: str = DEFAULT_PATTERN, *,
                             timeout: float = GIT_TIMEOUT,
                             config: Sequence[tuple[str, str]] = ()) -> list[PublishedBranch]:
     """The matching branches of a local repository or a remote, read without work trees."""
-    validate_pattern(pattern)
+    validate_ref_glob(pattern, "--branches")
     with opened_repository(repo, pattern, timeout=timeout, config=config) as git_dir:
         return read_branches(git_dir, pattern, timeout=timeout)
 
@@ -420,7 +419,7 @@ def read_published_with_tips(repo: str, pattern: str = DEFAULT_PATTERN, *,
     """`read_published_branches`, each branch with its tip commit's author, date and subject."""
     import dataclasses
 
-    validate_pattern(pattern)
+    validate_ref_glob(pattern, "--branches")
     with opened_repository(repo, pattern, timeout=timeout, config=config) as git_dir:
         branches = read_branches(git_dir, pattern, timeout=timeout)
         tips = read_tips(git_dir, [b.commit for b in branches], timeout=timeout)

@@ -165,15 +165,8 @@ class GitRef:
         if commit is None:
             shallow = _git(workspace, "rev-parse", "--is-shallow-repository")
             depth = ["--depth=1"] if shallow.stdout.strip() == b"true" else []
-            fetched = _git(
-                workspace,
-                "fetch",
-                "--no-tags",
-                "--quiet",
-                *depth,
-                "origin",
-                f"+refs/heads/{ref}:{tracking}",
-            )
+            fetched = _git(workspace, "fetch", "--no-tags", "--quiet", *depth, "origin",
+                           f"+refs/heads/{ref}:{tracking}")
             if fetched.returncode != 0:
                 lines = split_lines(fetched.stderr.decode("utf-8", "replace").strip())
                 # git's last line may quote the origin URL (with a checkout's credentials) or
@@ -201,9 +194,8 @@ class GitRef:
         if kind != "blob":
             raise InputError(f"{what} is a {kind} in {self.where}, expected a file", file=path)
         if int(size) > max_bytes:
-            raise InputError(
-                f"{what} is larger than {max_bytes} bytes; refusing to read it", file=path
-            )
+            raise InputError(f"{what} is larger than {max_bytes} bytes; refusing to read it",
+                             file=path)
         blob = _git(self.workspace, "cat-file", "blob", sha)
         if blob.returncode != 0:
             raise InputError(f"cannot read {what} from {self.where}", file=path)
@@ -218,9 +210,8 @@ class GitRef:
         return _kind(mode, kind)
 
     def tree(self, folder: str) -> list[TreeEntry] | None:
-        listed = _git(
-            self.workspace, "ls-tree", "-r", "-t", "-z", self.commit, "--", folder.rstrip("/") + "/"
-        )
+        listed = _git(self.workspace, "ls-tree", "-r", "-t", "-z", self.commit, "--",
+                      folder.rstrip("/") + "/")
         if listed.returncode != 0:
             return None
         entries = []
@@ -251,11 +242,8 @@ def _git(workspace: Path, *args: str) -> subprocess.CompletedProcess[bytes]:
     # vouch for it in git's command-line scope, through the environment (see infra.git).
     # The clone's own config may hold a token (actions/checkout persists one as an
     # extraHeader by default): a redirect from origin must not carry it to another host.
-    env = git_environment(
-        {**os.environ, "LC_ALL": "C"},
-        safe_directories=[root],
-        config=[("http.followRedirects", "false")],
-    )
+    env = git_environment({**os.environ, "LC_ALL": "C"}, safe_directories=[root],
+                          config=[("http.followRedirects", "false")])
     # The job's PATH may not lead to git in the container (the runner passes it through).
     try:
         git = find_git(env.get("PATH"))
@@ -316,11 +304,8 @@ class ContentsRef:
 
     def _get(self, path: str) -> list[ContentFile] | ContentFile | None:
         try:
-            return call(
-                self.policy,
-                f"read {path} at {self.ref}",
-                lambda: self.repo.get_contents(path, ref=self.ref),
-            )
+            return call(self.policy, f"read {path} at {self.ref}",
+                        lambda: self.repo.get_contents(path, ref=self.ref))
         except GitHubApiError as error:
             if error.status == 404:
                 return None
@@ -333,9 +318,8 @@ class ContentsRef:
         if isinstance(found, list) or found.type != "file":
             raise InputError(f"{what} is not a file in {self.where}", file=path)
         if found.size > max_bytes:
-            raise InputError(
-                f"{what} is larger than {max_bytes} bytes; refusing to read it", file=path
-            )
+            raise InputError(f"{what} is larger than {max_bytes} bytes; refusing to read it",
+                             file=path)
         if found.encoding != "base64":
             raise InputError(f"{what} is too large for the contents API", file=path)
         return found.decoded_content

@@ -5,6 +5,7 @@ import itertools
 from support.actions_env import parse_outputs
 from swiftpm_guard.core.model import Annotation
 from swiftpm_guard.sinks import actions_io
+from swiftpm_guard.workflow_commands import neutralise
 
 
 def _annotation(i: int, level: str = "failure", path: str = "Package.swift.template"):
@@ -103,7 +104,7 @@ def test_every_line_of_a_secret_is_masked():
 
 
 def test_plain_log_lines_cannot_become_commands():
-    lines = actions_io.plain(["a.swift:1: error: x", "evil\n::error::fake", "::warning::x"])
+    lines = [neutralise(t) for t in ["a.swift:1: error: x", "evil\n::error::fake", "::warning::x"]]
     assert lines[0] == "a.swift:1: error: x"
     assert all("\n" not in line and not line.startswith("::") for line in lines)
 

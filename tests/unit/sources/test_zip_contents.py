@@ -7,7 +7,7 @@ import pytest
 
 from support.checks import evaluated
 from support.release import Slice, write_real_zip, write_release
-from swiftpm_guard.core.model import Artifact, Location, Severity
+from swiftpm_guard.core.model import Severity
 from swiftpm_guard.core.zip_rules import (
     ZipContents,
     ZipEntry,
@@ -15,7 +15,7 @@ from swiftpm_guard.core.zip_rules import (
     decode_xcframework,
     derive_artifacts,
 )
-from swiftpm_guard.sources.artifacts import scan_zip_folder, zip_content_findings
+from swiftpm_guard.sources.artifacts import scan_zip_folder
 from swiftpm_guard.sources.template import load_template
 from swiftpm_guard.sources.zip_archive import UnreadableZip, read_zip_contents
 
@@ -119,19 +119,16 @@ def test_an_unreadable_zip_is_unreadablezip(tmp_path):
         read_zip_contents(path)
 
 
-def test_job_judges_each_built_zip_and_skips_the_unreadable(tmp_path):
-    write_real_zip(tmp_path / "good-1.2.3.zip", "good")
-    write_real_zip(tmp_path / "flat-1.2.3.zip", "flat", flatten_links=True)
-    (tmp_path / "broken-1.2.3.zip").write_bytes(b"PK\x03\x04")
-    artifacts = [Artifact(n, "a" * 64, Location(f"dist/{n}-1.2.3.zip"), f"{n}-1.2.3.zip")
-                 for n in ("good", "flat", "broken")]
-    artifacts.append(Artifact("listed", "b" * 64, Location("checksums.txt", 3)))
-    (tmp_path / "dist").mkdir()
-    for name in ("good", "flat", "broken"):
-        (tmp_path / f"{name}-1.2.3.zip").rename(tmp_path / "dist" / f"{name}-1.2.3.zip")
-    found = zip_content_findings(artifacts, root=tmp_path)
-    assert {f.code for f in found if f.severity is Severity.ERROR} == {"zip-symlinks"}
-    assert {f.file for f in found} == {"dist/good-1.2.3.zip", "dist/flat-1.2.3.zip"}
+def test_each_built_zip_is_judged_and_the_unreadable_one_left_to_zip_layout(tmp_path):
+    dist = tmp_path / "dist"
+    dist.mkdir()
+    write_real_zip(dist / "good-1.2.3.zip", "good")
+    write_real_zip(dist / "flat-1.2.3.zip", "flat", flatten_links=True)
+    (dist / "broken-1.2.3.zip").write_bytes(b"PK\x03\x04")
+    _artifacts, found = scan_zip_folder(dist, display="dist")
+    errors = {(f.code, f.file) for f in found if f.severity is Severity.ERROR}
+    assert errors == {("zip-symlinks", "dist/flat-1.2.3.zip"),
+                      ("zip-layout", "dist/broken-1.2.3.zip")}
 
 
 def test_every_scanned_zip_is_judged_and_warn_downgrades_like_any_code(tmp_path):
