@@ -90,8 +90,7 @@ def _add_push_arguments(parser: argparse.ArgumentParser) -> None:
 def request_from(args: argparse.Namespace) -> PublishRequest:
     token, source = token_from_env(args)
     return PublishRequest(
-        check=check_request(args, args.template or ["Package.swift.template"],
-                            require_checksums=True),
+        check=check_request(args, args.template or ["Package.swift.template"]),
         repo=args.repo,
         template_ref=args.template_ref,
         branch_prefix=args.branch_prefix,

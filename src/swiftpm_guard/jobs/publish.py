@@ -148,6 +148,7 @@ class PublishRequest:
         if not 0 < self.git_timeout <= 3600:
             raise UsageError("--git-timeout must be between 0 and 3600 seconds")
         derived = {
+            "check": replace(check, require_checksums=True),  # a published manifest needs all
             "remote": remote,
             "version": check.version,
             "branch": branch_ref(self.branch_prefix, check.version),

@@ -6,6 +6,8 @@ template must be found through git or, failing that, through the contents API.
 
 from __future__ import annotations
 
+import json
+
 import shutil
 import time
 
@@ -272,6 +274,9 @@ def test_explicit_publish_on_a_push_is_blocked_by_findings(tmp_path, origin, fak
     assert "not pushed" in run["output"]["summary"]
     assert step.outputs()["pushed"] == "false"
     assert "not pushed: error findings" in capsys.readouterr().out
+    # A name the workflow only declares has no checksum: a published manifest needs every one.
+    report = json.loads((tmp_path / "workspace" / ".swiftpm-guard" / "report.json").read_text())
+    assert "missing-checksum" in {f["code"] for f in report["findings"]}
 
 
 def test_frameworks_ref_names_where_a_template_pr_reads_the_framework_list(
