@@ -7,7 +7,6 @@ template must be found through git or, failing that, through the contents API.
 from __future__ import annotations
 
 import json
-
 import shutil
 import time
 
