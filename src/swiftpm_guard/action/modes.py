@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import json
 from collections.abc import Sequence
+from typing import TYPE_CHECKING
 
 from swiftpm_guard.action.delivery import (
     EXIT_FINDINGS,
@@ -23,33 +24,30 @@ from swiftpm_guard.action.delivery import (
 )
 from swiftpm_guard.action.settings import ActionSettings
 from swiftpm_guard.console import say
-from swiftpm_guard.core.audit import AuditOptions
 from swiftpm_guard.core.model import Phrase
 from swiftpm_guard.core.names import manifest_path
 from swiftpm_guard.core.render import scan
 from swiftpm_guard.core.urls import UrlSettings
 from swiftpm_guard.errors import InfrastructureError, UsageError
 from swiftpm_guard.jobs.adapters import Adapters
-from swiftpm_guard.jobs.audit import audit_repository
 from swiftpm_guard.jobs.check import CheckRequest, CheckResult, RunArtifact, check
 from swiftpm_guard.jobs.placement import pull_request_into_main
-from swiftpm_guard.jobs.preflight import PreflightRequest, preflight
-from swiftpm_guard.jobs.publish import PublishRequest, PublishResult, publish, refusal
-from swiftpm_guard.jobs.remote import RepositoryRemote, repository_remote
-from swiftpm_guard.jobs.resolve import ResolveSettings
-from swiftpm_guard.report import audit as audit_report
 from swiftpm_guard.report import check as check_report
-from swiftpm_guard.report import publish as publish_report
 from swiftpm_guard.report.check_run import assemble, audit_output, build_output, conclusion_for
 from swiftpm_guard.report.check_run import note as note_block
 from swiftpm_guard.sinks import actions_io
-from swiftpm_guard.sinks.files import prepare_output_dir
+
+if TYPE_CHECKING:
+    from swiftpm_guard.jobs.publish import PublishRequest, PublishResult
+    from swiftpm_guard.jobs.remote import RepositoryRemote
 
 
 def check_request(settings: ActionSettings) -> CheckRequest:
     """The check these inputs describe: sources in the workspace, the template from the
     template ref, or, on the template branch itself, the workspace's template against the
     framework lists of the release lines (default: the default branch)."""
+    from swiftpm_guard.jobs.resolve import ResolveSettings
+
     holds = settings.workspace_holds_template
     event = settings.event
     run = settings.run_id
@@ -85,6 +83,8 @@ def run(settings: ActionSettings, adapters: Adapters) -> int:
         return run_preflight(settings, adapters)
     if settings.mode != "publish":
         return run_check(settings, adapters)
+    from swiftpm_guard.jobs.publish import refusal
+
     why = refusal(check_request(settings), adapters, event=settings.event.name,
                   ref=settings.event.ref, publish_refs=settings.publish_refs)
     if why is not None:
@@ -156,6 +156,8 @@ def _sections(settings: ActionSettings, request: CheckRequest,
 
 
 def _remote(settings: ActionSettings, adapters: Adapters) -> RepositoryRemote:
+    from swiftpm_guard.jobs.remote import repository_remote
+
     return repository_remote(workspace=settings.workspace, server_url=settings.server_url,
                              repository=settings.event.repository, token=settings.token,
                              push_token=settings.push_token, log=adapters.log)
@@ -163,6 +165,8 @@ def _remote(settings: ActionSettings, adapters: Adapters) -> RepositoryRemote:
 
 def publish_request(settings: ActionSettings, remote: RepositoryRemote) -> PublishRequest:
     """The publish request these inputs describe (validated on construction: exit 2)."""
+    from swiftpm_guard.jobs.publish import PublishRequest
+
     try:
         manifest_path(settings.template)
     except UsageError:
@@ -190,6 +194,9 @@ def publish_request(settings: ActionSettings, remote: RepositoryRemote) -> Publi
 
 
 def run_publish(settings: ActionSettings, adapters: Adapters) -> int:
+    from swiftpm_guard.jobs.publish import publish
+    from swiftpm_guard.report import publish as publish_report
+    from swiftpm_guard.sinks.files import prepare_output_dir
     remote = _remote(settings, adapters)
     if settings.allow_overwrite:
         say(actions_io.command(
@@ -225,6 +232,8 @@ def run_publish(settings: ActionSettings, adapters: Adapters) -> int:
 
 def _deliver_publish(settings: ActionSettings, adapters: Adapters, result: PublishResult,
                      remote: RepositoryRemote) -> int:
+    from swiftpm_guard.report import publish as publish_report
+
     report = result.report
     document = {**check_report.to_dict(report), "publish": result.as_dict()}
     files = [("report.json", (json.dumps(document, indent=2, ensure_ascii=False) + "\n").encode())]
@@ -268,6 +277,8 @@ def _deliver_publish(settings: ActionSettings, adapters: Adapters, result: Publi
 def run_preflight(settings: ActionSettings, adapters: Adapters) -> int:
     """Is `<branch-prefix><version>` still free, and (input `verify-absent`) are the version's
     zip URLs free too? A release workflow runs it before it uploads anything."""
+    from swiftpm_guard.jobs.preflight import PreflightRequest, preflight
+    from swiftpm_guard.report import publish as publish_report
     assert settings.version is not None  # ActionSettings requires it in this mode
     remote = _remote(settings, adapters)
     urls = (UrlSettings(base_url=settings.base_url, absent_on_403=settings.absent_on_403)
@@ -299,6 +310,9 @@ def run_preflight(settings: ActionSettings, adapters: Adapters) -> int:
 
 def run_audit(settings: ActionSettings, adapters: Adapters) -> int:
     """Judge every published branch matching input `branches` and report it like a check."""
+    from swiftpm_guard.core.audit import AuditOptions
+    from swiftpm_guard.jobs.audit import audit_repository
+    from swiftpm_guard.report import audit as audit_report
     remote = _remote(settings, adapters)
     report = audit_repository(
         remote.url, settings.branches, AuditOptions(branch_prefix=settings.branch_prefix),

@@ -13,11 +13,10 @@ from __future__ import annotations
 import argparse
 import re
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from swiftpm_guard.cli.options import add_url_arguments, url_settings
 from swiftpm_guard.console import say, tell
-from swiftpm_guard.core.audit import AuditOptions
 from swiftpm_guard.core.checks import DEFAULT_VERSION_PATTERN
 from swiftpm_guard.core.model import CODES
 from swiftpm_guard.core.names import DEFAULT_BRANCH_GLOB as DEFAULT_PATTERN
@@ -28,10 +27,10 @@ from swiftpm_guard.core.names import (
 )
 from swiftpm_guard.errors import UsageError
 from swiftpm_guard.jobs.adapters import Adapters
-from swiftpm_guard.jobs.audit import audit_repository
 from swiftpm_guard.limits import GIT_AUDIT_SECONDS as GIT_TIMEOUT
-from swiftpm_guard.report.audit import console_line, tip_line, to_json, to_markdown, verdict
-from swiftpm_guard.sinks.files import write_atomically
+
+if TYPE_CHECKING:
+    from swiftpm_guard.core.audit import AuditOptions
 
 EXIT_OK, EXIT_FINDINGS = 0, 1
 
@@ -60,6 +59,8 @@ def add_parsers(commands: argparse._SubParsersAction[Any]) -> None:
 
 
 def options_from(args: argparse.Namespace) -> AuditOptions:
+    from swiftpm_guard.core.audit import AuditOptions
+
     validate_ref_glob(args.branches, "--branches")
     if args.branch_prefix and not re.fullmatch(r"[A-Za-z0-9._/+-]{1,100}", args.branch_prefix):
         raise UsageError(f"--branch-prefix {args.branch_prefix!r} is not a branch name prefix")
@@ -74,6 +75,9 @@ def options_from(args: argparse.Namespace) -> AuditOptions:
 
 
 def run(args: argparse.Namespace, adapters: Adapters) -> int:
+    from swiftpm_guard.jobs.audit import audit_repository
+    from swiftpm_guard.report.audit import console_line, tip_line, to_json, to_markdown, verdict
+    from swiftpm_guard.sinks.files import write_atomically
     options = options_from(args)
     # Without --base-url each branch's own `let url = "…"` is the base of its URLs.
     urls = url_settings(args) if args.verify_urls else None

@@ -8,7 +8,7 @@ import argparse
 import json
 from collections.abc import Sequence
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from swiftpm_guard.cli.options import (
     add_report_arguments,
@@ -21,9 +21,9 @@ from swiftpm_guard.cli.options import (
 from swiftpm_guard.console import say, tell
 from swiftpm_guard.errors import UsageError
 from swiftpm_guard.jobs.adapters import Adapters
-from swiftpm_guard.jobs.check import CheckResult, check
-from swiftpm_guard.report.check import console_line, to_json, to_markdown, verdict
-from swiftpm_guard.sinks.files import write_atomically
+
+if TYPE_CHECKING:
+    from swiftpm_guard.jobs.check import CheckResult
 
 EXIT_OK, EXIT_FINDINGS = 0, 1
 
@@ -71,6 +71,7 @@ def _targets(option: str, where: str, templates: Sequence[str]) -> list[Path]:
 
 
 def _report_files(args: argparse.Namespace, result: CheckResult) -> list[tuple[Path, bytes]]:
+    from swiftpm_guard.report.check import to_json, to_markdown
     files: list[tuple[Path, bytes]] = []
     if args.json:
         text = to_json(result.report)
@@ -84,6 +85,9 @@ def _report_files(args: argparse.Namespace, result: CheckResult) -> list[tuple[P
 
 
 def run(args: argparse.Namespace, adapters: Adapters) -> int:
+    from swiftpm_guard.jobs.check import check
+    from swiftpm_guard.report.check import console_line, verdict
+    from swiftpm_guard.sinks.files import write_atomically
     is_render = args.command == "render"
     request = check_request(args, args.template, args.stubs_dir, require_checksums=is_render)
     outputs = _targets("--output", args.output, request.templates) if is_render else []

@@ -10,7 +10,6 @@ import argparse
 import json
 import sys
 from collections.abc import Sequence
-from importlib import resources
 from typing import Any, NoReturn
 
 from swiftpm_guard import __version__
@@ -55,6 +54,8 @@ def build_parser() -> argparse.ArgumentParser:
 
 def schema_text(kind: str) -> str:
     """A report's JSON Schema as shipped (package data: the files the tests validate with)."""
+    from importlib import resources
+
     resource = resources.files("swiftpm_guard.report").joinpath("schemas", f"{kind}.json")
     try:
         return resource.read_text(encoding="utf-8")

@@ -6,7 +6,7 @@ from __future__ import annotations
 import argparse
 import os
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from swiftpm_guard.core.names import (
     DEFAULT_BRANCH_PREFIX,
@@ -15,10 +15,11 @@ from swiftpm_guard.core.names import (
 )
 from swiftpm_guard.core.urls import DEFAULT_URL_TEMPLATE, UrlSettings
 from swiftpm_guard.errors import UsageError
-from swiftpm_guard.jobs.check import CheckRequest
-from swiftpm_guard.jobs.resolve import ResolveSettings
-from swiftpm_guard.jobs.swiftpm_proof import locate_swift
 from swiftpm_guard.limits import GIT_NETWORK_SECONDS
+
+if TYPE_CHECKING:
+    from swiftpm_guard.jobs.check import CheckRequest
+    from swiftpm_guard.jobs.resolve import ResolveSettings
 
 DEFAULT_TOKEN_ENV = "GITHUB_TOKEN"
 DEFAULT_RESOLVE_TIMEOUT = 900.0
@@ -90,6 +91,8 @@ def add_report_arguments(parser: argparse.ArgumentParser) -> None:
 def check_request(args: argparse.Namespace, templates: list[str], stubs_dir: str | None = None,
                   *, require_checksums: bool = False) -> CheckRequest:
     """The check these options describe (validated on construction: exit 2)."""
+    from swiftpm_guard.jobs.check import CheckRequest  # the command's own job, when it runs
+
     extra = {} if args.version_pattern is None else {"version_pattern": args.version_pattern}
     refs = _frameworks_refs(args)
     return CheckRequest(templates=tuple(templates), version=args.version, stubs_dir=stubs_dir,
@@ -175,6 +178,9 @@ def resolve_settings(args: argparse.Namespace) -> ResolveSettings | None:
     """The resolve these options ask for, or None without `--resolve` (exit 2 on bad ones)."""
     if not getattr(args, "resolve", False):
         return None
+    from swiftpm_guard.jobs.resolve import ResolveSettings
+    from swiftpm_guard.jobs.swiftpm_proof import locate_swift
+
     swift = args.resolve_swift
     if swift is None:
         swift, _why = locate_swift(args.swift)

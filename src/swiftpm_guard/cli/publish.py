@@ -12,7 +12,7 @@ import argparse
 import json
 import os
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from swiftpm_guard.cli.options import (
     add_remote_arguments,
@@ -28,13 +28,10 @@ from swiftpm_guard.cli.options import (
 from swiftpm_guard.console import say, tell
 from swiftpm_guard.core.checks import DEFAULT_VERSION_PATTERN
 from swiftpm_guard.core.names import DEFAULT_AUTHOR, DEFAULT_EXCLUDED, DEFAULT_TEMPLATE_REF
-from swiftpm_guard.core.package_diff import describe
 from swiftpm_guard.jobs.adapters import Adapters
-from swiftpm_guard.jobs.preflight import PreflightRequest, preflight
-from swiftpm_guard.jobs.publish import PublishRequest, PublishResult, publish
-from swiftpm_guard.report.check import console_line, to_dict, to_markdown, verdict
-from swiftpm_guard.report.publish import publish_markdown
-from swiftpm_guard.sinks.files import write_atomically
+
+if TYPE_CHECKING:
+    from swiftpm_guard.jobs.publish import PublishRequest, PublishResult
 
 
 def add_parsers(commands: argparse._SubParsersAction[Any]) -> None:
@@ -88,6 +85,7 @@ def _add_push_arguments(parser: argparse.ArgumentParser) -> None:
 
 
 def request_from(args: argparse.Namespace) -> PublishRequest:
+    from swiftpm_guard.jobs.publish import PublishRequest
     token, source = token_from_env(args)
     return PublishRequest(
         check=check_request(args, args.template or ["Package.swift.template"]),
@@ -108,6 +106,8 @@ def request_from(args: argparse.Namespace) -> PublishRequest:
 
 
 def _files(args: argparse.Namespace, result: PublishResult) -> list[tuple[Path, bytes]]:
+    from swiftpm_guard.report.check import to_dict, to_markdown
+    from swiftpm_guard.report.publish import publish_markdown
     files: list[tuple[Path, bytes]] = []
     if args.json:
         document = {**to_dict(result.report), "publish": result.as_dict()}
@@ -124,6 +124,10 @@ def _files(args: argparse.Namespace, result: PublishResult) -> list[tuple[Path, 
 
 
 def run(args: argparse.Namespace, adapters: Adapters) -> int:
+    from swiftpm_guard.core.package_diff import describe
+    from swiftpm_guard.jobs.publish import publish
+    from swiftpm_guard.report.check import console_line, verdict
+    from swiftpm_guard.sinks.files import write_atomically
     if args.command == "preflight":
         return run_preflight(args, adapters)
     request = request_from(args)
@@ -150,6 +154,8 @@ def run(args: argparse.Namespace, adapters: Adapters) -> int:
 
 
 def run_preflight(args: argparse.Namespace, adapters: Adapters) -> int:
+    from swiftpm_guard.jobs.preflight import PreflightRequest, preflight
+    from swiftpm_guard.report.check import console_line
     token, source = token_from_env(args)
     request = PreflightRequest(version=args.version, repo=args.repo,
                                branch_prefix=args.branch_prefix, token=token, token_source=source,

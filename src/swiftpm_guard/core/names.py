@@ -10,7 +10,6 @@ from __future__ import annotations
 
 import base64
 import fnmatch
-import ipaddress
 import posixpath
 import re
 from dataclasses import dataclass, field
@@ -226,6 +225,8 @@ def _is_loopback(host: str) -> bool:
     if host == "localhost":
         return True
     try:
+        import ipaddress  # only for a remote's host
+
         return ipaddress.ip_address(host).is_loopback
     except ValueError:
         return False

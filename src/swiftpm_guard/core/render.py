@@ -82,6 +82,14 @@ def substitute(text: str, version: str, checksums: dict[str, str]) -> str:
     return _WORD.sub(replace, text)
 
 
+def manifest_line(rendered: Rendered, line: int | None) -> tuple[int | None, str]:
+    """A rendered-manifest line as a template line, or a note when they differ (Jinja)."""
+    if line is None:
+        return None, ""
+    if rendered.template.flavour == "placeholder":
+        return line, ""  # whole-token substitution never adds or removes a line
+    return None, f" (line {line} of the rendered manifest)"
+
 def render(template: Template, version: str, built: Mapping[str, Artifact]) -> Rendered:
     """Render `template` for `version` with the checksums in `built`; never raises on gaps."""
     if template.flavour == "jinja":

@@ -31,6 +31,7 @@ from swiftpm_guard.core.model import (
     SwiftStatus,
     TemplateSummary,
 )
+from swiftpm_guard.core.render import manifest_line
 
 #: A copied package lives in a folder of this name, so SwiftPM calls it 'package' in messages.
 PACKAGE_DIR = "package"
@@ -202,15 +203,6 @@ _TWO_WAY = frozenset({"unfilled-placeholder", "unclaimed-artifact"})
 _TOKEN = re.compile(r"__SHA256_([A-Za-z0-9_]+)__")
 # SwiftPM refuses these URLs before it prints anything we could check ourselves.
 _URL_REFUSED = re.compile(r"(?:invalid URL scheme|unsupported extension) for binary target ")
-
-
-def manifest_line(rendered: Rendered, line: int | None) -> tuple[int | None, str]:
-    """A rendered-manifest line as a template line, or a note when they differ (Jinja)."""
-    if line is None:
-        return None, ""
-    if rendered.template.flavour == "placeholder":
-        return line, ""  # whole-token substitution never adds or removes a line
-    return None, f" (line {line} of the rendered manifest)"
 
 
 def diagnostic_findings(rendered: Rendered, diagnostics: Sequence[Diagnostic]) -> list[Finding]:

@@ -18,8 +18,8 @@ from functools import cache
 from typing import Any
 
 from swiftpm_guard.core.model import Finding, Rendered, Severity
+from swiftpm_guard.core.render import manifest_line
 from swiftpm_guard.core.swift_lexer import lex
-from swiftpm_guard.core.swiftpm_evaluation import manifest_line
 from swiftpm_guard.infra.bounded import run_bounded
 from swiftpm_guard.limits import SWIFT_PARSE_MAX_BYTES, SWIFT_PARSE_SECONDS
 

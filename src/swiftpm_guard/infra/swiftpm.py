@@ -42,46 +42,6 @@ from swiftpm_guard.errors import InfrastructureError, InputError, UsageError
 from swiftpm_guard.infra.fs import read_bytes
 
 
-def locate_swift(mode: str) -> tuple[str | None, str]:
-    """`auto` → swift on PATH or None; `off` → None; a path → that executable. Plus why."""
-    if mode == "off":
-        return None, "--swift off"
-    if mode == "auto":
-        found = on_path("swift")
-        if found is None:
-            return None, "no swift on PATH (--swift auto)"
-        return found, f"swift on PATH: {found}"
-    validate_swift_option(mode)
-    return os.path.abspath(mode), f"--swift {mode}"
-
-
-def validate_swift_option(mode: str) -> str:
-    """`auto`, `off`, or an executable file (exit 2 otherwise)."""
-    if mode in ("auto", "off"):
-        return mode
-    if not os.path.isfile(mode) or not os.access(mode, os.X_OK):
-        raise UsageError(f"--swift {mode!r} is not auto, off, or an executable file")
-    return mode
-
-
-def on_path(name: str) -> str | None:
-    """The first executable file `name` in a PATH folder, as `shutil.which` finds it on POSIX.
-
-    Except that an empty PATH entry is skipped rather than read as the working folder: a
-    release job's working folder is a checkout of code under review.
-    """
-    path = os.environ.get("PATH")
-    if path is None:
-        path = os.defpath
-    for folder in path.split(os.pathsep):
-        if not folder:
-            continue
-        candidate = os.path.join(folder, name)
-        if os.path.isfile(candidate) and os.access(candidate, os.X_OK):
-            return candidate
-    return None
-
-
 class ResultCache:
     def __init__(self, folder: Path, entry_format: str) -> None:
         self.folder = folder

@@ -12,10 +12,10 @@ from __future__ import annotations
 
 import fnmatch
 import re
-import tempfile
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field, replace
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 from swiftpm_guard.core.checks import (
     DEFAULT_VERSION_PATTERN,
@@ -42,11 +42,9 @@ from swiftpm_guard.core.urls import UrlSettings
 from swiftpm_guard.errors import UsageError
 from swiftpm_guard.infra.bounded import call_isolated
 from swiftpm_guard.infra.fs import inside
-from swiftpm_guard.infra.swiftpm import validate_swift_option
-from swiftpm_guard.jobs import verify_urls
+from swiftpm_guard.infra.swift_locate import validate_swift_option
 from swiftpm_guard.jobs.adapters import QUIET, Adapters
 from swiftpm_guard.jobs.placement import Placement, place
-from swiftpm_guard.jobs.resolve import ResolveOutcome, ResolveSettings, resolve_rendered
 from swiftpm_guard.jobs.swiftpm_proof import prove
 from swiftpm_guard.sources.artifacts import (
     expand_declared,
@@ -54,9 +52,12 @@ from swiftpm_guard.sources.artifacts import (
     read_declared,
     scan_zip_folder,
 )
-from swiftpm_guard.sources.refs import Checkout, load_template_from_ref, read_workflow_from_ref
 from swiftpm_guard.sources.template import load_template
 from swiftpm_guard.sources.workflow import read_workflow_frameworks
+
+if TYPE_CHECKING:
+    from swiftpm_guard.jobs.resolve import ResolveOutcome, ResolveSettings
+    from swiftpm_guard.sources.refs import Checkout
 
 _SUFFIX = re.compile(r"[A-Za-z0-9_]{0,32}")
 #: The version a check without one uses (a pull request compares names only).
@@ -136,6 +137,12 @@ class CheckRequest:
                             version_pattern=self.version_pattern, warn=self.warn,
                             require_checksums=self.require_checksums)
 
+    @property
+    def reads_refs(self) -> bool:
+        """Whether anything is read from another ref of the repository, or through its API."""
+        return bool(self.template_ref or self.workflows_from_refs or self.base_ref
+                    or self.run_artifact)
+
     def path(self, relative: str) -> Path:
         """Where a path the request names is: under `root`, inside it when `confined`."""
         return inside(self.root, relative) if self.confined else self.root / relative
@@ -167,14 +174,20 @@ class CheckResult:
 
 def check(request: CheckRequest, adapters: Adapters = QUIET) -> CheckResult:
     """Read, render, check and prove; raises only for bad input and broken infrastructure."""
-    checkout = checkout_of(request, adapters)
-    with tempfile.TemporaryDirectory(prefix="swiftpm-guard-") as scratch:
-        refs = _line_refs(request, checkout)
-        if len(refs) > 1:
-            result = _check_lines(request, checkout, Path(scratch), refs)
-        else:
-            sources = read_sources(request, checkout, Path(scratch), refs[0] if refs else None)
-            result = evaluate(sources, request)
+    checkout = None
+    if not request.reads_refs:
+        result = evaluate(read_sources(request), request)
+    else:
+        import tempfile  # scratch for what other refs and the API hand over
+
+        checkout = checkout_of(request, adapters)
+        with tempfile.TemporaryDirectory(prefix="swiftpm-guard-") as scratch:
+            refs = _line_refs(request, checkout)
+            if len(refs) > 1:
+                result = _check_lines(request, checkout, Path(scratch), refs)
+            else:
+                sources = read_sources(request, checkout, Path(scratch), refs[0] if refs else None)
+                result = evaluate(sources, request)
     result = with_hosted(result, request, adapters)
     if request.version is None:  # names only: the reports say nothing about a version
         result = replace(result, report=replace(result.report, version=""))
@@ -184,6 +197,8 @@ def check(request: CheckRequest, adapters: Adapters = QUIET) -> CheckResult:
 
 def checkout_of(request: CheckRequest, adapters: Adapters) -> Checkout:
     """The repository the request's paths are in, read through the front end's adapters."""
+    from swiftpm_guard.sources.refs import Checkout
+
     return Checkout(request.root, github=adapters.github, default_branch=request.default_branch,
                     log=adapters.log)
 
@@ -207,6 +222,8 @@ def with_hosted(result: CheckResult, request: CheckRequest, adapters: Adapters) 
         return result
     report = result.report
     if request.verify_urls:
+        from swiftpm_guard.jobs import verify_urls  # only when asked: it fetches over HTTP
+
         found, stats = verify_urls.hosted(result.rendered, result.built, version, request.urls,
                                           log=adapters.log)
         report = replace(report, findings=(*report.findings, *apply_warn(found, request.warn)),
@@ -217,6 +234,8 @@ def with_hosted(result: CheckResult, request: CheckRequest, adapters: Adapters) 
             # A manifest known broken (a placeholder left): SwiftPM could only repeat it.
             adapters.log("resolve: skipped, the check already has error findings")
         else:
+            from swiftpm_guard.jobs.resolve import resolve_rendered
+
             resolved = resolve_rendered(result.rendered, result.built, version, request.resolve,
                                         request.urls)
             count = sum(len(r.targets) for r in resolved.resolutions)
@@ -238,8 +257,8 @@ def _render(template: Template, version: str, built: Mapping[str, Artifact],
 # -- reading -------------------------------------------------------------------------------------
 
 
-def read_sources(request: CheckRequest, checkout: Checkout, scratch: Path,
-                 frameworks_ref: str | None = None) -> Sources:
+def read_sources(request: CheckRequest, checkout: Checkout | None = None,
+                 scratch: Path | None = None, frameworks_ref: str | None = None) -> Sources:
     """The templates and every artifact source the request names, shown by the paths given."""
     templates, findings, reads, ref_paths = _templates(request, checkout, scratch)
     artifacts = read_artifacts(request, checkout, scratch, frameworks_ref)
@@ -248,7 +267,7 @@ def read_sources(request: CheckRequest, checkout: Checkout, scratch: Path,
                    ref_paths=ref_paths | artifacts.ref_paths)
 
 
-def _templates(request: CheckRequest, checkout: Checkout, scratch: Path
+def _templates(request: CheckRequest, checkout: Checkout | None, scratch: Path | None
                ) -> tuple[list[Template], list[Finding], list[Phrase], frozenset[str]]:
     templates: list[Template] = []
     findings: list[Finding] = []
@@ -264,6 +283,9 @@ def _templates(request: CheckRequest, checkout: Checkout, scratch: Path
                           ")") if branch else Phrase.of("template ", request.templates[0],
                                                          " from the workspace")
         return templates, findings, [where], frozenset()
+    from swiftpm_guard.sources.refs import load_template_from_ref
+
+    assert checkout is not None and scratch is not None  # CheckRequest.reads_refs
     reader = checkout.reader(request.template_ref)
     paths: set[str] = set()
     for shown in request.templates:
@@ -276,8 +298,8 @@ def _templates(request: CheckRequest, checkout: Checkout, scratch: Path
     return templates, findings, [where], frozenset(paths)
 
 
-def read_artifacts(request: CheckRequest, checkout: Checkout, scratch: Path,
-                   frameworks_ref: str | None = None) -> Sources:
+def read_artifacts(request: CheckRequest, checkout: Checkout | None = None,
+                   scratch: Path | None = None, frameworks_ref: str | None = None) -> Sources:
     """Every artifact source (not the templates): workflows, zips, checksums, lists, a run's
     artifact. A run's artifact is downloaded and unpacked under `scratch`."""
     artifacts: list[Artifact] = []
@@ -285,6 +307,9 @@ def read_artifacts(request: CheckRequest, checkout: Checkout, scratch: Path,
     reads: list[Phrase] = []
     ref_paths: set[str] = set()
     if request.frameworks_from and request.workflows_from_refs:
+        from swiftpm_guard.sources.refs import read_workflow_from_ref
+
+        assert checkout is not None and scratch is not None  # CheckRequest.reads_refs
         reader = checkout.reader(frameworks_ref or checkout.default_branch())
         for spec in request.frameworks_from:
             names = read_workflow_from_ref(reader, spec, scratch / "frameworks-ref")
@@ -308,6 +333,7 @@ def read_artifacts(request: CheckRequest, checkout: Checkout, scratch: Path,
         declared = read_declared(listed, label=request.frameworks_label, path=file)
         artifacts += expand_declared(declared, request.debug_suffix)
     if request.run_artifact is not None:
+        assert checkout is not None and scratch is not None  # CheckRequest.reads_refs
         found, problems, read = _run_artifact(request.run_artifact, checkout, scratch)
         artifacts += found
         findings += problems

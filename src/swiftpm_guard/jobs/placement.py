@@ -23,10 +23,10 @@ from typing import TYPE_CHECKING
 from swiftpm_guard.core.model import Finding
 from swiftpm_guard.errors import GuardError
 from swiftpm_guard.infra.fs import exists_in
-from swiftpm_guard.sources.refs import Checkout, read_workflow_from_ref
 
 if TYPE_CHECKING:
     from swiftpm_guard.jobs.check import CheckRequest, Sources
+    from swiftpm_guard.sources.refs import Checkout
 
 Place = tuple[str, int]
 
@@ -42,12 +42,12 @@ class Placement:
 
 
 def place(findings: Sequence[Finding], sources: Sources, request: CheckRequest,
-          checkout: Checkout) -> Placement:
+          checkout: Checkout | None) -> Placement:
     root = request.root.resolve()
     anchor = sources.templates[0].path if sources.templates else request.templates[0]
     template_side = sources.ref_paths if pull_request_into_main(request) else frozenset()
     heads = _workflow_lines(sources, request) if template_side else {}
-    orders = _base_orders(request, checkout) if template_side else {}
+    orders = _base_orders(request, checkout) if template_side and checkout else {}
     places: dict[Finding, Place] = {}
     moved: list[Finding] = []
     for finding in findings:
@@ -79,6 +79,8 @@ def _workflow_lines(sources: Sources, request: CheckRequest) -> dict[str, dict[s
 
 def _base_orders(request: CheckRequest, checkout: Checkout) -> dict[str, list[str]]:
     """Each workflow's names in the pull request's base branch, in order (empty if unread)."""
+    from swiftpm_guard.sources.refs import read_workflow_from_ref
+
     base = request.base_ref
     assert base is not None
     orders: dict[str, list[str]] = {}

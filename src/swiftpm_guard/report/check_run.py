@@ -10,8 +10,8 @@ from __future__ import annotations
 
 import dataclasses
 from collections.abc import Callable, Iterable, Sequence
+from typing import TYPE_CHECKING
 
-from swiftpm_guard.core.audit import AuditReport
 from swiftpm_guard.core.model import (
     ANNOTATIONS_MAX,
     CONCLUSIONS,
@@ -26,10 +26,12 @@ from swiftpm_guard.core.model import (
     Report,
     Severity,
 )
-from swiftpm_guard.report import audit as audit_report
 from swiftpm_guard.report import markdown as md
 from swiftpm_guard.report.check import console_line, verdict
 from swiftpm_guard.report.markdown import code
+
+if TYPE_CHECKING:
+    from swiftpm_guard.core.audit import AuditReport
 
 _LEVEL = {Severity.ERROR: "failure", Severity.WARNING: "warning", Severity.NOTICE: "notice"}
 _CLOSE = "\n\n</details>"
@@ -152,6 +154,7 @@ def audit_annotations(report: AuditReport) -> list[Annotation]:
 
 
 def audit_output(report: AuditReport, markdown: str, *, conclusion: str) -> CheckRunOutput:
+    from swiftpm_guard.report import audit as audit_report
     annotations = audit_annotations(report)
     cut: list[str] = []
     if len(annotations) > ANNOTATIONS_MAX:

@@ -11,7 +11,6 @@ from pathlib import Path
 
 from swiftpm_guard.core.lines import split_lines
 from swiftpm_guard.core.model import NAME_RE, Artifact, Finding, Location, Severity
-from swiftpm_guard.core.zip_rules import content_findings
 from swiftpm_guard.errors import InputError
 from swiftpm_guard.infra.fs import (
     display_name,
@@ -22,7 +21,6 @@ from swiftpm_guard.infra.fs import (
     resolved,
 )
 from swiftpm_guard.limits import CHECKSUMS_MAX_BYTES, LIST_MAX_BYTES
-from swiftpm_guard.sources.zip_archive import UnreadableZip, read_zip_contents
 
 #: `<name>-<version>.zip`: names never hold a hyphen, so the first one splits.
 ZIP_NAME_RE = re.compile(r"(?P<name>[A-Za-z0-9_]+)-(?P<version>[^/\\]+)\.zip")
@@ -310,6 +308,10 @@ def signature_summary(notices: Sequence[Finding], folder: str) -> Finding | None
 
 
 def _judge(path: Path, artifact: Artifact) -> list[Finding]:
+    # Only with zips: the rules read plists and zip directories, modules a list needs not load.
+    from swiftpm_guard.core.zip_rules import content_findings
+    from swiftpm_guard.sources.zip_archive import UnreadableZip, read_zip_contents
+
     try:
         contents = read_zip_contents(path)
     except UnreadableZip:

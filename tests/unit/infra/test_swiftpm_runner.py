@@ -18,7 +18,8 @@ from swiftpm_guard.cli.main import main
 from swiftpm_guard.core.model import Rendered
 from swiftpm_guard.core.render import render
 from swiftpm_guard.errors import InfrastructureError, UsageError
-from swiftpm_guard.infra.swiftpm import PackageFiles, SwiftPM, locate_swift, package_files
+from swiftpm_guard.infra.swift_locate import locate_swift
+from swiftpm_guard.infra.swiftpm import PackageFiles, SwiftPM, package_files
 from swiftpm_guard.sources.template import load_template
 
 DUMP = json.dumps(
