@@ -157,7 +157,7 @@ def test_a_hanging_parser_is_stopped():
 
 
 def test_if_false_and_undefined_conditions_compile_out():
-    from swiftpm_guard.core.swift_conditions import Inactive
+    from swiftpm_guard.core.swift_lexer import Inactive
 
     text = ("#if false\nA\n#elseif os(macOS)\nB\n#else\nC\n#endif\n"
             "#if FLAG\nD\n#if true\nE\n#endif\n#else\nF\n#endif\n"

@@ -13,8 +13,7 @@ import re
 from collections.abc import Mapping
 
 from swiftpm_guard.core.model import Finding, Rendered, Severity
-from swiftpm_guard.core.swift_conditions import Inactive
-from swiftpm_guard.core.swift_lexer import Kind, Lexed, lex
+from swiftpm_guard.core.swift_lexer import Inactive, Kind, Lexed, lex
 
 CODE = "not-live-code"
 
