@@ -236,9 +236,7 @@ class Lexed:
             start = match.start()
             char = text[start]
             if char in "\r\n":
-                self._problem("string", stack[-1].literal.start, "an interpolation in a "
-                              "one-line string literal runs past the end of its line")
-                i = start + 1
+                i = code_from = self._interpolation_past_line(start, stack, code_from)
             elif char in "()":
                 i = start + 1
                 if stack:
@@ -251,6 +249,18 @@ class Lexed:
         if stack:
             self._problem("string", stack[-1].literal.start,
                           "an interpolation \\( is never closed")
+
+    def _interpolation_past_line(self, at: int, stack: list[_Interpolation],
+                                 code_from: int) -> int:
+        """A line break inside an interpolation of a one-line literal: Swift ends that literal
+        there, unterminated, with every interpolation inside it."""
+        while stack[-1].literal.multiline:
+            stack.pop()
+        literal = stack.pop().literal
+        self._add(Kind.CODE, code_from, at)
+        self._problem("string", literal.start, "an interpolation in a one-line string literal "
+                      "runs past the end of its line")
+        return at
 
     def _parenthesis(self, char: str, start: int, stack: list[_Interpolation],
                      code_from: int) -> tuple[int, int]:
