@@ -824,8 +824,8 @@ class _Tokens:
                     not text.startswith(("//", "/*"), end):
                 end += 1
             return self._take("op", i, end, line_start)
-        if char == "#":
-            raise _ConditionError(i, "a directive inside a condition")
+        if char == "#":  # the next directive: the end of the condition if on its own line
+            return _Token("hash", "#", i, i + 1, line_start)
         raise _ConditionError(i, f"unexpected {char!r} in a condition")
 
     def _take(self, kind: str, start: int, end: int, line_start: bool) -> _Token:

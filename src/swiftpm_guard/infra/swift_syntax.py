@@ -6,9 +6,10 @@ ERROR or MISSING nodes; we report the first few, with line and column.
 
 tree-sitter-swift does not see an unterminated `/*` as an error (it lexes it as an operator),
 so the core lexer's problems (unterminated comments, strings, interpolations; malformed string
-literals and `#if` directives, which tree-sitter-swift 0.7.4 accepts) are reported first, and then the grammar is not run at all: those are exactly the inputs that made it
-quadratic. Otherwise the parse runs in a forked child under a deadline and a memory cap, and a
-text over the size cap is not parsed: either way the answer is a `swift-syntax` error saying
+literals and `#if` directives, which tree-sitter-swift 0.7.4 accepts) are reported first, and
+then the grammar is not run at all: those are exactly the inputs that made it quadratic.
+Otherwise the parse runs in a forked child under a deadline and a memory cap, and a text over
+the size cap is not parsed: either way the answer is a `swift-syntax` error saying
 the manifest could not be checked, never a crash and never a pass.
 """
 
