@@ -785,13 +785,16 @@ class _Tokens:
                 line_start = line_start or _NEWLINE.search(text, span.start, span.end) is not None
                 i = span.end
                 continue
-            if kind is not Kind.CODE:
-                return self._literal(i, kind, line_start)
             char = text[i]
-            if char in _BLANK:
+            if kind is Kind.CODE and char in _BLANK:
                 i += 1
-            elif char in "\r\n":
+            elif kind is Kind.CODE and char in "\r\n":
                 line_start, i = True, i + 1
+            elif line_start and self.depth == 0 and not text.startswith(("&&", "||"), i):
+                # The next line: the condition is over, whatever comes there.
+                return _Token("line", "", i, i, True)
+            elif kind is not Kind.CODE:
+                return self._literal(i, kind, line_start)
             else:
                 return self._code_token(i, line_start)
         self.position = len(text)
@@ -873,6 +876,9 @@ class _Parser:
         token = self.tokens.peek()
         if not self.tokens.ends_here():
             raise _ConditionError(token.start, "extra tokens after the condition")
+        if token.kind == "op" and token.text in ("&&", "||"):
+            raise _ConditionError(token.start, "a condition goes on over a line break only "
+                                               "inside parentheses")
         return formula
 
     def _binary(self, token: _Token, text: str) -> bool:
@@ -1171,7 +1177,7 @@ class Inactive:
         tokens = _Tokens(self._lexed, position)
         try:
             token = tokens.peek()
-        except _ConditionError as error:
+        except _ConditionError as error:  # something unreadable on the same line
             token = _Token("op", "", error.start, error.start, False)
         if report and not token.line_start:
             self.problems.append(Problem("directive", token.start,
@@ -1214,11 +1220,12 @@ class Inactive:
         stack.append(opened)
         self._begin(opened, start, body, condition)
 
-    def _begin(self, opened: _Open, start: int, body: int, condition: Formula | None) -> None:
+    def _begin(self, opened: _Open, start: int, body: int, condition: Formula | None,
+               else_: bool = False) -> None:
         """Open a branch: it is taken if the guard holds and its own condition does."""
         formula = _UNPARSED if condition is None else condition
         opened.directive, opened.body, opened.formula = start, body, formula
-        opened.text = self._lexed.text[start:body].strip()
+        opened.text = None if else_ else self._lexed.text[start:body].strip()
         opened.verdict = self._verdict(
             All((opened.guard, formula)), opened.guard_size + formula_size(formula),
             both([opened.guard_kleene, kleene(formula, self._compilers)]))
@@ -1233,13 +1240,12 @@ class Inactive:
             self.problems.append(Problem("directive", start, f"#{word} after #else"))
         self._finish_branch(opened, start)
         opened.has_else = opened.has_else or word == "else"
-        self._begin(opened, start, body, condition)
+        self._begin(opened, start, body, condition, else_=word == "else")
 
     def _finish_branch(self, opened: _Open, end: int) -> None:
         """Close the branch being read at `end`; later ones are guarded by its negation."""
-        text = opened.text if opened.text and not opened.text.startswith("#else") else None
         opened.branches.append(Branch(opened.directive, opened.body, max(opened.body, end),
-                                      text, opened.verdict))
+                                      opened.text, opened.verdict))
         opened.guard = All((opened.guard, Not(opened.formula)))
         opened.guard_size += formula_size(opened.formula) + 1
         opened.guard_kleene = both([opened.guard_kleene,
