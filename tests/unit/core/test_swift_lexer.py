@@ -187,24 +187,24 @@ REJECTED_DIRECTIVES = {  # SwiftPM rejects each
     "code after the condition": f"#if false {A}\n#endif", "code after #else": f"#if false\n#else {B}\n#endif",
     "code after #endif": f"#if false\n#endif {B}", "code after a comment after #endif":
     f"#if false\n#endif /* c */ {B}",
-    "#elseif after #else": f"#if false\n#else\n#elseif true\n#endif",
-    "#else twice": f"#if false\n#else\n#else\n#endif", "no condition": f"#if\n{A}\n#endif",
+    "#elseif after #else": "#if false\n#else\n#elseif true\n#endif",
+    "#else twice": "#if false\n#else\n#else\n#endif", "no condition": f"#if\n{A}\n#endif",
     "#elseif without condition": f"#if false\n#elseif\n{A}\n#endif",
     "#if!": f"#if!true\n{A}\n#endif", "unclosed #if true": f"#if true\n{A}",
     "unclosed #if false": f"#if false\n{A}", "stray #else": f"{A}\n#else\n{B}",
     "stray #endif": f"{A}\n#endif", "stray #elseif": f"{A}\n#elseif true",
-    "bad condition in a dead branch": f"#if false\n#if foo(bar)\n#endif\n#endif",
+    "bad condition in a dead branch": "#if false\n#if foo(bar)\n#endif\n#endif",
     "bad #elseif after a taken branch": f"#if true\n{A}\n#elseif foo(bar)\n#endif",
-    "!! in a dead branch": f"#if false\n#if !!true\n#endif\n#endif",
+    "!! in a dead branch": "#if false\n#if !!true\n#endif\n#endif",
     "#if #endif on one line": f"#if true #endif\n{A}", "#if after code": f"{A} #if false\n#endif",
     "#ifdef": f"#ifdef\n{A}\n#endif", "#if in an interpolation": 'let s = "\\(1 #if)"',
     "U+2028": f"#if false\n{A}\u2028#else\n{B}\n#endif",
 }
 
 REFUSED_DIRECTIVES = {  # SwiftPM accepts each (an inactive `swift(<…)` branch is not parsed)
-    "bad condition under swift(<1)": f"#if swift(<1)\n#if foo(bar)\n#endif\n#endif",
-    "one-line \"\"\" under swift(<1)": f'#if swift(<1)\nlet s = """abc"""\n#endif',
-    "unterminated string under swift(<1)": f'#if swift(<1)\nlet s = "abc\n#endif',
+    "bad condition under swift(<1)": "#if swift(<1)\n#if foo(bar)\n#endif\n#endif",
+    "one-line \"\"\" under swift(<1)": '#if swift(<1)\nlet s = """abc"""\n#endif',
+    "unterminated string under swift(<1)": '#if swift(<1)\nlet s = "abc\n#endif',
 }
 
 
