@@ -96,8 +96,11 @@ MAX_NESTING = 16
 MAX_CONDITION_DEPTH = 64
 #: Beyond this many distinct unknown atoms (or this size), a branch is judged by three-valued
 #: logic instead of by trying every assignment; both are sound, only this one is exact.
-MAX_FREE_ATOMS = 10
-MAX_EXACT_SIZE = 256
+MAX_FREE_ATOMS = 8
+MAX_EXACT_SIZE = 128
+#: Node evaluations all exact verdicts of one text may cost; past it, three-valued logic. Real
+#: manifests use a few hundred; a hostile one cannot make the exact search superlinear.
+EXACT_BUDGET = 400_000
 
 # -- scanning patterns (each a single character class or fixed strings: no backtracking) ------
 
@@ -632,13 +635,26 @@ def _is_free(atom: Atom, compilers: Compilers) -> bool:
     return atom.kind == "swift" and compilers.mode is None
 
 
+def exact_cost(formula: Formula, compilers: Compilers) -> int | None:
+    """How many node evaluations `decide` spends trying everything (None: too many)."""
+    size = formula_size(formula)
+    if size > MAX_EXACT_SIZE:
+        return None
+    atoms = list(_atoms(formula))
+    free = {_free_key(a) for a in atoms if _is_free(a, compilers)}
+    if len(free) > MAX_FREE_ATOMS:
+        return None
+    versions = [a for a in atoms if not _is_free(a, compilers)]
+    return size * (1 << len(free)) * max(1, len(compilers.representatives(versions)))
+
+
 def decide(formula: Formula, compilers: Compilers) -> Verdict:
     """The formula's verdict over every supported compiler and every host: exact when small,
     else by three-valued logic (which may say UNDECIDABLE where trying everything would not)."""
+    if exact_cost(formula, compilers) is None:
+        return kleene(formula, compilers)
     atoms = list(_atoms(formula))
     free = sorted({_free_key(a) for a in atoms if _is_free(a, compilers)})
-    if len(free) > MAX_FREE_ATOMS or formula_size(formula) > MAX_EXACT_SIZE:
-        return kleene(formula, compilers)
     hosts = [key for key in free if key.startswith("host:")]
     others = [key for key in free if not key.startswith("host:")]
     versions = [a for a in atoms if not _is_free(a, compilers)]
@@ -1112,6 +1128,7 @@ class Inactive:
     def __init__(self, lexed: Lexed) -> None:
         self._lexed = lexed
         self._compilers = Compilers.for_tools(lexed.tools_version)
+        self._budget = EXACT_BUDGET
         self.problems: list[Problem] = []
         self._chains: list[Chain | None] = []
         stack: list[_Open] = []
@@ -1231,8 +1248,15 @@ class Inactive:
             both([opened.guard_kleene, kleene(formula, self._compilers)]))
 
     def _verdict(self, formula: Formula, size: int, fallback: Verdict) -> Verdict:
-        # Past the size budget, the incremental three-valued verdict keeps this linear.
-        return fallback if size > MAX_EXACT_SIZE else decide(formula, self._compilers)
+        # Past the size or the text's budget, the incremental three-valued verdict keeps this
+        # linear.
+        if fallback.decided:
+            return fallback  # three-valued logic is sound: what it decides, everything agrees
+        cost = None if size > MAX_EXACT_SIZE else exact_cost(formula, self._compilers)
+        if cost is None or cost > self._budget:
+            return fallback
+        self._budget -= cost
+        return decide(formula, self._compilers)
 
     def _next_branch(self, opened: _Open, start: int, body: int, condition: Formula | None,
                      word: str) -> None:
