@@ -163,7 +163,7 @@ def reference(formula, tools) -> Verdict:
     seen = set()
     host_only = True
     for host in itertools.product((False, True), repeat=len(hosts)):
-        values = {value(formula, compiler, mode, dict(zip(hosts + features, host + rest)))
+        values = {value(formula, compiler, mode, dict(zip(hosts + features, host + rest, strict=True)))
                   for compiler in compilers
                   for rest in itertools.product((False, True), repeat=len(features))}
         host_only = host_only and len(values) == 1
