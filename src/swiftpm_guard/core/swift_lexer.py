@@ -1205,24 +1205,20 @@ class Inactive:
         return newline.end() + (1 if text.startswith("\r\n", newline.start()) else 0)
 
     def _check_placement(self, start: int) -> None:
-        """`#if` after code on its line needs a `;` (or a `{`) between them."""
-        lexed = self._lexed
+        """`#if` starts its line (after spaces, tabs or NUL only: a form feed, a vertical tab
+        or a comment there is code to Swift) or follows a `;` or `{`."""
+        text = self._lexed.text
         i = start - 1
-        while i >= 0:
-            char = lexed.text[i]
-            if lexed.kind_at(i) is Kind.COMMENT:
-                span = lexed.spans[lexed.span_index(i)]
-                if _NEWLINE.search(lexed.text, span.start, span.end):
-                    return
-                i = span.start - 1
-            elif char in "\r\n;{":
-                return
-            elif char in " \t\f\v\x00":
-                i -= 1
-            else:
-                self.problems.append(Problem("directive", start, "#if after code on the same "
-                                             "line (Swift needs a ';' or a line break)"))
-                return
+        while i >= 0 and text[i] in " \t\x00":
+            i -= 1
+        if i < 0 or text[i] in "\r\n":
+            return
+        while i >= 0 and text[i] in " \t\x00\f\v":
+            i -= 1
+        if i >= 0 and text[i] in ";{" and self._lexed.kind_at(i) is Kind.CODE:
+            return
+        self.problems.append(Problem("directive", start, "#if must start its line (only spaces "
+                                     "or tabs before it) or follow a ';'"))
 
     def _open(self, start: int, body: int, condition: Formula | None,
               stack: list[_Open]) -> None:

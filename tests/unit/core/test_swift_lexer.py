@@ -178,6 +178,9 @@ ACCEPTED_DIRECTIVES = {  # SwiftPM accepts each; the #else branch is the one com
     "two-line comment after #else": f"#if false\n{A}\n#else /* c\n */ {B}\n#endif",
     "#endif in a multi-line string": f'#if false\nlet s = """\n#endif\n"""\n{A}\n#else\n{B}\n#endif',
     "parentheses over lines": f"#if (false\n|| true)\n{B}\n#endif",
+    "NUL before #if": f"{B}\n\x00#if false\n{A}\n#endif",
+    "; and a form feed before #if": f"{B}\n;\f#if false\n{A}\n#endif",
+    "form feed before #endif": f"#if false\n{A}\n\f#endif",
 }
 
 REJECTED_DIRECTIVES = {  # SwiftPM rejects each
@@ -199,6 +202,12 @@ REJECTED_DIRECTIVES = {  # SwiftPM rejects each
     "#if #endif on one line": f"#if true #endif\n{A}", "#if after code": f"{A} #if false\n#endif",
     "#ifdef": f"#ifdef\n{A}\n#endif", "#if in an interpolation": 'let s = "\\(1 #if)"',
     "U+2028": f"#if false\n{A}\u2028#else\n{B}\n#endif",
+    "form feed before #if": f"{A}\n\f#if false\n{B}\n#endif",
+    "vertical tab before #if": f"{A}\n\v#if false\n{B}\n#endif",
+    "space, form feed before #if": f"{A}\n \f#if false\n{B}\n#endif",
+    "no-break space before #if": f"{A}\n\u00a0#if false\n{B}\n#endif",
+    "comment before #if": f"{A}\n/* c */ #if false\n{B}\n#endif",
+    "&&!": f"#if true&&!false\n{A}\n#endif",
 }
 
 REFUSED_DIRECTIVES = {  # SwiftPM accepts each (an inactive `swift(<…)` branch is not parsed)
