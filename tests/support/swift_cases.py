@@ -111,7 +111,7 @@ class _Maker:
             return "(" + self.spaced(self.condition(depth + 1)) + ")"
         operator = rng.choice(["&&", "||"])
         left, right = self.condition(depth + 1), self.condition(depth + 1)
-        if "||" in left and operator == "&&" or rng.random() < 0.2:
+        if ("||" in left and operator == "&&") or rng.random() < 0.2:
             left = f"({left})"
         return left + self.glue(operator, right) + right
 
@@ -121,7 +121,7 @@ class _Maker:
         if self.broken and roll < 0.08:
             return rng.choice(BROKEN)
         if roll < 0.45:
-            return rng.choice(["true", "false", "true", "false"] + FLAGS)
+            return rng.choice(["true", "false", "true", "false", *FLAGS])
         if roll < 0.6:
             return rng.choice(HOST)
         if roll < 0.95:
@@ -241,3 +241,38 @@ def generate(seed: int, count: int) -> list[Case]:
                           note="broken" if maker.broken else ""))
         index += 1
     return cases[:count]
+
+
+def issue_24_cases() -> dict[str, Case]:
+    """The seven conditions, four line and white-space forms and six rejected manifests of
+    issue 24, each a case whose `#if` branch asks for `<prefix>a` and `#else` for `<prefix>b`."""
+    def chain(index: int, condition: str, newline: str = "\n", before_else: str = "") -> Case:
+        p = f"c{900 + index}_"
+        text = (f'targets["{p}base"] = "__SHA256_{p}base__"{newline}#if {condition}{newline}'
+                f'targets["{p}a"] = "__SHA256_{p}a__"{newline}{before_else}#else{newline}'
+                f'targets["{p}b"] = "__SHA256_{p}b__"{newline}#endif{newline}\n')
+        return Case(f"issue-{index}", "5.9", text, (p + "base", p + "a", p + "b"))
+
+    def whole(index: int, body: str, footer: str = FOOTER) -> Case:
+        p = f"c{900 + index}_"
+        text = (HEADER.format(tools="5.9") + f'targets["{p}a"] = "__SHA256_{p}a__"\n' + body +
+                footer)
+        return Case(f"issue-{index}", "5.9", text, (p + "a",), whole=True)
+
+    package = 'let package = Package(name: "differential", targets: packageTargets)\n'
+    conditions = ["!(true)", "false && x", "false || false", "false /* off */",
+                  "canImport(Foundation) && false", "compiler(<1.0)", "swift(<1)"]
+    cases = {f"#if {c}": chain(i, c) for i, c in enumerate(conditions)}
+    cases.update({
+        "lone CR": chain(7, "false", "\r"),
+        "form feed before #else": chain(8, "false", "\n", "\f"),
+        "vertical tab before #else": chain(9, "false", "\n", "\v"),
+        "#else after ;": chain(10, "false", "\n", "_ = 0; "),
+        '""" on one line': whole(11, 'let s = """abc"""\n'),
+        "content on the opening line": whole(12, 'let s = """abc\n  """\n'),
+        "closing delimiter not on its own line": whole(13, 'let s = """\n  abc\n  x"""\n'),
+        "unclosed live #if": whole(14, "#if true\n"),
+        "stray #else": whole(15, "#else\n"),
+        "two let package": whole(16, "", FOOTER + package.replace("differential", "again")),
+    })
+    return cases
