@@ -755,6 +755,11 @@ _KEYWORDS = frozenset((
 ))
 
 
+def _shown(text: str) -> str:
+    """Source text in a one-line message: quoted, escaped, cut at 40 characters."""
+    return repr(text if len(text) <= 40 else text[:40] + "…")
+
+
 class _ConditionError(Exception):
     def __init__(self, start: int, detail: str) -> None:
         super().__init__(detail)
@@ -851,7 +856,7 @@ class _Tokens:
         if kind in ("name", "number", "dollar") and _WORD_CHAR.match(self.text, end) and \
                 not (kind == "name" and self.text.startswith(".", end)):
             raise _ConditionError(end, f"unexpected {self.text[end]!r} after "
-                                       f"'{self.text[start:end]}' in a condition")
+                                       f"{_shown(self.text[start:end])} in a condition")
         self.position = end
         return _Token(kind, self.text[start:end], start, end, line_start)
 
@@ -936,7 +941,7 @@ class _Parser:
         if token.kind == "op":
             if token.text != "!" or self.tokens.left_bound(token) or \
                     not self.tokens.right_bound(token):
-                raise _ConditionError(token.start, f"'{token.text}' where a condition belongs "
+                raise _ConditionError(token.start, f"{_shown(token.text)} where a condition belongs "
                                                    "(only a '!' joined to its operand)")
             self._deeper(token)
             operand = self._unary()
@@ -956,7 +961,7 @@ class _Parser:
         if token.kind == "dollar":
             return Atom("feature", token.text)
         if token.kind != "name":
-            raise _ConditionError(token.start, f"'{token.text}' is not a condition")
+            raise _ConditionError(token.start, f"{_shown(token.text)} is not a condition")
         after = self.tokens.peek()
         if after.kind == "punct" and after.text == "(" and not after.line_start:
             self.tokens.next()
