@@ -38,6 +38,12 @@ SHAPES: dict[str, Callable[[int], str]] = {
     "raw #\"\"\" openers": lambda n: '#"""' * (n // 4),
     "escapes": lambda n: '"' + "\\u{41}" * (n // 6) + '"',
 }
+#: The declaration scanner (core/manifest_shape.py) on one long line: `let a: ` once rescanned
+#: the line from every `let`.
+SHAPE_SHAPES: dict[str, Callable[[int], str]] = {
+    "let a: (one line)": lambda n: "let a: " * (n // 7),
+    "let a = (one line)": lambda n: "let a = " * (n // 8),
+}
 
 CHILD = """
 import sys, time
@@ -50,11 +56,12 @@ print(time.perf_counter() - start)
 """
 
 
-def _time_here(text: str) -> float:
+def _time_here(text: str, shape: bool = False) -> float:
+    from swiftpm_guard.core.manifest_shape import ManifestShape
     from swiftpm_guard.core.swift_lexer import Lexed
 
     start = time.perf_counter()
-    Lexed(text)
+    ManifestShape(text) if shape else Lexed(text)
     return time.perf_counter() - start
 
 
@@ -84,15 +91,17 @@ def main() -> None:
         baseline = _baseline_src(args.baseline, Path(scratch)) if args.baseline else None
         print(f"{'shape':28} {'KiB':>5} {'seconds':>9} {'ratio':>6}" +
               (f" {'baseline':>9}" if baseline else ""))
-        for name, make in SHAPES.items():
+        shapes = [(n, m, False) for n, m in SHAPES.items()]
+        shapes += [(n, m, True) for n, m in SHAPE_SHAPES.items()]
+        for name, make, shape in shapes:
             previous = None
             size = 1024
             while size <= args.max_kib * 1024:
                 text = make(size)
-                seconds = _time_here(text)
+                seconds = _time_here(text, shape)
                 ratio = f"{seconds / previous:6.2f}" if previous else " " * 6
                 row = f"{name:28} {size // 1024:>5} {seconds:9.4f} {ratio}"
-                if baseline is not None:
+                if baseline is not None and not shape:
                     old = _time_baseline(baseline, text)
                     row += f" {'>20 s' if old is None else f'{old:9.4f}':>9}"
                     if old is None:

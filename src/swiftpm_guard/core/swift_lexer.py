@@ -941,8 +941,8 @@ class _Parser:
         if token.kind == "op":
             if token.text != "!" or self.tokens.left_bound(token) or \
                     not self.tokens.right_bound(token):
-                raise _ConditionError(token.start, f"{_shown(token.text)} where a condition belongs "
-                                                   "(only a '!' joined to its operand)")
+                raise _ConditionError(token.start, f"{_shown(token.text)} where a condition "
+                                                   "belongs (only a '!' joined to its operand)")
             self._deeper(token)
             operand = self._unary()
             self.nesting -= 1
