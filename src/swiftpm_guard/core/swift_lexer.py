@@ -29,7 +29,6 @@ import bisect
 import itertools
 import re
 from collections.abc import Iterator, Sequence
-from dataclasses import dataclass, field
 from enum import Enum
 from functools import lru_cache
 from typing import NamedTuple
@@ -120,15 +119,17 @@ _SIMPLE_ESCAPES = frozenset('0\\tnr"\'')
 # -- the lexer --------------------------------------------------------------------------------
 
 
-@dataclass(slots=True)
 class _Literal:
     """A string literal being lexed: where it opened, and its delimiter."""
 
-    start: int
-    hashes: int
-    multiline: bool
-    content: int  # just after the opening delimiter
-    continuations: list[int] = field(default_factory=list)  # line breaks escaped by `\`
+    __slots__ = ("content", "continuations", "hashes", "multiline", "start")
+
+    def __init__(self, start: int, hashes: int, multiline: bool, content: int) -> None:
+        self.start = start
+        self.hashes = hashes
+        self.multiline = multiline
+        self.content = content  # just after the opening delimiter
+        self.continuations: list[int] = []  # line breaks escaped by `\`
 
 
 class _Interpolation:
@@ -514,8 +515,7 @@ def _version(literal: str) -> Version:
 # -- conditions: formulas ---------------------------------------------------------------------
 
 
-@dataclass(frozen=True, slots=True)
-class Atom:
+class Atom(NamedTuple):
     """A condition the text cannot evaluate by itself: `kind` is "host" (os, arch, canImport…),
     "feature" (hasFeature, `$Feature`, _compiler_version…), "compiler" or "swift"."""
 
@@ -525,18 +525,15 @@ class Atom:
     at_least: bool = True  # `>=` (else `<`), for the version functions
 
 
-@dataclass(frozen=True, slots=True)
-class Not:
+class Not(NamedTuple):
     operand: Formula
 
 
-@dataclass(frozen=True, slots=True)
-class All:
+class All(NamedTuple):
     operands: tuple[Formula, ...]
 
 
-@dataclass(frozen=True, slots=True)
-class Any_:
+class Any_(NamedTuple):
     operands: tuple[Formula, ...]
 
 
@@ -564,8 +561,7 @@ def _atoms(formula: Formula) -> Iterator[Atom]:
 # -- conditions: which compilers, and the exact verdict ---------------------------------------
 
 
-@dataclass(frozen=True, slots=True)
-class Compilers:
+class Compilers(NamedTuple):
     """The compilers that may read a manifest, and the language mode they read it in."""
 
     ranges: tuple[tuple[Version, Version], ...]
@@ -1080,8 +1076,7 @@ def condition_verdict(condition: str, tools: Version | None = None) -> Verdict |
 # -- #if structure ----------------------------------------------------------------------------
 
 
-@dataclass(frozen=True, slots=True)
-class Branch:
+class Branch(NamedTuple):
     """One branch of an `#if` chain: `#if`, an `#elseif`, `#else`, or the implicit empty else
     of a chain that has none (`condition` None, `directive` at its `#endif`)."""
 
@@ -1093,8 +1088,7 @@ class Branch:
     implicit: bool = False
 
 
-@dataclass(frozen=True, slots=True)
-class Chain:
+class Chain(NamedTuple):
     """`#if … #endif`, with its branches in order and where it sits."""
 
     start: int
@@ -1103,24 +1097,28 @@ class Chain:
     parent: tuple[int, int] | None  # (chain index, branch index) of the enclosing branch
 
 
-@dataclass(slots=True)
 class _Open:
     """A chain being read: its branches so far and the one being read."""
 
-    index: int  # its place among the chains, in the order they open
-    start: int
-    parent: tuple[int, int] | None
-    guard: Formula  # every enclosing branch taken and no earlier branch of this chain
-    guard_size: int
-    guard_kleene: Verdict
-    branches: list[Branch] = field(default_factory=list)
-    has_else: bool = False
-    # The branch being read: its directive, body, condition text, formula and verdict.
-    directive: int = 0
-    body: int = 0
-    text: str | None = None
-    formula: Formula = True
-    verdict: Verdict = Verdict.TRUE
+    __slots__ = ("body", "branches", "directive", "formula", "guard", "guard_kleene",
+                 "guard_size", "has_else", "index", "parent", "start", "text", "verdict")
+
+    def __init__(self, index: int, start: int, parent: tuple[int, int] | None, guard: Formula,
+                 guard_size: int, guard_kleene: Verdict) -> None:
+        self.index = index  # its place among the chains, in the order they open
+        self.start = start
+        self.parent = parent
+        self.guard = guard  # every enclosing branch taken and no earlier branch of this chain
+        self.guard_size = guard_size
+        self.guard_kleene = guard_kleene
+        self.branches: list[Branch] = []
+        self.has_else = False
+        # The branch being read: its directive, body, condition text, formula and verdict.
+        self.directive = 0
+        self.body = 0
+        self.text: str | None = None
+        self.formula: Formula = True
+        self.verdict = Verdict.TRUE
 
 
 _UNPARSED = Atom("feature", "a condition this reader cannot parse")
