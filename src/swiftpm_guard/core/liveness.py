@@ -3,20 +3,25 @@
 A manifest passes only if SwiftPM will really see its package and its binary targets. An
 unterminated `/*` or string swallows the rest of the file; a `let package = Package(` or a
 `.binaryTarget(` inside a comment or a string literal declares nothing; a checksum that only
-appears in a comment is never downloaded against. Each of these is a `not-live-code` error.
+appears in a comment is never downloaded against; two live `let package` declarations are a
+redeclaration Swift rejects. Each of these is a `not-live-code` error.
+
+An `#if` the text cannot decide (it depends on the host, or differs between supported
+compilers) whose branches ask for different names is an `undecidable-condition` error: which
+names SwiftPM reads is not something the static reading can tell, and it never takes the union.
 """
 
 from __future__ import annotations
 
 import bisect
 import re
-from collections.abc import Mapping
+from collections.abc import Iterator, Mapping
 
 from swiftpm_guard.core.model import Finding, Rendered, Severity
-from swiftpm_guard.core.swift_conditions import Inactive
-from swiftpm_guard.core.swift_lexer import Kind, Lexed, lex
+from swiftpm_guard.core.swift_lexer import Branch, Chain, Inactive, Kind, Lexed, Verdict, lex
 
 CODE = "not-live-code"
+UNDECIDABLE = "undecidable-condition"
 
 #: `let package = Package(`, as SwiftPM's manifest loader requires it (backticks, a module
 #: prefix and `.init` are the spellings Swift accepts for the same call).
@@ -38,15 +43,16 @@ def live_code_findings(rendered: Rendered, checksums: Mapping[str, str]) -> list
     """
     text = rendered.text
     lexed = lex(text)
-    inactive = Inactive(lexed)
+    inactive = lexed.inactive
     lines = _Lines(text)
     findings = [_finding(rendered, lines.of(p.start), p.what,
                          f"{p.detail} (line {lines.of(p.start)}): the rest of the manifest is "
                          f"inside a {p.what}, so SwiftPM would not see it as code")
-                for p in lexed.problems]
+                for p in lexed.problems if p.swallows]
     findings += _package_findings(rendered, lexed, inactive, lines)
     findings += _binary_target_findings(rendered, lexed, inactive, lines)
     findings += _checksum_findings(rendered, lexed, inactive, checksums)
+    findings += _condition_findings(rendered, lexed, checksums, lines)
     return findings
 
 
@@ -62,11 +68,14 @@ def _package_findings(rendered: Rendered, lexed: Lexed, inactive: Inactive,
     view = lexed.code_view()
     pairs = lexed.code_offsets()
     view_starts = [p[0] for p in pairs]
+    live = []
     for match in _PACKAGE_DECLARATION.finditer(view):
         index = bisect.bisect_right(view_starts, match.start()) - 1
         offset = pairs[index][1] + match.start() - pairs[index][0]
         if not inactive.dead_at(offset):
-            return []
+            live.append(offset)
+    if live:
+        return _redeclaration(rendered, inactive, live, lines)
     mention = _PACKAGE_MENTION.search(rendered.text)
     if mention is None:
         return []  # no package at all: SwiftPM (or the syntax check) says what is wrong
@@ -75,6 +84,26 @@ def _package_findings(rendered: Rendered, lexed: Lexed, inactive: Inactive,
     return [_finding(rendered, line, "let package = Package(",
                      f"'let package = Package(' is not live code (the first 'Package(' is in a "
                      f"{where}, line {line}); SwiftPM would find no package")]
+
+
+def _redeclaration(rendered: Rendered, inactive: Inactive, live: list[int],
+                   lines: _Lines) -> list[Finding]:
+    """Two live declarations are one too many unless different branches of one `#if` hold
+    them (then each host or compiler sees one)."""
+    for index, first in enumerate(live):
+        for second in live[index + 1:]:
+            if not _exclusive(inactive, first, second):
+                return [_finding(rendered, lines.of(second), "let package = Package(",
+                                 f"'let package = Package(' is declared twice in live code "
+                                 f"(lines {lines.of(first)} and {lines.of(second)}); Swift "
+                                 "rejects the redeclaration")]
+    return []
+
+
+def _exclusive(inactive: Inactive, first: int, second: int) -> bool:
+    branches = dict(inactive.branches_at(first))
+    return any(chain in branches and branches[chain] != branch
+               for chain, branch in inactive.branches_at(second))
 
 
 def _binary_target_findings(rendered: Rendered, lexed: Lexed, inactive: Inactive,
@@ -109,19 +138,76 @@ def _checksum_findings(rendered: Rendered, lexed: Lexed, inactive: Inactive,
 
 def _in_live_string(text: str, lexed: Lexed, inactive: Inactive, value: str) -> bool:
     """Is `value` somewhere the whole value of a string literal in live code?"""
+    return next(_live_strings(text, lexed, inactive, value), None) is not None
+
+
+def _live_strings(text: str, lexed: Lexed, inactive: Inactive, value: str) -> Iterator[int]:
+    """Every offset where `value` is the whole value of a string literal in live code."""
     start = text.find(value)
     while start >= 0:
         if lexed.literal_at(start) == value and not inactive.dead_at(start):
-            return True
+            yield start
         start = text.find(value, start + 1)
-    return False
 
 
-def _finding(rendered: Rendered, line: int | None, subject: str, message: str) -> Finding:
+def _condition_findings(rendered: Rendered, lexed: Lexed, checksums: Mapping[str, str],
+                        lines: _Lines) -> list[Finding]:
+    """An undecided `#if` whose branches that may be compiled in ask for different names."""
+    inactive = lexed.inactive
+    if not any(not b.verdict.decided for c in inactive.chains for b in c.branches):
+        return []
+    asked = sorted((offset, name) for name, value in checksums.items() if value
+                   for offset in _live_strings(rendered.text, lexed, inactive, value))
+    offsets = [offset for offset, _name in asked]
+    findings = []
+    for chain in inactive.chains:
+        open_branches = [b for b in chain.branches if b.verdict is not Verdict.FALSE]
+        names = [_names_in(b, asked, offsets) for b in open_branches]
+        if len(set(names)) > 1:
+            findings.append(_undecided(rendered, chain, open_branches, names, lines))
+        if len(findings) >= 5:
+            break
+    return findings
+
+
+def _names_in(branch: Branch, asked: list[tuple[int, str]], offsets: list[int]) -> frozenset[str]:
+    low = bisect.bisect_left(offsets, branch.body_start)
+    high = bisect.bisect_left(offsets, branch.body_end)
+    return frozenset(name for _offset, name in asked[low:high])
+
+
+def _undecided(rendered: Rendered, chain: Chain, branches: list[Branch],
+               names: list[frozenset[str]], lines: _Lines) -> Finding:
+    first = next(b for b in chain.branches if b.condition is not None)
+    if any(b.verdict is Verdict.UNDECIDABLE for b in branches):
+        why = ("cannot be decided from the text (it differs between the supported compilers, "
+               "Swift 5.9 to 6.x, or this reader cannot evaluate it)")
+    else:
+        why = "depends on the machine that evaluates the manifest"
+    asks = "; ".join(f"{_branch_label(b)} (line {lines.of(b.directive)}) asks for "
+                     f"{', '.join(sorted(n)) or 'nothing'}" for b, n in zip(branches, names,
+                                                                            strict=True))
+    line = lines.of(chain.start)
+    return _finding(rendered, line, first.condition or "#if",
+                       f"'{first.condition}' (line {line}) {why}, and its branches ask for "
+                       f"different names: {asks}. Which of them SwiftPM reads is not for the "
+                       "text to say, and the static check never takes the union: check with "
+                       "the real SwiftPM (--swift) on each host, or ask for the same names in "
+                       "every branch", code=UNDECIDABLE)
+
+
+def _branch_label(branch: Branch) -> str:
+    if branch.implicit:
+        return "no #else"
+    return branch.condition or "#else"
+
+
+def _finding(rendered: Rendered, line: int | None, subject: str, message: str,
+             code: str = CODE) -> Finding:
     # Whole-token substitution keeps a placeholder template's lines; a Jinja render does not.
     same_lines = rendered.template.flavour == "placeholder"
     note = "" if same_lines or line is None else " (line of the rendered manifest)"
-    return Finding(code=CODE, severity=Severity.ERROR, subject=subject,
+    return Finding(code=code, severity=Severity.ERROR, subject=subject,
                    file=rendered.template.path, line=line if same_lines else None,
                    message=message + note)
 

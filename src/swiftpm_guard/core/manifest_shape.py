@@ -14,7 +14,12 @@ from dataclasses import dataclass
 
 from swiftpm_guard.core.model import Role
 
-_DECLARATION = re.compile(r"\b(?:let|var)\s+([A-Za-z_][A-Za-z0-9_]*)\s*(?::[^=\n]*)?=")
+#: `let name` / `var name`; the optional `: Type` and the `=` are found by `_Next` scans, not by
+#: the pattern (`(?::[^=\n]*)?=` rescanned the line from every `let`: quadratic, issue 25).
+_DECLARATION = re.compile(r"\b(?:let|var)\s+([A-Za-z_][A-Za-z0-9_]*)\s*")
+_EQUALS = re.compile(r"=")
+_LINE_END = re.compile(r"\n")
+_OPENER = re.compile(r"[(\[{]")
 _OPEN = {"(": ")", "[": "]", "{": "}"}
 
 
@@ -81,24 +86,51 @@ def _balanced_end(text: str, index: int) -> int:
     return len(text)
 
 
+class _Next:
+    """Where a pattern next matches at or after a position, for positions that never go back:
+    each search resumes where the last one ended, so all of them together are linear."""
+
+    def __init__(self, text: str, pattern: re.Pattern[str]) -> None:
+        self._text = text
+        self._pattern = pattern
+        self._found = -1
+
+    def at(self, position: int) -> int:
+        """The offset of the next match at or after `position` (the text's length if none)."""
+        if self._found < position:
+            match = self._pattern.search(self._text, position)
+            self._found = len(self._text) if match is None else match.start()
+        return self._found
+
+
+def _initializer(text: str, after: int, equals: _Next, line_end: _Next) -> int | None:
+    """Just after the `=` of a declaration whose name ends at `after` (an optional `: Type`
+    before it, on the same line), or None."""
+    if text.startswith("=", after):
+        return after + 1
+    if not text.startswith(":", after):
+        return None
+    sign = equals.at(after)
+    return sign + 1 if sign < line_end.at(after) else None
+
+
 def declarations(text: str) -> list[Declaration]:
     """Every outermost `let/var name = <expr with a bracket group>` and that group's span.
 
     Declarations nested inside an earlier span are skipped, which keeps this linear in the text.
     """
     found: list[Declaration] = []
+    equals, line_end, opener = (_Next(text, p) for p in (_EQUALS, _LINE_END, _OPENER))
     for match in _DECLARATION.finditer(text):
         if found and match.start() < found[-1].end:
             continue
-        line_end = text.find("\n", match.end())
-        line_end = len(text) if line_end < 0 else line_end
-        opener = min(
-            (pos for pos in (text.find(c, match.end(), line_end) for c in "([{") if pos >= 0),
-            default=-1,
-        )
-        if opener < 0:
+        value = _initializer(text, match.end(), equals, line_end)
+        if value is None:
             continue
-        found.append(Declaration(match.group(1), match.start(), _balanced_end(text, opener)))
+        bracket = opener.at(value)
+        if bracket >= line_end.at(value):
+            continue
+        found.append(Declaration(match.group(1), match.start(), _balanced_end(text, bracket)))
     return found
 
 

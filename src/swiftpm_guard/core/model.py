@@ -291,7 +291,10 @@ CODES: dict[str, str] = {
     "__MACOSX/",
     "swift-error": "SwiftPM rejects the rendered package (its message, with the manifest line)",
     "not-live-code": "the package, a binary target, a placeholder or a checksum is not live "
-    "Swift code (in a comment or string, or after an unterminated /* or string)",
+    "Swift code (in a comment or string, or after an unterminated /* or string), or the package "
+    "is declared twice",
+    "undecidable-condition": "an #if whose value depends on the host or the compiler (or that "
+    "the static reader cannot evaluate) has branches asking for different names",
     "swift-syntax": "without SwiftPM: tree-sitter-swift finds a syntax error in the manifest",
     "url": "a binary target URL is not https, not .zip, or lacks the version or its own name",
     "checksum-mismatch": "SwiftPM evaluates a binary target's checksum to another artifact's",

@@ -26,8 +26,7 @@ from swiftpm_guard.core.model import (
     Severity,
     Template,
 )
-from swiftpm_guard.core.swift_conditions import Inactive
-from swiftpm_guard.core.swift_lexer import Kind, lex
+from swiftpm_guard.core.swift_lexer import Inactive, Kind, lex
 from swiftpm_guard.errors import InputError
 
 if TYPE_CHECKING:

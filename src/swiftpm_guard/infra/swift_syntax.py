@@ -5,11 +5,13 @@ counts stay the static ones. tree-sitter recovers from errors, so one bad spot y
 ERROR or MISSING nodes; the first few are reported, with line and column.
 
 tree-sitter-swift does not see an unterminated `/*` as an error (it lexes it as an operator),
-so the core lexer's problems (unterminated comments, strings, interpolations) are reported
-first, and then the grammar is not run at all: those are exactly the inputs that made it
-quadratic. Otherwise the parse runs in a bounded child (infra.bounded), and a text over the
-size cap is not parsed: either way the answer is a `swift-syntax` error saying the manifest
-could not be checked, never a crash and never a pass."""
+so the core lexer's problems (unterminated comments, strings, interpolations; malformed string
+literals and `#if` directives, which tree-sitter-swift 0.7.4 accepts) are reported first, and
+then the grammar is not run at all: those are exactly the inputs that made it quadratic.
+Otherwise the parse runs in a bounded child (infra.bounded), and a text over the size cap is
+not parsed: either way the answer is a `swift-syntax` error saying the manifest could not be
+checked, never a crash and never a pass.
+"""
 
 from __future__ import annotations
 
@@ -97,7 +99,9 @@ def syntax_findings(rendered: Rendered, *, seconds: float = SWIFT_PARSE_SECONDS,
     lexed = lex(rendered.text)
     if lexed.problems:
         return [_at(rendered, rendered.text.count("\n", 0, p.start), _column(rendered, p.start),
-                    f"{p.detail}, so the rest of the manifest is not code")
+                    f"{p.detail}, so the rest of the manifest is not code" if p.swallows else
+                    f"{p.detail}: the Swift compiler rejects this (or the static reader cannot "
+                    "read it; SwiftPM can, with --swift)")
                 for p in lexed.problems[:MAX_PER_MANIFEST]]
     if len(data) > max_bytes:
         return [_unchecked(rendered, f"it is {len(data)} bytes, over the {max_bytes}-byte cap "

@@ -1,0 +1,7 @@
+let s = """abc"""
+let t = """
+ x
+  """
+#else
+#if true
+"\q\u{D800}"
