@@ -48,9 +48,9 @@ def test_a_hanging_grammar_is_stopped(monkeypatch):
 
 
 def test_the_clis_early_reader_is_bounded_too(monkeypatch, tmp_path):
-    """`check --frameworks-from` reads the workflow in a child of its own (parsing bash there,
-    in-process): a grammar that crashes or hangs stops that child, and the check says so in
-    one line naming the workflow."""
+    """`check --frameworks-from` reads the workflow in a child of its own, which parses bash
+    in a bounded grandchild like every other reader: a grammar that crashes or hangs is one
+    line naming the workflow."""
     from swiftpm_guard.sources.workflow_ahead import ReadAhead
     from swiftpm_guard.sources.workflow_spec import WorkflowSpec
 
@@ -62,9 +62,10 @@ def test_the_clis_early_reader_is_bounded_too(monkeypatch, tmp_path):
     monkeypatch.setattr(workflow, "read_arrays", _segfault)
     with ReadAhead([spec]) as ahead, pytest.raises(InputError) as caught:
         ahead.names()
-    assert str(caught.value) == (f"{path}: could not read the workflow: its reader (PyYAML, "
-                                 "then tree-sitter-bash on the job's scripts) crashed (SIGSEGV)")
+    assert str(caught.value) == (f"{path}: could not read the job's scripts as bash: "
+                                 "tree-sitter-bash crashed (SIGSEGV)")
     monkeypatch.setattr(workflow, "read_arrays", _hang)
-    with ReadAhead([spec], seconds=0.5) as ahead, pytest.raises(InputError) as caught:
+    monkeypatch.setattr(workflow, "BASH_PARSE_SECONDS", 0.5)
+    with ReadAhead([spec], seconds=5) as ahead, pytest.raises(InputError) as caught:
         ahead.names()
     assert "did not finish within 0.5 s" in str(caught.value)

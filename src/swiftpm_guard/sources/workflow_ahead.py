@@ -27,12 +27,10 @@ if TYPE_CHECKING:
 
 
 def _read(spec: WorkflowSpec) -> list[DeclaredName]:
-    """In the child: read the workflow as the check would. The bash parse runs here too, not
-    in a grandchild: this child is bounded already, and on two cores every extra process's
-    start-up is time taken from the others."""
+    """In the child: read the workflow as the check would (its bash parse in a grandchild)."""
     from swiftpm_guard.sources.workflow import read_workflow_frameworks
 
-    return read_workflow_frameworks(spec, bounded=False)
+    return read_workflow_frameworks(spec)
 
 
 class ReadAhead:
