@@ -425,6 +425,9 @@ _STRUCTURE = frozenset({
     "parenthesized_expression",
 })
 _COMMENT_BEFORE = frozenset(b" \t\n;&|()<>")
+#: Bytes tree-sitter-bash skips as white space where bash keeps them in the word (bash's
+#: blanks are space and tab): `( a\fb )` is one element to bash, two to the grammar.
+_NOT_BLANK_TO_BASH = re.compile(rb"[\r\v\f]")
 _IDENTIFIER = re.compile(rb"[A-Za-z_][A-Za-z0-9_]*")
 _INTEGER = re.compile(rb"[0-9]+")
 _ARITHMETIC_NUMBER = re.compile(rb"[0-9][0-9A-Za-z#@_]*")
@@ -1040,7 +1043,9 @@ class _Reader:
         if kind == "simple_expansion":
             return self._simple_expansion(node, "arithmetic")
         if kind == "expansion":
-            return [(c, "arithmetic") for c, _ in self._expansion(node, "arithmetic")]
+            # Its subscript is checked as one; its operands are spliced in and evaluated.
+            return [(c, "" if c.type == "subscript" else "arithmetic")
+                    for c, _ in self._expansion(node, "arithmetic")]
         if kind == "subscript":
             return [(c, "arithmetic") for c in node.children]
         if kind in ("number", "binary_expression", "unary_expression", "postfix_expression",
@@ -1071,6 +1076,12 @@ class _Reader:
             if not _inside(self.quoted, start, end) or self._in_assignment(start):
                 _refuse("a GitHub expression must sit inside a quoted string, outside the "
                         "array", start)
+        for match in _NOT_BLANK_TO_BASH.finditer(self.script):
+            if not _inside(self.text, match.start(), match.end()):
+                shown = {b"\r": "carriage return", b"\v": "vertical tab"}.get(
+                    match.group(), "form feed")
+                _refuse(f"a {shown} here is white space to tree-sitter-bash and part of a word "
+                        "to bash", match.start())
         for offset in _occurrences(self.script, self.var.encode()):
             if offset not in self.reads and not _inside(self.text, offset, offset + 1):
                 _refuse(f"{self.var} appears here other than in its one literal assignment "
@@ -1105,6 +1116,8 @@ class _Reader:
 
     def _elements(self, node: Any) -> list[Element]:
         context = _context(self.script, node)
+        if context is None and _backgrounded(node):
+            context = "a background job (`&`: a subshell)"
         if context is not None:
             _refuse(f"{self.var}=( … ) is inside {context}; cannot tell whether bash runs it: "
                     "assign it once at the top of the script", node)
@@ -1279,6 +1292,15 @@ def _context(script: bytes, node: Any) -> str | None:
     if parent is None or parent.type == "program":
         return None
     return _CONTEXTS.get(parent.type, f"a {parent.type}")
+
+
+def _backgrounded(node: Any) -> bool:
+    """`VAR=( … ) &` runs the assignment in a subshell: the script's own list stays unset."""
+    statement = node
+    while statement.parent is not None and statement.parent.type != "program":
+        statement = statement.parent
+    following = statement.next_sibling
+    return following is not None and following.type == "&"
 
 
 def _plain_declare(script: bytes, node: Any) -> bool:
