@@ -243,7 +243,7 @@ def _is_bash(shell: yaml.ScalarNode | None, file: str, lines: _FileLines) -> boo
     program = words[index].rsplit("/", 1)[-1] if index < len(words) else ""
     if program == "bash":
         return True
-    if any(word.rsplit("/", 1)[-1] == "bash" for word in words):
+    if "bash" in str(shell.value):
         raise InputError(f"cannot tell whether shell {shell.value!r} runs bash; write "
                          "'bash …' or '/usr/bin/env bash …'", file=file,
                          line=lines.at_offset(shell.start_mark.index))
@@ -299,8 +299,10 @@ _YAML_BREAK = re.compile("\r\n|[\r\n\x85\u2028\u2029]")
 _VALUE_BREAK = re.compile("[\n\u2028\u2029]")  # what a block scalar's value keeps of them
 _SPACE = " \t\n"
 _SOURCE_SPACE = re.compile("[ \t\r\n\x85\u2028\u2029]*")
-#: How far past an escape or a quote a value's character may sit in the source: `\U0001F600`.
+#: How far past a quote or an indentation a value's character may sit in the source.
 _ESCAPE_REACH = 12
+#: Source length of a double-quoted escape, by the letter after the backslash.
+_ESCAPE_LENGTH = {"x": 4, "u": 6, "U": 10}
 
 
 class _Cursor:
@@ -354,14 +356,25 @@ class _FileLines:
         if cursor is None or offset < cursor.value:
             cursor = self._cursors[id(script)] = _Cursor(0, self._value_start(node))
         v, s = cursor.value, cursor.source
+        escapes = node.style == '"'
         while v < offset and v < len(value):
-            s = self._step(value[v], s, end)
+            s = self._step(value[v], s, end, escapes)
             v += 1
         cursor.value, cursor.source = v, s
-        if v < len(value) and s < end and text[s] != value[v]:
+        if escapes:
+            s = self._past_continuations(s, end)
+        if v < len(value) and s < end and text[s] != value[v] and not escapes:
             found = text.find(value[v], s, min(end, s + _ESCAPE_REACH))
             return found if found >= 0 else s
         return min(s, max(end - 1, node.start_mark.index))
+
+    def _past_continuations(self, s: int, end: int) -> int:
+        """A double-quoted `\\` at a line's end joins the lines and gives no character."""
+        text = self._text
+        while s + 1 < end and text[s] == "\\" and text[s + 1] in "\r\n":
+            match = _SOURCE_SPACE.match(text, s + 1, end)
+            s = match.end() if match is not None else s + 2
+        return s
 
     def _value_start(self, node: yaml.ScalarNode) -> int:
         """Where the value's text starts: after a block header line or an opening quote."""
@@ -371,9 +384,13 @@ class _FileLines:
             return newline + 1 if newline >= 0 else start
         return start + 1 if node.style in ("'", '"') else start
 
-    def _step(self, char: str, s: int, end: int) -> int:
+    def _step(self, char: str, s: int, end: int, escapes: bool) -> int:
         """Past the source of value character `char`, which is at `s` or a little after."""
         text = self._text
+        if escapes:
+            s = self._past_continuations(s, end)
+            if s + 1 < end and text[s] == "\\":  # one escape, one value character
+                return s + _ESCAPE_LENGTH.get(text[s + 1], 2)
         if s < end and text[s] == char:
             return s + 1
         if char in _SPACE:  # a folded break or indentation: any run of source white space
