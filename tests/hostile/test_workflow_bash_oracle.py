@@ -84,7 +84,11 @@ SETTERS = [
     "echo '${{ matrix.name }}'", "v=FRAMEWORKS; declare -n r=$v; r=(named)",
     "if true; then FRAMEWORKS=(in_if); fi", "f() { FRAMEWORKS=(in_function); }; f",
     "true && FRAMEWORKS=(in_list)", "FRAMEWORKS=(second)", "declare -a FRAMEWORKS=(declared_a)",
-    "x=FRAMEWORKS; y='[0]=ind'; declare \"$x$y\"",
+    "x=FRAMEWORKS; y='[0]=ind'; declare \"$x$y\"", "$'eval' 'FRAMEWORKS+=(ansi_named)'",
+    "\\eval 'FRAMEWORKS+=(escaped)'", "e''val 'FRAMEWORKS+=(split)'",
+    "builtin eval 'FRAMEWORKS+=(builtin)'", "command eval 'FRAMEWORKS+=(command)'",
+    "'declare' 'FRAMEWORKS[3]=quoted_declare'",
+    "echo done\n\\eval 'FRAMEWORKS+=(after_line_break)'",
 ]
 
 #: Statements that leave bash's list alone here but that the reader cannot promise: indirect

@@ -446,12 +446,17 @@ _COMMENT_BEFORE = frozenset(b" \t\n;&|()<>")
 #: blanks are space and tab): `( a\fb )` is one element to bash, two to the grammar.
 _NOT_BLANK_TO_BASH = re.compile(rb"[\r\v\f]")
 _IDENTIFIER = re.compile(rb"[A-Za-z_][A-Za-z0-9_]*")
+#: A newline no backslash escapes (`\\<newline>` is a continuation, not a word character).
+_UNESCAPED_NEWLINE = re.compile(rb"\\.|(\n)", re.DOTALL)
 _INTEGER = re.compile(rb"[0-9]+")
 _ARITHMETIC_NUMBER = re.compile(rb"[0-9][0-9A-Za-z#@_]*")
 #: `$` that bash expands (a name, a special parameter, `{`, `(`, `[`, a quote) or a backtick.
 _EXPANDS = re.compile(rb"\\.|(\$[A-Za-z0-9_{(\[@*#?$!'\"-]|`)", re.DOTALL)
 _STRING_ESCAPE = re.compile(r'\\([$`"\\\n])')
 _WORD_ESCAPE = re.compile(r"\\\n|\\(.)", re.DOTALL)
+#: What a command name bash computes may be made of: literal pieces and plain variables.
+_NAME_PARTS = frozenset({"command_name", "concatenation", "word", "string", "string_content",
+                         "raw_string", "number"})
 _LITERAL_PARTS = frozenset({"word", "raw_string", "string", "concatenation", "string_content",
                             "number"})
 
@@ -633,6 +638,12 @@ class _Reader:
 
     def _word(self, node: Any, _context: str) -> list[tuple[Any, str]]:
         self._unparsed_expansion(node)
+        if self.script.find(b"\n", node.start_byte, node.end_byte) < 0:
+            return []
+        for match in _UNESCAPED_NEWLINE.finditer(self.script, node.start_byte, node.end_byte):
+            if match.group(1) is not None:
+                _refuse("tree-sitter-bash reads one word across this line break, where bash "
+                        "ends the command", match.start(1))
         return []
 
     def _heredoc_redirect(self, node: Any, _context: str) -> list[tuple[Any, str]]:
@@ -709,14 +720,12 @@ class _Reader:
         stack = [word]
         while stack:
             part = stack.pop()
-            if part.type in ("simple_expansion", "expansion"):
-                target = _plain_variable(part)
-                if target is None:
-                    _refuse("the command name here is computed by the shell; it could be "
-                            "eval, read or declare", part)
+            target = _plain_variable(part) if part.type in ("simple_expansion",
+                                                            "expansion") else None
+            if target is not None:
                 self.command_variables.append((target, part.start_byte))
-            elif part.type in ("command_substitution", "process_substitution",
-                               "arithmetic_expansion"):
+                continue
+            if part.is_named and part.type not in _NAME_PARTS:  # `$'eval'`, `$(…)`, `${x:-…}`
                 _refuse("the command name here is computed by the shell; it could be eval, "
                         "read or declare", part)
             stack.extend(part.children)

@@ -120,6 +120,9 @@ SETTERS = {
     "prompt-variable": ("PS4='+${FRAMEWORKS[1]:=c}'\nset -x", 2, "PS4 as code"),
     "computed-command": ("c=eval\n$c 'FRAMEWORKS+=(c)'", 3, "comes from c"),
     "background": (None, 1, "background job"),
+    # tree-sitter-bash reads `echo done<newline>\eval …` as one command; bash as two.
+    "escaped-command-after-a-line-break": ("echo done\n\\eval 'FRAMEWORKS+=(c)'", 2,
+                                           "one word across this line break"),
 }
 
 
