@@ -89,6 +89,7 @@ SETTERS = [
     "builtin eval 'FRAMEWORKS+=(builtin)'", "command eval 'FRAMEWORKS+=(command)'",
     "'declare' 'FRAMEWORKS[3]=quoted_declare'",
     "echo done\n\\eval 'FRAMEWORKS+=(after_line_break)'",
+    "echo a\\\n#b; FRAMEWORKS+=(after_continued_hash)",
 ]
 
 #: Statements that leave bash's list alone here but that the reader cannot promise: indirect
@@ -109,7 +110,8 @@ EXITS = ["exit 0", "false", "set -e; false"]
 WRAPPERS = [
     "@@", "@@", "cat <<EOF\nEOF \n@@\nEOF", "cat <<-EOF\n  EOF\n@@\n\tEOF",
     "cat <<EOF\nEOF\r\n@@\nEOF", 'echo "x\\"; @@; echo "', "echo $'x\\'; @@; echo '",
-    "@@ &\nwait", "@@\r", "@@ # \r",
+    "@@ &\nwait", "@@\r", "@@ # \r", "cat <<EOF\nx\\\nEOF\n@@\nEOF",
+    "cat <<'EOF'\nx\\\nEOF\n@@\nEOF",
     ": '\n@@\n'", "# \\\n@@", "cat <<'EOF'\n@@\nEOF", "echo a#b @@",
 ]
 

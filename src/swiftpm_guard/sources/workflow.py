@@ -617,7 +617,7 @@ class _Reader:
     # Text.
 
     def _comment(self, node: Any, _context: str) -> list[tuple[Any, str]]:
-        start = node.start_byte
+        start = _before_continuations(self.script, node.start_byte)
         if start > 0 and self.script[start - 1] not in _COMMENT_BEFORE:
             _refuse("tree-sitter-bash reads a comment where bash reads a word ('#' inside a "
                     "word)", node)
@@ -1387,7 +1387,8 @@ def _check_heredocs(script: bytes, redirects: list[Any]) -> None:
         _rest_of_line_is_plain(script, start.end_byte, line_end)
         body = next_body.get(line_end, line_end + 1)
         strip_tabs = any(c.type == "<<-" for c in redirect.children)
-        terminator = _terminator(script, body, delimiter, strip_tabs)
+        quoted = re.search(rb"['\"\\]", script[start.start_byte:start.end_byte]) is not None
+        terminator = _terminator(script, body, delimiter, strip_tabs, joins=not quoted)
         if terminator is None:
             _refuse(f"here-document {delimiter.decode('utf-8', 'replace')!r} is not closed: "
                     "no line is exactly its delimiter", redirect)
@@ -1395,9 +1396,27 @@ def _check_heredocs(script: bytes, redirects: list[Any]) -> None:
         if theirs != terminator:
             line = script.count(b"\n", 0, terminator) + 1
             _refuse(f"bash ends this here-document at script line {line}, tree-sitter-bash "
-                    "elsewhere (a terminator with trailing or leading spaces?)", redirect)
+                    "elsewhere (a terminator with spaces around it, or after a line ending "
+                    "in a backslash?)", redirect)
         after = script.find(b"\n", terminator)
         next_body[line_end] = len(script) if after < 0 else after + 1
+
+
+def _odd_backslashes_before(script: bytes, end: int) -> bool:
+    """Does an odd run of backslashes end at `end` (so the last one escapes what follows)?"""
+    index = end
+    while index > 0 and script[index - 1] == 0x5C:  # backslash
+        index -= 1
+    return (end - index) % 2 == 1
+
+
+def _before_continuations(script: bytes, index: int) -> int:
+    """Where `index` sits once bash has removed the `\\<newline>` pairs before it: a `#`
+    right after a continuation continues the word before it and starts no comment."""
+    while index >= 2 and script[index - 1] == 0x0A and _odd_backslashes_before(script,
+                                                                                  index - 1):
+        index -= 2
+    return index
 
 
 def _delimiter(script: bytes, start: Any) -> bytes:
@@ -1452,14 +1471,28 @@ def _rest_of_line_is_plain(script: bytes, start: int, end: int) -> None:
             index += 1
 
 
-def _terminator(script: bytes, body: int, delimiter: bytes, strip_tabs: bool) -> int | None:
-    """Start of the first line from `body` that bash takes as the delimiter, or None."""
+def _terminator(script: bytes, body: int, delimiter: bytes, strip_tabs: bool, *,
+                joins: bool) -> int | None:
+    """Start of the first line from `body` that bash takes as the delimiter, or None.
+
+    In an unquoted body bash joins a line ending in `\\` with the next before comparing
+    (`x\\` then `EOF` is the line `xEOF`, not the end)."""
     position = body
     while position <= len(script):
-        newline = script.find(b"\n", position)
-        line = script[position:newline if newline >= 0 else len(script)]
+        start = position
+        parts: list[bytes] = []
+        while True:
+            newline = script.find(b"\n", position)
+            end = newline if newline >= 0 else len(script)
+            if joins and newline >= 0 and _odd_backslashes_before(script, end):
+                parts.append(script[position:end - 1])
+                position = newline + 1
+                continue
+            parts.append(script[position:end])
+            break
+        line = b"".join(parts)
         if (line.lstrip(b"\t") if strip_tabs else line) == delimiter:
-            return position
+            return start
         if newline < 0:
             return None
         position = newline + 1
