@@ -123,6 +123,8 @@ SETTERS = {
     # tree-sitter-bash reads `echo done<newline>\eval …` as one command; bash as two.
     "escaped-command-after-a-line-break": ("echo done\n\\eval 'FRAMEWORKS+=(c)'", 2,
                                            "one word across this line break"),
+    # `a\<newline>#b` is the word `a#b` to bash: what follows the `;` runs.
+    "hash-after-a-continuation": ("echo a\\\n#b; FRAMEWORKS+=(c)", 3, "'#' inside a word"),
 }
 
 
@@ -156,6 +158,16 @@ def test_a_decoy_after_a_terminator_bash_does_not_take_is_refused(terminator):
             as caught:
         frameworks_in_workflow(run_step(script), "build", "FRAMEWORKS", file="w.yml")
     assert str(caught.value).startswith("w.yml:5: ")
+
+
+def test_an_unquoted_body_line_ending_in_a_backslash_joins_the_terminator():
+    """Bash reads `x\\` then `EOF` as the body line `xEOF`: the decoy is text to it."""
+    script = "cat <<EOF\nx\\\nEOF\nFRAMEWORKS=( a b )\nEOF"
+    with pytest.raises(InputError, match="bash ends this here-document at script line 5"):
+        frameworks_in_workflow(run_step(script), "build", "FRAMEWORKS", file="w.yml")
+    quoted = "cat <<'EOF'\nx\\\nEOF\nFRAMEWORKS=( a b )"
+    found = frameworks_in_workflow(run_step(quoted), "build", "FRAMEWORKS", file="w.yml")
+    assert [(d.name, d.origin.line) for d in found] == [("a", 8), ("b", 8)]
 
 
 @pytest.mark.parametrize("expression", [
