@@ -45,4 +45,3 @@ def test_a_hanging_grammar_is_stopped(monkeypatch):
     monkeypatch.setattr(workflow, "BASH_PARSE_SECONDS", 0.5)
     with pytest.raises(InputError, match=r"did not finish within 0\.5 s"):
         workflow.frameworks_in_workflow(TEXT, "build", "FRAMEWORKS", file="w.yml")
-

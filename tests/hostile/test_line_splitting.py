@@ -74,7 +74,7 @@ def test_workflow_lines_are_newline_lines(breaks, names):
     text = ("jobs:\n  build:\n    steps:\n      - run: |\n"
             f"          # {comment} FRAMEWORKS=( decoy )\n          FRAMEWORKS=(\n{body}\n"
             "          )\n")
-    found = frameworks_in_workflow(text, "build", "FRAMEWORKS", file="w.yml", bounded=False)
+    found = frameworks_in_workflow(text, "build", "FRAMEWORKS", file="w.yml")
     rows = text.split("\n")
     assert [d.name for d in found] == names
     for declared in found:
