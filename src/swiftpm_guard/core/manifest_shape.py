@@ -16,7 +16,9 @@ from swiftpm_guard.core.model import Role
 
 #: `let name` / `var name`; the optional `: Type` and the `=` are found by `_Next` scans, not by
 #: the pattern (`(?::[^=\n]*)?=` rescanned the line from every `let`: quadratic, issue 25).
-_DECLARATION = re.compile(r"\b(?:let|var)\s+([A-Za-z_][A-Za-z0-9_]*)\s*")
+#: The name sits in a lookahead: `let let x = y(` must find `x`, so a match consumes only
+#: `let ` and the next search starts at the name.
+_DECLARATION = re.compile(r"\b(?:let|var)\s+(?=([A-Za-z_][A-Za-z0-9_]*)(\s*))")
 _EQUALS = re.compile(r"=")
 _LINE_END = re.compile(r"\n")
 _OPENER = re.compile(r"[(\[{]")
@@ -124,7 +126,7 @@ def declarations(text: str) -> list[Declaration]:
     for match in _DECLARATION.finditer(text):
         if found and match.start() < found[-1].end:
             continue
-        value = _initializer(text, match.end(), equals, line_end)
+        value = _initializer(text, match.end(2), equals, line_end)
         if value is None:
             continue
         bracket = opener.at(value)

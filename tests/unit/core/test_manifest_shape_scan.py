@@ -40,6 +40,12 @@ def test_typed_and_untyped_declarations():
     assert declarations(text) == reference(text)
 
 
+def test_a_keyword_used_as_the_name_does_not_hide_the_declaration_after_it():
+    # Found by the property below: `let let x = y(` declares x for the old pattern too.
+    assert declarations("let let x = y(") == reference("let let x = y(") == [
+        Declaration("x", 4, 14)]
+
+
 PIECES = st.sampled_from(["let ", "var ", "a", "b1", ":", " ", "=", "==", "\n", "(", ")", "[",
                           "]", "{", "}", '"', "//", "/*", "*/", "[String: Int]", "x = y"])
 
