@@ -25,7 +25,7 @@ from swiftpm_guard.cli.options import (
     token_from_env,
     url_settings,
 )
-from swiftpm_guard.console import say, tell
+from swiftpm_guard.console import block, say, tell
 from swiftpm_guard.core.checks import DEFAULT_VERSION_PATTERN
 from swiftpm_guard.core.names import DEFAULT_AUTHOR, DEFAULT_EXCLUDED, DEFAULT_TEMPLATE_REF
 from swiftpm_guard.jobs.adapters import Adapters
@@ -140,7 +140,8 @@ def run(args: argparse.Namespace, adapters: Adapters) -> int:
     if request.dry_run:
         for path, text in result.manifests:
             say(f"--- {path} (dry run, {result.branch}) ---")
-            say(text.removesuffix("\n"))
+            # Rendered from the template ref: shown exactly, and no line of it runs.
+            block(text.removesuffix("\n"))
         say(f"--- left out of the published tree: {', '.join(result.excluded) or 'nothing'} ---")
         say("--- compared with the newest branch of the same version ---")
         say("\n".join(describe(result.diff)) if result.diff else str(result.diff_note))
