@@ -24,13 +24,7 @@ from swiftpm_guard.core.model import Location, Stub
 from swiftpm_guard.core.names import DEFAULT_BRANCH_GLOB, validate_ref_glob
 from swiftpm_guard.errors import InfrastructureError, InputError, UsageError
 from swiftpm_guard.infra.fs import is_directory, resolved
-from swiftpm_guard.infra.git import (
-    GitTimeout,
-    carries_credentials,
-    find_git,
-    git_environment,
-    run_git,
-)
+from swiftpm_guard.infra.git import GitSetup, GitTimeout, run_git
 from swiftpm_guard.limits import GIT_AUDIT_SECONDS, TEMPLATE_MAX_BYTES
 from swiftpm_guard.redact import shown_location
 from swiftpm_guard.sources.template import SOURCE_SUFFIXES, STUB_DIRS
@@ -68,37 +62,17 @@ def classify_repo(repo: str) -> tuple[str, str]:
     return "local", str(path)
 
 
-#: Variables that make git print HTTP headers; dropped when a header carries a token.
-_TRACE_VARS = ("GIT_TRACE", "GIT_TRACE_CURL", "GIT_CURL_VERBOSE", "GIT_TRACE_PACKET")
-
-
-def _env(config: Iterable[tuple[str, str]] = ()) -> dict[str, str]:
-    """The caller's environment plus `config` in git's command-line scope (see infra.git)."""
-    pairs = list(config)
-    env = dict(os.environ)
-    env.update(GIT_TERMINAL_PROMPT="0", LC_ALL="C", GIT_OPTIONAL_LOCKS="0")
-    env.pop("GIT_DIR", None)
-    env.pop("GIT_WORK_TREE", None)
-    if carries_credentials(pairs):
-        for name in _TRACE_VARS:
-            env.pop(name, None)
-        # With a token on board, only our configuration counts: no inherited GIT_CONFIG_*
-        # entries, no system or global file (they could re-enable redirects for the URL or
-        # add a header of their own).
-        for name in [n for n in env if n.startswith("GIT_CONFIG")]:
-            env.pop(name)
-        env.update(GIT_CONFIG_NOSYSTEM="1", GIT_CONFIG_GLOBAL=os.devnull)
-    return git_environment(env, config=pairs)
-
-
 def git(args: Sequence[str], *, git_dir: str | None = None, stdin: bytes | None = None,
-         timeout: float = GIT_TIMEOUT, config: Iterable[tuple[str, str]] = ()) -> bytes:
-    """Run git with an argument list and a deadline (infra.git.run_git); output or a clear error."""
-    # By absolute path: in the action's container the job's PATH may not lead to git.
-    git = find_git(os.environ.get("PATH"))
-    argv = [git, *(["--git-dir", git_dir] if git_dir else []), *args]
+        timeout: float = GIT_TIMEOUT, config: Iterable[tuple[str, str]] = ()) -> bytes:
+    """Run git (infra.git.run_git: its one environment, a deadline); output or a clear error.
+
+    The user's own git configuration (a credential helper, `url.*.insteadOf`) applies only to
+    a CLI run that sends no token (infra.git.git_environment decides); a local repository's
+    config never starts a program (hooks, fsmonitor: neutralised there)."""
+    setup = GitSetup(environ=os.environ, config=tuple(config), user_config=True)
+    argv = [*(["--git-dir", git_dir] if git_dir else []), *args]
     try:
-        result = run_git(argv, env=_env(config), timeout=timeout, stdin=stdin)
+        result = run_git(argv, setup, timeout=timeout, stdin=stdin)
     except GitTimeout:
         raise InfrastructureError(f"git {args[0]} took longer than {timeout:.0f} s; "
                                   "stopped it") from None
@@ -144,7 +118,10 @@ def opened_repository(repo: str, pattern: str = DEFAULT_PATTERN, *,
     with tempfile.TemporaryDirectory(prefix="swiftpm-guard-audit-") as temporary:
         mirror = str(Path(temporary) / "mirror.git")
         git(["init", "--quiet", "--bare", mirror], timeout=timeout)
-        listing = git(["ls-remote", "--heads", where], timeout=timeout, config=config)
+        # In the mirror (our own config), never in the caller's folder: a workspace's
+        # .git/config could name a proxy and turn off TLS checks for the token's request.
+        listing = git(["ls-remote", "--heads", where], git_dir=mirror, timeout=timeout,
+                      config=config)
         branches = [b for b in _remote_heads(listing) if fnmatch.fnmatchcase(b, pattern)]
         if branches:
             refspecs = "".join(f"+refs/heads/{b}:refs/heads/{b}\n" for b in branches)
@@ -159,7 +136,7 @@ def _local_git_dir(path: str, timeout: float) -> str:
     # "dubious ownership" unless vouched for; later calls name the git dir explicitly, which
     # git does not question.
     out = git(["-C", path, "rev-parse", "--absolute-git-dir"], timeout=timeout,
-               config=[("safe.directory", str(Path(path).resolve()))])
+              config=[("safe.directory", str(Path(path).resolve()))])
     return out.decode("utf-8", "surrogateescape").strip()
 
 
