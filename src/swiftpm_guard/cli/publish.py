@@ -146,7 +146,7 @@ def run(args: argparse.Namespace, adapters: Adapters) -> int:
         say("--- compared with the newest branch of the same version ---")
         say("\n".join(describe(result.diff)) if result.diff else str(result.diff_note))
     if result.pushed:
-        say(f"pushed {result.branch} at {result.commit} to {request.remote.url}")
+        say(f"pushed {result.branch} at {result.commit} to {request.remote}")
     else:
         say(f"not pushed: {result.skipped}")
     if result.pushed or request.dry_run:
@@ -169,5 +169,5 @@ def run_preflight(args: argparse.Namespace, adapters: Adapters) -> int:
     for finding in result.findings:
         tell(console_line(finding))
     if not result.findings:
-        say(f"swiftpm-guard: {result.branch} is free on {request.remote.url}")
+        say(f"swiftpm-guard: {result.branch} is free on {request.remote}")
     return result.exit_code

@@ -85,7 +85,7 @@ class PublishGit:
                              timeout=timeout)
         except GitTimeout:
             raise GitError(
-                f"git {args[0]} did not finish within {timeout:.0f} s (remote {self.remote.url})"
+                f"git {args[0]} did not finish within {timeout:.0f} s (remote {self.remote})"
             ) from None
         except InfrastructureError as error:
             raise GitError(str(error)) from None
@@ -193,7 +193,7 @@ class ScratchRepo(PublishGit):
         if result.returncode != 0:
             message = self.message(result)
             if "couldn't find remote ref" in message:
-                raise InputError(f"{ref} is not on the remote {self.remote.url}")
+                raise InputError(f"{ref} is not on the remote {self.remote}")
             raise GitError(f"git fetch {ref} failed: {message}")
         return self.rev_parse(f"{local}^{{commit}}")
 

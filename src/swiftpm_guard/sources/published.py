@@ -21,41 +21,24 @@ from pathlib import Path, PurePosixPath
 from swiftpm_guard.core.audit import ManifestFile, PublishedBranch, TipCommit
 from swiftpm_guard.core.lines import split_lines
 from swiftpm_guard.core.model import Location, Stub
-from swiftpm_guard.core.names import DEFAULT_BRANCH_GLOB, validate_ref_glob
-from swiftpm_guard.errors import InfrastructureError, InputError, UsageError
+from swiftpm_guard.core.names import ALL_KINDS, DEFAULT_BRANCH_GLOB, Remote, validate_ref_glob
+from swiftpm_guard.errors import InfrastructureError, InputError
 from swiftpm_guard.infra.fs import is_directory, resolved
 from swiftpm_guard.infra.git import GitSetup, GitTimeout, run_git
 from swiftpm_guard.limits import GIT_AUDIT_SECONDS, TEMPLATE_MAX_BYTES
-from swiftpm_guard.redact import shown_location
 from swiftpm_guard.sources.template import SOURCE_SUFFIXES, STUB_DIRS
 
 DEFAULT_PATTERN = DEFAULT_BRANCH_GLOB
 GIT_TIMEOUT = GIT_AUDIT_SECONDS
-_URL_RE = re.compile(r"(?P<scheme>[a-z][a-z0-9+.-]*)://(?P<rest>.*)", re.DOTALL)
-_SCP_RE = re.compile(r"[A-Za-z0-9._-]+@[A-Za-z0-9.-]+:[^\s]+")
-_REMOTE_SCHEMES = frozenset({"http", "https", "ssh", "git", "file"})
 
 
 def classify_repo(repo: str) -> tuple[str, str]:
-    """("remote", url) or ("local", absolute path); refuses options and inline credentials."""
-    shown = shown_location(repo)  # quoted in messages instead of `repo`: it may hold a secret
-    if not repo or repo.startswith("-") or any(c in repo for c in "\0\n\r"):
-        raise UsageError(f"--repo {shown!r} is not a repository path or URL")
-    url = _URL_RE.fullmatch(repo)
-    if url:
-        scheme = url.group("scheme")
-        if scheme not in _REMOTE_SCHEMES:
-            raise UsageError(f"--repo {shown!r}: scheme '{scheme}' is not one of "
-                             f"{', '.join(sorted(_REMOTE_SCHEMES))}")
-        authority = url.group("rest").split("/", 1)[0]
-        if scheme == "file" and authority not in ("", "localhost"):
-            raise UsageError(f"--repo {shown!r}: a file:// URL needs an absolute local path")
-        if ":" in authority.rpartition("@")[0]:  # any scheme: ssh://user:password@ too
-            raise UsageError("--repo must not carry a password in the URL; use a credential "
-                             "helper or an http.extraHeader in git's configuration")
-        return "remote", repo
-    if _SCP_RE.fullmatch(repo) and not os.path.exists(repo):  # never raises, unlike Path
-        return "remote", repo
+    """("remote", url) or ("local", absolute path), read by the one remote type (core.names
+    Remote: every form git accepts; ambiguous ones and passwords refused, shown redacted)."""
+    remote = Remote.parse(repo, cwd=os.getcwd(), kinds=ALL_KINDS)
+    if remote.kind != "path":
+        return "remote", remote.url
+    shown = str(remote)
     path = resolved(Path(repo), display=shown, what="repository")
     if not is_directory(path, display=shown, what="repository"):
         raise InputError("repository not found", file=shown)
@@ -112,7 +95,7 @@ def opened_repository(repo: str, pattern: str = DEFAULT_PATTERN, *,
         try:
             git_dir = _local_git_dir(where, timeout)
         except InfrastructureError:
-            raise InputError("not a git repository", file=repo) from None
+            raise InputError("not a git repository", file=where) from None
         yield git_dir
         return
     with tempfile.TemporaryDirectory(prefix="swiftpm-guard-audit-") as temporary:

@@ -19,8 +19,8 @@ from typing import TYPE_CHECKING, Protocol
 
 from swiftpm_guard.core.lines import split_lines
 from swiftpm_guard.core.model import Finding, Severity, Template
-from swiftpm_guard.core.names import WorkflowSpec
-from swiftpm_guard.errors import InfrastructureError, InputError, os_problem
+from swiftpm_guard.core.names import ALL_KINDS, Remote, WorkflowSpec, strip_userinfo
+from swiftpm_guard.errors import InfrastructureError, InputError, UsageError, os_problem
 from swiftpm_guard.infra.git import GitSetup, run_git
 from swiftpm_guard.infra.github import GitHubApiError, RetryPolicy, call
 from swiftpm_guard.limits import TEMPLATE_MAX_BYTES, WORKFLOW_MAX_BYTES
@@ -270,7 +270,14 @@ def _origin_for_git(workspace: Path) -> str | None:
     """origin's URL as git is given it: by URL, never by the remote's name, so that
     `remote.origin.uploadpack`, `.vcs` or `.proxy` in the clone's config play no part."""
     url = workspace_origin(workspace)
-    if url is None or url.startswith("-") or any(c in url for c in "\0\n\r"):
+    if url is None:
+        return None
+    try:
+        # Read as git reads it (a helper `ext::…` or an option is refused); a userinfo the
+        # checkout wrote into it is that checkout's own credential path, so it stays.
+        Remote.parse(strip_userinfo(url)[0], cwd=str(workspace), option="origin",
+                     kinds=ALL_KINDS)
+    except UsageError:
         return None
     return url
 
