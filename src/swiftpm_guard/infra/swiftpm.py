@@ -39,7 +39,8 @@ from swiftpm_guard.core.swiftpm_evaluation import (
     interpret,
 )
 from swiftpm_guard.errors import InfrastructureError, InputError, UsageError
-from swiftpm_guard.infra.fs import read_bytes
+from swiftpm_guard.infra.fs import read_bytes, walk
+from swiftpm_guard.limits import TREE_MAX_DEPTH
 
 
 class ResultCache:
@@ -139,13 +140,11 @@ def package_files(rendered: Rendered) -> PackageFiles:
         place = posixpath.relpath(template.stubs_dir, posixpath.dirname(template.path) or ".")
     entries: list[tuple[str, bytes | None]] = [(place, None)]
     total = 0
-    for dirpath, dirnames, filenames in os.walk(root):
-        dirnames.sort()
-        here = Path(dirpath)
+    for here, dirnames, filenames in walk(root, max_depth=TREE_MAX_DEPTH, display=str(root),
+                                          what="stub folder"):
         for name in dirnames:
-            if not (here / name).is_symlink():
-                entries.append((_relative(place, root, here / name), None))
-        for name in sorted(filenames):
+            entries.append((_relative(place, root, here / name), None))
+        for name in filenames:
             path = here / name
             if path.is_symlink() or not path.is_file():
                 continue  # nothing outside the stub tree gets copied in
