@@ -39,7 +39,7 @@ from swiftpm_guard.core.swiftpm_evaluation import (
     interpret,
 )
 from swiftpm_guard.errors import InfrastructureError, InputError, UsageError
-from swiftpm_guard.infra.fs import read_bytes, walk
+from swiftpm_guard.infra.fs import open_regular, read_bytes, walk
 from swiftpm_guard.limits import TREE_MAX_DEPTH
 
 
@@ -317,9 +317,10 @@ def default_resolve_cache_dir() -> Path:
 def _refuse_offline_wrapper(swift: str) -> None:
     """The evaluation wrapper has no network: every download would fail, blamed on targets."""
     try:
-        with open(swift, "rb") as stream:
+        # The bounded open: `--swift` names any path, a FIFO included.
+        with open_regular(swift, display=swift, what="swift") as stream:
             head = stream.read(4096)
-    except OSError:
+    except InputError:
         return  # not readable here: running it will say what is wrong
     if _OFFLINE_WRAPPER in head:
         twin = Path(swift).with_name("swift-net")
