@@ -16,8 +16,12 @@ BASH_PARSE_SECONDS = 20.0
 #: Entries per framework zip. A real xcframework zip holds a few thousand; a central directory
 #: of millions is hostile (3 million cost 1.45 GB with zipfile), so we stop at the cap.
 ZIP_MAX_ENTRIES = 200_000
+#: The central directory zipfile reads whole: a real one is well under a megabyte.
+ZIP_DIRECTORY_MAX_BYTES = 64 * 1024 * 1024
 
 #: One git process that talks to a remote: a slow runner can take a while, not forever.
 GIT_NETWORK_SECONDS = 180.0
 #: One git process of an audit; a fetch of hundreds of shallow branches fits easily.
 GIT_AUDIT_SECONDS = 300.0
+#: Folders below a stub folder (or the stub root) we walk: real ones are one or two deep.
+TREE_MAX_DEPTH = 64

@@ -160,3 +160,48 @@ def test_found_by_the_properties(
     out, err = capsys.readouterr()
     _assert_hidden(code, out, err, "Zq9secret")
     assert code == 2
+
+
+#: The second pass's forms (issue 25): a password written without `//`, which git reads as
+#: an ssh remote on another host and the old parser took for a relative path.
+SLASHLESS = [
+    "https:{ui}@example.invalid/o/r.git",
+    "http:{ui}@example.invalid/o/r.git",
+    "{ui}@example.invalid:/srv/r.git",
+    "{ui}@example.invalid:r.git",
+]
+_PLAIN_SECRETS = st.builds(
+    lambda core: f"Zq9{core}",
+    st.text(alphabet=string.ascii_letters + string.digits + "-._~!$&*+=%", min_size=4,
+            max_size=24),
+)
+
+
+@SETTINGS
+@given(template=st.sampled_from(SLASHLESS), user=USERS.filter(bool), secret=_PLAIN_SECRETS)
+def test_a_password_without_slashes_is_never_printed(
+    capsys: pytest.CaptureFixture[str], no_event: None, release: Release, template: str,
+    user: str, secret: str,
+) -> None:
+    url = template.format(ui=f"{user}:{secret}")
+    base = ["publish", "--artifacts", str(release.artifacts), "--version", release.version]
+    for argv in (
+        ["preflight", "--version", "1.2.3", "--repo", url],
+        ["audit", "--repo", url],
+        [*base, "--repo", url],
+        [*base, "--repo", str(release.root), "--package-url", url, "--dry-run"],
+    ):
+        code = main(argv)
+        out, err = capsys.readouterr()
+        _assert_hidden(code, out, err, secret)
+        assert code == 2, (argv, err)
+
+
+@settings(max_examples=300, deadline=None)
+@given(before=st.text(alphabet=string.ascii_letters + " ", max_size=20), user=USERS.filter(bool),
+       secret=_PLAIN_SECRETS, template=st.sampled_from(SLASHLESS))
+def test_redaction_hides_a_slashless_userinfo_in_free_text(
+    before: str, user: str, secret: str, template: str
+) -> None:
+    text = f"{before} '{template.format(ui=f'{user}:{secret}')}' or /cwd/{template.format(ui=f'{user}:{secret}')}"
+    assert secret not in redact_userinfo(text)

@@ -96,16 +96,15 @@ def test_inherited_git_environment_and_global_config_are_ignored(remote, release
         )
 
 
-def test_scrubbed_env_keeps_only_our_git_settings():
-    from swiftpm_guard.sinks.git_push import scrubbed_env
+def test_the_git_environment_keeps_only_our_git_settings():
+    from swiftpm_guard.infra.git import git_environment
 
-    env = scrubbed_env(
+    env = git_environment(
         {"PATH": "/bin", "GIT_DIR": "x", "GIT_SSH_COMMAND": "y", "SSH_ASKPASS": "z", "HOME": "/h"},
-        [("a.b", "c")],
+        config=[("a.b", "c")],
     )
     assert env["PATH"] == "/bin" and env["HOME"] == "/h"
     assert "GIT_DIR" not in env and "GIT_SSH_COMMAND" not in env and "SSH_ASKPASS" not in env
-    assert env["GIT_CONFIG_COUNT"] == "1"
     assert (env["GIT_CONFIG_KEY_0"], env["GIT_CONFIG_VALUE_0"]) == ("a.b", "c")
     assert env["GIT_CONFIG_NOSYSTEM"] == "1" and env["GIT_TERMINAL_PROMPT"] == "0"
     assert env["GIT_ALLOW_PROTOCOL"] == "file:http:https"

@@ -90,7 +90,8 @@ def check_one_winner(results, remote, before: dict[str, str]) -> str:
 def test_racing_publishers_at_the_push_exactly_one_wins(remote, release, spy, tmp_path):
     barrier = tmp_path / "barrier"
     barrier.mkdir()
-    env = {**race_env(spy, remote), "SPY_GIT_BARRIER": str(barrier), "SPY_GIT_PARTIES": str(K)}
+    spy.configure(SPY_GIT_BARRIER=str(barrier), SPY_GIT_PARTIES=str(K))
+    env = race_env(spy, remote)
     before = refs(remote.bare)
     results = finish(start_publishers(remote, release, tmp_path, env, K))
     check_one_winner(results, remote, before)

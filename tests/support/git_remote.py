@@ -150,21 +150,30 @@ def install_git_spy(folder: Path) -> Path:
 
     With $SPY_GIT_BARRIER set, a `git push` first waits (bounded) until $SPY_GIT_PARTIES
     pushes are waiting, so racing publishers really race at the push, not earlier.
+
+    The tool gives git an allow-listed environment (no SPY_* variables), so the settings are
+    also read from `settings.json` beside the spy (`Spy.configure`), which wins.
     """
     real = GIT
     folder.mkdir(parents=True, exist_ok=True)
     spy = folder / "git"
     spy.write_text(f"""#!{sys.executable} -IS
 import json, os, sys, time
-log = os.environ.get("SPY_GIT_LOG")
+settings = dict(os.environ)
+try:
+    with open(os.path.join(os.path.dirname(os.path.abspath(__file__)), "settings.json")) as f:
+        settings.update(json.load(f))
+except FileNotFoundError:
+    pass
+log = settings.get("SPY_GIT_LOG")
 if log:
     with open(log, "a") as stream:
         stream.write(json.dumps(sys.argv[1:]) + "\\n")
-barrier = os.environ.get("SPY_GIT_BARRIER")
+barrier = settings.get("SPY_GIT_BARRIER")
 if barrier and "push" in sys.argv[1:]:
     open(os.path.join(barrier, str(os.getpid())), "w").close()
     deadline = time.monotonic() + 60
-    while (len(os.listdir(barrier)) < int(os.environ["SPY_GIT_PARTIES"])
+    while (len(os.listdir(barrier)) < int(settings["SPY_GIT_PARTIES"])
            and time.monotonic() < deadline):
         time.sleep(0.01)
 os.execv({real!r}, [{real!r}, *sys.argv[1:]])
@@ -177,6 +186,14 @@ os.execv({real!r}, [{real!r}, *sys.argv[1:]])
 class Spy:
     env: dict[str, str]  # environment for a tool subprocess: PATH starts with the spy
     log: Path
+    folder: Path | None = None
+
+    def configure(self, **settings: str) -> None:
+        """SPY_GIT_* settings every spied git reads, whatever environment it was given."""
+        assert self.folder is not None
+        path = self.folder / "settings.json"
+        known = json.loads(path.read_text()) if path.exists() else {}
+        path.write_text(json.dumps({**known, **settings}))
 
     def calls(self) -> list[list[str]]:
         if not self.log.exists():
@@ -191,4 +208,6 @@ def make_spy(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Spy:
     path = f"{folder}{os.pathsep}{os.environ.get('PATH', os.defpath)}"
     monkeypatch.setenv("PATH", path)
     monkeypatch.setenv("SPY_GIT_LOG", str(log))
-    return Spy(env={**os.environ, "PATH": path, "SPY_GIT_LOG": str(log)}, log=log)
+    spy = Spy(env={**os.environ, "PATH": path, "SPY_GIT_LOG": str(log)}, log=log, folder=folder)
+    spy.configure(SPY_GIT_LOG=str(log))
+    return spy

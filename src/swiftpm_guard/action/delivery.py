@@ -12,14 +12,13 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from swiftpm_guard.action.settings import ActionSettings
-from swiftpm_guard.console import say, tell
+from swiftpm_guard.console import command, say, tell
 from swiftpm_guard.core.model import CheckRunOutput, Phrase, Report
 from swiftpm_guard.errors import InputError
 from swiftpm_guard.jobs.adapters import Adapters
 from swiftpm_guard.report.check_run import fallback_note, job_summary
 from swiftpm_guard.sinks import actions_io
 from swiftpm_guard.sinks.files import write_atomically
-from swiftpm_guard.workflow_commands import neutralise
 
 #: Reports and the manifest go here, inside the workspace, so later steps can use them.
 OUT_DIR = ".swiftpm-guard"
@@ -46,7 +45,7 @@ def deliver(settings: ActionSettings, adapters: Adapters, delivery: Delivery) ->
     folder = out_folder(settings)
     write_atomically([(folder / name, data) for name, data in delivery.files])
     for line in delivery.log:
-        tell(neutralise(line))
+        tell(line)
     notes, url = _check_run(settings, adapters, delivery.output)
     if settings.summary_file is not None:
         check_run = (settings.check_name, url) if url is not None else None
@@ -75,12 +74,12 @@ def _check_run(settings: ActionSettings, adapters: Adapters,
         posted = post_check_run(adapters.github, target, output)
     if posted.reason is None:
         return [], posted.url
-    say(actions_io.command("notice" if posted.expected else "warning",
+    command(actions_io.command("notice" if posted.expected else "warning",
                            f"{posted.reason}; annotating with workflow commands instead",
                            {"title": "swiftpm-guard"}))
     rest = output.annotations[posted.annotations:]
     for line in actions_io.annotation_commands(rest):
-        say(line)
+        command(line)
     return [fallback_note(posted.reason, len(rest))], posted.url
 
 

@@ -4,13 +4,14 @@
 
 from __future__ import annotations
 
-import json
 import re
 from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import Any
 
+from swiftpm_guard.core import json_depth
 from swiftpm_guard.errors import InputError, UsageError
+from swiftpm_guard.infra.fs import read_bytes
 
 PR_EVENTS = frozenset({"pull_request", "pull_request_target"})
 EVENT_MAX_BYTES = 32 * 1024 * 1024
@@ -87,15 +88,13 @@ class Event:
 def _payload(path: str) -> dict[str, Any]:
     if not path:
         return {}
+    # The runner writes this file, but the path is an environment variable an earlier step
+    # can change (GITHUB_ENV): never blocking, a regular file only (infra.fs, the one open).
+    data = read_bytes(path, display=path, max_bytes=EVENT_MAX_BYTES, what="event payload")
     try:
-        with open(path, "rb") as stream:
-            data = stream.read(EVENT_MAX_BYTES + 1)
-    except OSError as error:
-        raise InputError(f"cannot read the event payload: {error.strerror}", file=path) from None
-    if len(data) > EVENT_MAX_BYTES:
-        raise InputError("event payload is too large", file=path)
-    try:
-        payload = json.loads(data)
+        payload = json_depth.loads(data)
+    except json_depth.TooDeep as error:
+        raise InputError(f"event payload is not the JSON we read: {error}", file=path) from None
     except ValueError as error:
         raise InputError(f"event payload is not JSON: {error}", file=path) from None
     if not isinstance(payload, dict):

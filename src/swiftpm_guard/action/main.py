@@ -15,7 +15,7 @@ from collections.abc import Mapping
 
 from swiftpm_guard.action import modes
 from swiftpm_guard.action.settings import ActionSettings, push_token_from, token_from
-from swiftpm_guard.console import log, say
+from swiftpm_guard.console import command, log, tell
 from swiftpm_guard.errors import GuardError
 from swiftpm_guard.infra.github import GitHubSession, RetryPolicy
 from swiftpm_guard.jobs.adapters import Adapters
@@ -27,7 +27,7 @@ def main(environ: Mapping[str, str] | None = None, *, policy: RetryPolicy | None
     for token in (token_from(env), push_token_from(env)):
         if token:
             for line in actions_io.mask(token):
-                say(line)
+                command(line)
     try:
         settings = ActionSettings.from_env(env)
         github = GitHubSession(settings.api_url, settings.token, settings.event.repository,
@@ -37,13 +37,15 @@ def main(environ: Mapping[str, str] | None = None, *, policy: RetryPolicy | None
         finally:
             github.close()
     except GuardError as error:
-        say(actions_io.command("error", str(error), {"title": "swiftpm-guard"}))
+        command(actions_io.command("error", str(error), {"title": "swiftpm-guard"}))
         return error.exit_code
     except KeyboardInterrupt:
         log("interrupted")
         return 130
     except Exception as error:  # a bug must not pass for "findings" (exit 1)
-        traceback.print_exc()
-        say(actions_io.command("error", f"internal error: {type(error).__name__}: {error}",
+        # The traceback quotes whatever the failing value held: through the door, like
+        # every other line.
+        tell(traceback.format_exc().rstrip("\n"))
+        command(actions_io.command("error", f"internal error: {type(error).__name__}: {error}",
                                {"title": "swiftpm-guard"}))
         return 3

@@ -23,7 +23,7 @@ from swiftpm_guard.action.delivery import (
     relative,
 )
 from swiftpm_guard.action.settings import ActionSettings
-from swiftpm_guard.console import say
+from swiftpm_guard.console import command
 from swiftpm_guard.core.model import Phrase
 from swiftpm_guard.core.names import manifest_path
 from swiftpm_guard.core.render import scan
@@ -91,7 +91,7 @@ def run(settings: ActionSettings, adapters: Adapters) -> int:
         # Code under review is not a release, nor is a branch publish-refs leaves out. A
         # template PR's own template is in the workspace, which only the check reads: so
         # this is the check, said plainly.
-        say(actions_io.command("notice", why, {"title": "swiftpm-guard"}))
+        command(actions_io.command("notice", why, {"title": "swiftpm-guard"}))
         return run_check(settings, adapters, notes=(note_block(why),), not_pushed=why)
     return run_publish(settings, adapters)
 
@@ -199,7 +199,7 @@ def run_publish(settings: ActionSettings, adapters: Adapters) -> int:
     from swiftpm_guard.sinks.files import prepare_output_dir
     remote = _remote(settings, adapters)
     if settings.allow_overwrite:
-        say(actions_io.command(
+        command(actions_io.command(
             "warning",
             "allow-overwrite is on: an existing branch of this version will be replaced (only "
             "if it is still at the commit seen first; never a blind force)",
@@ -226,7 +226,7 @@ def run_publish(settings: ActionSettings, adapters: Adapters) -> int:
                 commit=result.commit, remote=remote.url,
                 summary=publish_report.pushed_summary(result.branch, result.commit,
                                                       remote.url)):
-            say(line)
+            command(line)
     return _deliver_publish(settings, adapters, result, remote)
 
 

@@ -15,7 +15,7 @@ from typing import Any, NoReturn
 from swiftpm_guard import __version__
 from swiftpm_guard.cli import audit, check, publish
 from swiftpm_guard.cli.options import Parser
-from swiftpm_guard.console import log, say
+from swiftpm_guard.console import log, package_text, say
 from swiftpm_guard.core.model import CODES
 from swiftpm_guard.errors import GuardError, InputError
 from swiftpm_guard.jobs.adapters import Adapters
@@ -75,7 +75,7 @@ def _dispatch(args: argparse.Namespace) -> int:
             say(f"{code:<{width}}  {meaning}")
         return 0
     if args.command == "schema":
-        sys.stdout.write(schema_text(args.kind))
+        package_text(schema_text(args.kind))
         return 0
     adapters = Adapters(log=(lambda _line: None) if getattr(args, "quiet", False) else log)
     runner = {"check": check.run, "render": check.run, "audit": audit.run,

@@ -8,6 +8,7 @@ import os
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
+from swiftpm_guard.console import say
 from swiftpm_guard.core.names import (
     DEFAULT_BRANCH_PREFIX,
     WorkflowSpec,
@@ -31,6 +32,11 @@ class Parser(argparse.ArgumentParser):
     def __init__(self, *args: Any, **kwargs: Any) -> None:
         kwargs.setdefault("formatter_class", argparse.RawDescriptionHelpFormatter)
         super().__init__(*args, **kwargs)
+
+    def _print_message(self, message: str, file: object = None) -> None:
+        # --help and --version-info (errors raise instead): through the one output door.
+        if message:
+            say(message.removesuffix("\n"))
 
     def error(self, message: str) -> None:  # type: ignore[override]
         # main() prints "swiftpm-guard: error: …"; only a subcommand's name is worth adding.

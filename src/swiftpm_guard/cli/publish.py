@@ -25,7 +25,7 @@ from swiftpm_guard.cli.options import (
     token_from_env,
     url_settings,
 )
-from swiftpm_guard.console import say, tell
+from swiftpm_guard.console import block, say, tell
 from swiftpm_guard.core.checks import DEFAULT_VERSION_PATTERN
 from swiftpm_guard.core.names import DEFAULT_AUTHOR, DEFAULT_EXCLUDED, DEFAULT_TEMPLATE_REF
 from swiftpm_guard.jobs.adapters import Adapters
@@ -140,12 +140,13 @@ def run(args: argparse.Namespace, adapters: Adapters) -> int:
     if request.dry_run:
         for path, text in result.manifests:
             say(f"--- {path} (dry run, {result.branch}) ---")
-            say(text.removesuffix("\n"))
+            # Rendered from the template ref: shown exactly, and no line of it runs.
+            block(text.removesuffix("\n"))
         say(f"--- left out of the published tree: {', '.join(result.excluded) or 'nothing'} ---")
         say("--- compared with the newest branch of the same version ---")
         say("\n".join(describe(result.diff)) if result.diff else str(result.diff_note))
     if result.pushed:
-        say(f"pushed {result.branch} at {result.commit} to {request.remote.url}")
+        say(f"pushed {result.branch} at {result.commit} to {request.remote}")
     else:
         say(f"not pushed: {result.skipped}")
     if result.pushed or request.dry_run:
@@ -168,5 +169,5 @@ def run_preflight(args: argparse.Namespace, adapters: Adapters) -> int:
     for finding in result.findings:
         tell(console_line(finding))
     if not result.findings:
-        say(f"swiftpm-guard: {result.branch} is free on {request.remote.url}")
+        say(f"swiftpm-guard: {result.branch} is free on {request.remote}")
     return result.exit_code

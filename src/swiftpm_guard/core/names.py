@@ -17,7 +17,7 @@ from pathlib import PurePosixPath
 from urllib.parse import urlsplit
 
 from swiftpm_guard.errors import InputError, UsageError
-from swiftpm_guard.redact import shown_location
+from swiftpm_guard.redact import redact_userinfo, shown_location
 
 DEFAULT_BRANCH_PREFIX = "swiftpm-"
 #: The published branches an audit reads by default.
@@ -35,8 +35,6 @@ _IDENTITY = re.compile(r"(?P<name>[^<>]+?)\s*<(?P<email>[^<>\s]+@[^<>\s]+)>")
 #: A token goes into an HTTP header: printable ASCII without spaces, or it could inject one.
 _TOKEN_CHARS = re.compile(r"[\x21-\x7e]{1,4096}")
 _CONTROL = re.compile(r"[\x00-\x1f\x7f]")
-#: git's scp-like ssh syntax with a user (`user[:password]@host:path`): `@`, then `:`, no `/`.
-_SCP_LIKE = re.compile(r"[^/]*@[^/]*:")
 
 
 def check_ref_name(ref: str, *, option: str) -> str:
@@ -132,59 +130,99 @@ class Identity:
         return f"{self.name} <{self.email}>"
 
 
+#: What each use of a remote accepts. Publishing and preflight push or read over a path,
+#: `file://` or http(s) (the token is a header); an audit also reads over ssh and git://.
+PUSH_KINDS = frozenset({"path", "file", "http"})
+ALL_KINDS = frozenset({"path", "file", "http", "ssh", "git"})
+#: `scheme://` as git spells its URLs (RFC 3986 scheme characters).
+_URL = re.compile(r"(?P<scheme>[A-Za-z][A-Za-z0-9+.-]*)://")
+#: The schemes git's URL syntax knows (transport.c, connect.c) and the kind each is.
+_SCHEME_KINDS = {"http": "http", "https": "http", "ssh": "ssh", "git+ssh": "ssh",
+                 "ssh+git": "ssh", "git": "git", "file": "file", "ftp": "ftp", "ftps": "ftp"}
+#: `<transport>::<address>`: a remote helper git would start (`ext::sh -c …`).
+_HELPER = re.compile(r"[A-Za-z0-9][A-Za-z0-9+.-]*::")
+_SCP_USER = re.compile(r"[A-Za-z0-9._~+-]{1,64}")
+_HOST = re.compile(r"[A-Za-z0-9][A-Za-z0-9.-]{0,252}")
+
+
 @dataclass(frozen=True, slots=True)
 class Remote:
-    """Where the branch goes: an absolute path, a `file://` URL or an `http(s)://` URL."""
+    """A repository git talks to, parsed once from what a user wrote, as git would read it.
 
-    url: str  # what git is given: never carries credentials
-    kind: str  # "path", "file" or "http"
+    Every form git accepts is recognised: `scheme://…` URLs, scp-like `[user@]host:path`
+    (git's rule: a `:` before any `/`), `file://` and paths. A value git would read otherwise
+    than it looks (`https:user:secret@host/x`, git's ssh to a host named `https`; `u:secret@h:/x`,
+    ssh to host `u`; `repo:1`, ssh to host `repo`), a password in it, or a remote-helper
+    `x::y` is refused in one line that shows it redacted. `str(remote)` is the only way one is
+    printed.
+    """
+
+    url: str  # what git is given: never carries a password
+    kind: str  # "path", "file", "http", "ssh" or "git"
     origin: str | None = None  # `scheme://host[:port]/` of an http(s) remote
     secure: bool = field(default=True)  # https, or plain http to a loopback address
 
     @classmethod
-    def parse(cls, value: str, *, cwd: str | None = None) -> Remote:
+    def parse(cls, value: str, *, cwd: str | None = None, option: str = "--repo",
+              kinds: frozenset[str] = PUSH_KINDS) -> Remote:
         # Every message below quotes `shown`, never `value`: it may hold a password.
         shown = shown_location(value)
         if not value or len(value) > 2048 or _CONTROL.search(value) or value != value.strip():
-            raise UsageError(f"--repo {shown!r} is empty, too long or holds control characters")
+            raise UsageError(f"{option} {shown!r} is empty, too long or holds control characters")
         if value.startswith("-"):
-            raise UsageError(f"--repo {shown!r} must not start with '-'")
-        scheme = value.split("://", 1)[0].lower() if "://" in value else ""
-        if scheme in ("http", "https"):
-            return cls._http(value)
-        if scheme == "file":
-            return cls._file(value)
-        if _SCP_LIKE.match(value):
-            raise UsageError(
-                f"--repo {shown!r} looks like an ssh remote (user@host:path); only a path, "
-                "file:// or http(s):// URL is accepted"
-            )
-        if scheme or "::" in value:
-            raise UsageError(
-                f"--repo {shown!r}: only a path, file:// or http(s):// URL is accepted"
-            )
-        # An absolute path never has a colon before its first slash, so git cannot take it
-        # for `host:path` (ssh). The caller says what a relative one is relative to (core
-        # reads no environment, the working folder included).
-        if not value.startswith("/") and cwd is None:
-            raise UsageError(f"--repo {value!r}: a relative path needs a working folder")
-        return cls(posixpath.normpath(posixpath.join(cwd or "/", value)), "path")
+            raise UsageError(f"{option} {shown!r} must not start with '-'")
+        if _HELPER.match(value):
+            raise UsageError(f"{option} {shown!r}: a remote helper (`transport::address`) is "
+                             "not accepted")
+        url = _URL.match(value)
+        if url is not None:
+            remote = cls._url(value, url.group("scheme").lower(), shown, option)
+        elif _scp_like(value):
+            remote = cls._scp(value, shown, option)
+        else:
+            remote = cls._path(value, cwd, option)
+        if remote.kind not in kinds:
+            raise UsageError(f"{option} {shown!r} is {_KIND_WORDS[remote.kind]}; only "
+                             f"{_accepted(kinds)} is accepted")
+        return remote
 
     @classmethod
-    def _http(cls, value: str) -> Remote:
-        shown = shown_location(value)
+    def _url(cls, value: str, scheme: str, shown: str, option: str) -> Remote:
+        kind = _SCHEME_KINDS.get(scheme)
+        if kind is None or kind == "ftp":
+            raise UsageError(f"{option} {shown!r}: scheme '{scheme}' is not one of "
+                             "file, git, http, https, ssh")
+        if kind == "http":
+            return cls._http(value, shown, option)
+        if kind == "file":
+            return cls._file(value, shown, option)
+        try:
+            parts = urlsplit(value)
+            _port = parts.port
+        except ValueError as error:
+            raise UsageError(f"{option} {shown!r} is not a valid URL: {error}") from None
+        user, at, _host = parts.netloc.rpartition("@")
+        if at and (":" in user or kind == "git"):
+            raise UsageError(f"{option} must not carry a password in the URL; use a credential "
+                             "helper or an ssh key")
+        if not parts.hostname or parts.query or parts.fragment or " " in value:
+            raise UsageError(f"{option} {shown!r} needs a host and no query or fragment")
+        return cls(value, kind)
+
+    @classmethod
+    def _http(cls, value: str, shown: str, option: str) -> Remote:
         try:
             parts = urlsplit(value)
             port = parts.port
         except ValueError as error:
-            raise UsageError(f"--repo {shown!r} is not a valid URL: {error}") from None
+            raise UsageError(f"{option} {shown!r} is not a valid URL: {error}") from None
         if "@" in parts.netloc:
             raise UsageError(
-                "--repo must not carry credentials in the URL; give the token "
+                f"{option} must not carry credentials in the URL; give the token "
                 "through --token-env (it travels as an HTTP header)"
             )
         if not parts.hostname or parts.query or parts.fragment or " " in value:
-            raise UsageError(f"--repo {shown!r} needs a host and no query or fragment")
+            raise UsageError(f"{option} {shown!r} needs a host and no query or fragment")
         netloc = parts.hostname if port is None else f"{parts.hostname}:{port}"
         if ":" in parts.hostname:  # IPv6 literal
             netloc = f"[{parts.hostname}]" + ("" if port is None else f":{port}")
@@ -193,17 +231,42 @@ class Remote:
         return cls(value, "http", origin=f"{scheme}://{netloc}/", secure=secure)
 
     @classmethod
-    def _file(cls, value: str) -> Remote:
-        shown = shown_location(value)
+    def _file(cls, value: str, shown: str, option: str) -> Remote:
         try:
             parts = urlsplit(value)
         except ValueError as error:  # a stray `[` or `]`: "Invalid IPv6 URL"
-            raise UsageError(f"--repo {shown!r} is not a valid URL: {error}") from None
+            raise UsageError(f"{option} {shown!r} is not a valid URL: {error}") from None
         if parts.netloc not in ("", "localhost") or not parts.path.startswith("/"):
-            raise UsageError(f"--repo {shown!r}: a file:// URL needs an absolute local path")
+            raise UsageError(f"{option} {shown!r}: a file:// URL needs an absolute local path")
         if parts.query or parts.fragment:
-            raise UsageError(f"--repo {shown!r} must not have a query or fragment")
+            raise UsageError(f"{option} {shown!r} must not have a query or fragment")
         return cls(value, "file")
+
+    @classmethod
+    def _scp(cls, value: str, shown: str, option: str) -> Remote:
+        """git's scp-like ssh form, `[user@]host:path`, when it means what it looks like."""
+        head, _colon, path = value.partition(":")
+        user, at, host = head.rpartition("@")
+        if host.lower() in _SCHEME_KINDS:
+            raise UsageError(f"{option} {shown!r} reads as an ssh remote on host '{host}' (a URL "
+                             "needs '://' after its scheme)")
+        if "@" in path and not at:
+            raise UsageError(f"{option} {shown!r} reads as an ssh remote on host '{_clip(head)}' "
+                             "whose path holds an '@' (a password?); write a URL or a path")
+        if not path or not _HOST.fullmatch(host) or (at and not _SCP_USER.fullmatch(user)):
+            raise UsageError(f"{option} {shown!r} reads as an ssh remote (host:path) but is "
+                             "none; a relative path with a ':' is written ./like:this")
+        return cls(value, "ssh")
+
+    @classmethod
+    def _path(cls, value: str, cwd: str | None, option: str) -> Remote:
+        # An absolute path never has a colon before its first slash, so git cannot take it
+        # for `host:path` (ssh). The caller says what a relative one is relative to (core
+        # reads no environment, the working folder included).
+        if not value.startswith("/") and cwd is None:
+            raise UsageError(f"{option} {shown_location(value)!r}: a relative path needs a "
+                             "working folder")
+        return cls(posixpath.normpath(posixpath.join(cwd or "/", value)), "path")
 
     @property
     def local_path(self) -> str | None:
@@ -219,6 +282,43 @@ class Remote:
         if self.kind == "path":
             return PurePosixPath(self.url).as_uri()
         return self.url
+
+    def __str__(self) -> str:
+        return redact_userinfo(self.url)
+
+
+_KIND_WORDS = {"path": "a path", "file": "a file:// URL", "http": "an http(s) URL",
+               "ssh": "an ssh remote", "git": "a git:// URL"}
+
+
+def _accepted(kinds: frozenset[str]) -> str:
+    order = ["path", "file", "http", "ssh", "git"]
+    words = [_KIND_WORDS[kind] for kind in order if kind in kinds]
+    return ", ".join(words[:-1]) + f" or {words[-1]}" if len(words) > 1 else words[0]
+
+
+def _scp_like(value: str) -> bool:
+    """git's own test (connect.c, url_is_local_not_ssh): a `:` before any `/` is ssh."""
+    colon = value.find(":")
+    slash = value.find("/")
+    return colon > 0 and (slash < 0 or colon < slash)
+
+
+def _clip(text: str) -> str:
+    return text if len(text) <= 40 else text[:37] + "..."
+
+
+def strip_userinfo(value: str) -> tuple[str, bool]:
+    """A `scheme://` URL without its userinfo, and whether it had one (the workspace clone's
+    origin may carry a token an old checkout wrote; we never use it)."""
+    url = _URL.match(value)
+    if url is None:
+        return value, False
+    head, rest = value[: url.end()], value[url.end() :]
+    authority, slash, tail = rest.partition("/")
+    if "@" not in authority:
+        return value, False
+    return head + authority.rpartition("@")[2] + slash + tail, True
 
 
 def _is_loopback(host: str) -> bool:

@@ -12,13 +12,13 @@ whose name nobody built; unclaimed a built name whose base name is no evaluated 
 
 from __future__ import annotations
 
-import json
 import re
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, replace
 from typing import Any
 from urllib.parse import urlsplit
 
+from swiftpm_guard.core import json_depth
 from swiftpm_guard.core.checks import CheckOptions, apply_warn, base_name
 from swiftpm_guard.core.lines import split_lines
 from swiftpm_guard.core.model import (
@@ -162,7 +162,7 @@ def _clean(message: str) -> str:
 
 def _parse_dump(text: str) -> tuple[tuple[EvaluatedProduct, ...], tuple[EvaluatedTarget, ...]]:
     try:
-        data = json.loads(text)
+        data = json_depth.loads(text)
         products = tuple(
             EvaluatedProduct(str(p["name"]), tuple(str(t) for t in p.get("targets") or ()))
             for p in data["products"]

@@ -10,12 +10,12 @@ such folder: "does not contain a binary artifact", for every consumer.
 
 from __future__ import annotations
 
-import json
 import plistlib
 import posixpath
 from collections.abc import Mapping
 from dataclasses import dataclass
 
+from swiftpm_guard.core import json_depth
 from swiftpm_guard.core.model import Finding, Severity
 
 #: Metadata files SwiftPM reads, compared by lower-cased base name as SwiftPM does.
@@ -86,7 +86,7 @@ def decode_xcframework(data: bytes) -> tuple[Library, ...] | str:
 def _is_artifact_bundle(data: bytes) -> bool:
     """An approximation of SwiftPM's ArtifactsArchiveMetadata: schemaVersion and artifacts."""
     try:
-        value = json.loads(data)
+        value = json_depth.loads(data)  # nested past the cap: not a bundle's metadata
     except (ValueError, UnicodeDecodeError):
         return False
     return (isinstance(value, dict) and isinstance(value.get("schemaVersion"), str)

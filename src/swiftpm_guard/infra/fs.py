@@ -150,3 +150,26 @@ def exists_in(root: Path, relative: str) -> bool:
         return (root / relative).exists()
     except (OSError, ValueError):
         return False
+
+
+def walk(root: Path, *, max_depth: int, display: str,
+         what: str) -> Iterator[tuple[Path, list[str], list[str]]]:
+    """`os.walk` top-down without recursion (a folder nested thousands deep is a
+    RecursionError there) and without following links: (folder, its folder names, the names
+    of everything else), sorted. A tree deeper than `max_depth` folders, or one that cannot be
+    listed, is an InputError naming `display`."""
+    pending = [(root, 0)]
+    while pending:
+        folder, depth = pending.pop()
+        try:
+            with os.scandir(folder) as listing:
+                entries = sorted(listing, key=lambda entry: entry.name)
+            kinds = [(e.name, e.is_dir(follow_symlinks=False)) for e in entries]
+        except (OSError, ValueError) as error:
+            raise InputError(f"{what} {problem(error)}", file=display) from None
+        folders = [name for name, is_folder in kinds if is_folder]
+        others = [name for name, is_folder in kinds if not is_folder]
+        yield folder, folders, others
+        if folders and depth >= max_depth:
+            raise InputError(f"{what} nests deeper than {max_depth} folders", file=display)
+        pending.extend((folder / name, depth + 1) for name in reversed(folders))

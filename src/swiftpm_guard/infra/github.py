@@ -19,9 +19,9 @@ from swiftpm_guard.errors import InfrastructureError
 
 if TYPE_CHECKING:
     # Re-exported for annotations elsewhere: PyGithub is named only here and in sinks/.
-    from github import Github as Github
-    from github.ContentFile import ContentFile as ContentFile
-    from github.Repository import Repository as Repository
+    from github import Github as Github  # noqa: TID251  (PyGithub's home)
+    from github.ContentFile import ContentFile as ContentFile  # noqa: TID251  (PyGithub's home)
+    from github.Repository import Repository as Repository  # noqa: TID251  (PyGithub's home)
 
 T = TypeVar("T")
 _SECONDARY_MARKERS = ("secondary rate limit", "abuse detection", "please retry your request")
@@ -76,7 +76,7 @@ class _Retry:
 
 def connect(api_url: str, token: str | None, policy: RetryPolicy) -> Github:
     """A PyGithub client for `api_url` (GHES works) with PyGithub's own retries off."""
-    from github import Auth, Github
+    from github import Auth, Github  # noqa: TID251  (PyGithub's home)
 
     return Github(base_url=api_url.rstrip("/"), auth=Auth.Token(token) if token else None,
                   timeout=policy.request_timeout, retry=None, lazy=True,
@@ -117,7 +117,7 @@ def call(policy: RetryPolicy, what: str, operation: Callable[[], T]) -> T:
 
 def _describe(error: BaseException) -> tuple[int | None, str | None, Mapping[str, str]]:
     """(status, message, headers) of a PyGithub or transport error; (None, None, {}) if neither."""
-    from github import GithubException
+    from github import GithubException  # noqa: TID251  (PyGithub's home)
 
     if isinstance(error, GithubException):
         data = error.data

@@ -39,7 +39,8 @@ from swiftpm_guard.core.swiftpm_evaluation import (
     interpret,
 )
 from swiftpm_guard.errors import InfrastructureError, InputError, UsageError
-from swiftpm_guard.infra.fs import read_bytes
+from swiftpm_guard.infra.fs import open_regular, read_bytes, walk
+from swiftpm_guard.limits import TREE_MAX_DEPTH
 
 
 class ResultCache:
@@ -139,13 +140,11 @@ def package_files(rendered: Rendered) -> PackageFiles:
         place = posixpath.relpath(template.stubs_dir, posixpath.dirname(template.path) or ".")
     entries: list[tuple[str, bytes | None]] = [(place, None)]
     total = 0
-    for dirpath, dirnames, filenames in os.walk(root):
-        dirnames.sort()
-        here = Path(dirpath)
+    for here, dirnames, filenames in walk(root, max_depth=TREE_MAX_DEPTH, display=str(root),
+                                          what="stub folder"):
         for name in dirnames:
-            if not (here / name).is_symlink():
-                entries.append((_relative(place, root, here / name), None))
-        for name in sorted(filenames):
+            entries.append((_relative(place, root, here / name), None))
+        for name in filenames:
             path = here / name
             if path.is_symlink() or not path.is_file():
                 continue  # nothing outside the stub tree gets copied in
@@ -318,9 +317,10 @@ def default_resolve_cache_dir() -> Path:
 def _refuse_offline_wrapper(swift: str) -> None:
     """The evaluation wrapper has no network: every download would fail, blamed on targets."""
     try:
-        with open(swift, "rb") as stream:
+        # The bounded open: `--swift` names any path, a FIFO included.
+        with open_regular(swift, display=swift, what="swift") as stream:
             head = stream.read(4096)
-    except OSError:
+    except InputError:
         return  # not readable here: running it will say what is wrong
     if _OFFLINE_WRAPPER in head:
         twin = Path(swift).with_name("swift-net")

@@ -16,6 +16,7 @@ from swiftpm_guard.core.audit import (
 from swiftpm_guard.core.model import Finding, HostedStats, Severity
 from swiftpm_guard.core.urls import HostedZip, UrlSettings, zips_of_published
 from swiftpm_guard.errors import InputError
+from swiftpm_guard.redact import shown_location
 from swiftpm_guard.sources.published import GIT_TIMEOUT, read_published_with_tips
 
 
@@ -28,10 +29,11 @@ def audit_repository(repo: str, pattern: str, options: AuditOptions, *,
     `git_config` is for the git processes that talk to a remote (the action's token header).
     """
     branches = read_published_with_tips(repo, pattern, timeout=git_timeout, config=git_config)
+    shown = shown_location(repo)  # reports and messages quote it: never a userinfo
     if not branches:
         raise InputError(f"no branch matches {pattern!r} under refs/heads (for a clone's "
-                         "remote-tracking branches, give the remote's URL)", file=repo)
-    report = audit(branches, options, source=repo, pattern=pattern)
+                         "remote-tracking branches, give the remote's URL)", file=shown)
+    report = audit(branches, options, source=shown, pattern=pattern)
     if urls is not None:
         found, stats = url_findings(report, urls)
         report = dataclasses.replace(with_findings(report, found, options.warn), hosted=stats)

@@ -99,7 +99,7 @@ def preflight(request: PreflightRequest, adapters: Adapters = QUIET) -> Prefligh
             findings.append(
                 branch_exists(
                     name,
-                    f"'{name}' already exists on {request.remote.url} at {sha[:12]}; do not "
+                    f"'{name}' already exists on {request.remote} at {sha[:12]}; do not "
                     "upload artifacts over a published version",
                 )
             )

@@ -8,18 +8,19 @@ in a URL, argv or a config file.
 
 from __future__ import annotations
 
-import re
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
-from urllib.parse import urlsplit, urlunsplit
 
-from swiftpm_guard.core.names import Remote, authorization_header
+from swiftpm_guard.core.names import (
+    ALL_KINDS,
+    PUSH_KINDS,
+    Remote,
+    authorization_header,
+    strip_userinfo,
+)
 from swiftpm_guard.errors import UsageError
 from swiftpm_guard.sources.refs import workspace_origin
-
-#: `user@host:path` (and `host:path`): git's scp-like ssh syntax, a colon before any slash.
-_SCP_LIKE = re.compile(r"[^/]*[^/\\]:")
 
 
 @dataclass(frozen=True, slots=True)
@@ -38,30 +39,26 @@ class RepositoryRemote:
         return [(f"http.{origin}.extraHeader", authorization_header(self.token))]
 
 
-def _without_credentials(url: str) -> str:
-    parts = urlsplit(url)
-    if "@" not in parts.netloc:
-        return url
-    return urlunsplit(parts._replace(netloc=parts.netloc.rpartition("@")[2]))
-
-
 def _origin_remote(workspace: Path, log: Callable[[str], None]) -> Remote | None:
+    """The workspace clone's origin, read by the one remote type; None (and why, in the log)
+    when it is not one publish and audit can use."""
     origin = workspace_origin(workspace)
     if origin is None:
         return None
-    if "://" not in origin and _SCP_LIKE.match(origin):
-        log("the workspace clone's origin is an ssh remote; using the server URL")
-        return None
-    clean = _without_credentials(origin) if "://" in origin else origin
-    if clean != origin:
+    clean, had_userinfo = strip_userinfo(origin)
+    if had_userinfo:
         # Never echoed: the URL held a secret. The github-token input is what is used.
         log("the workspace clone's origin URL carries credentials; ignoring them")
     try:
-        return Remote.parse(clean, cwd=str(workspace))
+        found = Remote.parse(clean, cwd=str(workspace), option="origin", kinds=ALL_KINDS)
     except UsageError:
         log("the workspace clone's origin is not a path, file:// or http(s):// URL; using the "
             "server URL")
         return None
+    if found.kind not in PUSH_KINDS:
+        log("the workspace clone's origin is an ssh remote; using the server URL")
+        return None
+    return found
 
 
 def repository_remote(*, workspace: Path, server_url: str, repository: str,
@@ -86,7 +83,7 @@ def repository_remote(*, workspace: Path, server_url: str, repository: str,
         raise UsageError(
             f"refusing to send input {name} over plain http to {remote.origin}; use https"
         )
-    log(f"repository {remote.url} ({where})")
+    log(f"repository {remote} ({where})")
     if sent is not None:
         log(f"git sends input {name} (as a header, to {remote.origin} only)")
     return RepositoryRemote(remote.url, where, sent, f"input {name}")

@@ -1,9 +1,10 @@
 """Git for publishing: a throwaway bare repository that talks to one remote.
 
-git runs by absolute path from argument lists, every inherited `GIT_*` variable dropped and the
-system and global config ignored (a runner's `GIT_DIR`, `url.insteadOf`, credential helpers or
-hooks cannot change what is pushed), the token only as a header to the remote's origin with
-redirects refused, a deadline per process and one redacted error line. The commit is built with
+git runs by absolute path from argument lists in infra.git's one environment (an allow-list of
+variables, the system and global config ignored, hooks and every program-starting key off: a
+runner's `GIT_DIR`, `url.insteadOf`, credential helpers or hooks cannot change what is pushed),
+the token only as a header to the remote's origin with redirects refused, a deadline per process
+and one redacted error line. The commit is built with
 plumbing in a temporary index; the push is create-only, `--force-with-lease=<ref>:` without
 `+`, so the remote refuses it under its ref lock if the branch appeared meanwhile.
 """
@@ -21,41 +22,17 @@ from pathlib import Path
 from swiftpm_guard.core.lines import split_lines
 from swiftpm_guard.core.names import Identity, Remote, authorization_header
 from swiftpm_guard.errors import InfrastructureError, InputError, os_problem
-from swiftpm_guard.infra.git import GitTimeout, contain_credentials, find_git, run_git
+from swiftpm_guard.infra.git import GitSetup, GitTimeout, find_git, run_git
 from swiftpm_guard.limits import GIT_NETWORK_SECONDS
 from swiftpm_guard.workflow_commands import neutralise
 
 #: Local plumbing is instant; a network call on a slow runner can take a while, not forever.
 LOCAL_TIMEOUT = 60.0
 NETWORK_TIMEOUT = GIT_NETWORK_SECONDS
-_ALLOWED_PROTOCOLS = "file:http:https"
 
 
 class GitError(InfrastructureError):
     """git failed for a reason that is not the user's input (exit 3)."""
-
-
-def scrubbed_env(base: Mapping[str, str], config: Sequence[tuple[str, str]],
-                 extra: Mapping[str, str] | None = None) -> dict[str, str]:
-    """`base` without any GIT_* or askpass variable, plus our own config and settings; a
-    header in `config` comes with `http.followRedirects=false` (contain_credentials)."""
-    config = contain_credentials(config)
-    env = {k: v for k, v in base.items()
-           if not k.startswith("GIT_") and k not in ("SSH_ASKPASS", "LANGUAGE")}
-    env.update({
-        "GIT_CONFIG_NOSYSTEM": "1",
-        "GIT_CONFIG_GLOBAL": os.devnull,
-        "GIT_TERMINAL_PROMPT": "0",  # a missing token fails at once instead of waiting
-        "GIT_ALLOW_PROTOCOL": _ALLOWED_PROTOCOLS,
-        "LC_ALL": "C",  # messages we classify are git's own English ones
-        "GIT_CONFIG_COUNT": str(len(config)),
-    })
-    for index, (key, value) in enumerate(config):
-        env[f"GIT_CONFIG_KEY_{index}"] = key
-        env[f"GIT_CONFIG_VALUE_{index}"] = value
-    if extra:
-        env.update(extra)
-    return env
 
 
 class PublishGit:
@@ -75,16 +52,12 @@ class PublishGit:
         base = dict(os.environ if environ is None else environ)
         # By absolute path: in the action's container the job's PATH may not lead to git.
         try:
-            self._git = find_git(base.get("PATH"))
+            find_git(base.get("PATH"))
         except InfrastructureError as error:
             raise GitError(f"{error}; publishing needs git") from None
         config = [
-            ("core.hooksPath", os.devnull),  # no hook of any repository runs
-            ("gc.auto", "0"),
-            ("maintenance.auto", "false"),
             ("http.lowSpeedLimit", "1000"),  # a stalled transfer fails instead of hanging
             ("http.lowSpeedTime", "30"),
-            ("credential.helper", ""),
         ]
         if token is not None and remote.origin is not None:
             # git applies http.<url>.* only to URLs under that origin, not to other hosts.
@@ -93,7 +66,10 @@ class PublishGit:
         if identity is not None:
             ident = {"GIT_AUTHOR_NAME": identity.name, "GIT_AUTHOR_EMAIL": identity.email,
                      "GIT_COMMITTER_NAME": identity.name, "GIT_COMMITTER_EMAIL": identity.email}
-        self._env = scrubbed_env(base, config, ident)
+        # The environment is infra.git's (an allow-list, no system or global config, hooks
+        # and every program-starting key neutralised); the identity is ours, never a config's.
+        self._setup = GitSetup(environ=base, config=tuple(config), variables=ident)
+
     def redact(self, text: str) -> str:
         if self._token:
             text = text.replace(self._token, "***")
@@ -105,11 +81,11 @@ class PublishGit:
             check: bool = True) -> subprocess.CompletedProcess[bytes]:
         timeout = self._network_timeout if network else LOCAL_TIMEOUT
         try:
-            result = run_git([self._git, *args], cwd=self.path, env={**self._env, **(env or {})},
-                             stdin=stdin, timeout=timeout)
+            result = run_git(args, self._setup, cwd=self.path, variables=env, stdin=stdin,
+                             timeout=timeout)
         except GitTimeout:
             raise GitError(
-                f"git {args[0]} did not finish within {timeout:.0f} s (remote {self.remote.url})"
+                f"git {args[0]} did not finish within {timeout:.0f} s (remote {self.remote})"
             ) from None
         except InfrastructureError as error:
             raise GitError(str(error)) from None
@@ -217,7 +193,7 @@ class ScratchRepo(PublishGit):
         if result.returncode != 0:
             message = self.message(result)
             if "couldn't find remote ref" in message:
-                raise InputError(f"{ref} is not on the remote {self.remote.url}")
+                raise InputError(f"{ref} is not on the remote {self.remote}")
             raise GitError(f"git fetch {ref} failed: {message}")
         return self.rev_parse(f"{local}^{{commit}}")
 

@@ -52,9 +52,10 @@ class _ZipResult:
     findings: tuple[Finding, ...]
 
 
-def scan_artifact_dir(folder: Path, *, display: str | None = None,
-                      workers: int | None = None) -> tuple[list[Artifact], list[Finding]]:
-    """Hash and inspect every `*.zip` in `folder` (not recursive), several at a time."""
+def scan_artifact_dir(folder: Path, *, display: str | None = None, workers: int | None = None,
+                      contents: bool = False) -> tuple[list[Artifact], list[Finding]]:
+    """Hash and inspect every `*.zip` in `folder` (not recursive), several at a time; with
+    `contents`, the zip rules too (zip_rules.content_findings), on the same open file."""
     shown = display or str(folder)
     if not is_directory(folder, display=shown, what="artifact folder"):
         raise InputError("artifact folder not found", file=shown)
@@ -67,7 +68,8 @@ def scan_artifact_dir(folder: Path, *, display: str | None = None,
     pool_size = workers or min(len(zips), os.cpu_count() or 1)
     with ThreadPoolExecutor(max_workers=pool_size) as pool:
         results = list(
-            pool.map(lambda p: _inspect_zip(p, f"{shown}/{display_name(p.name)}"), zips)
+            pool.map(lambda p: _inspect_zip(p, f"{shown}/{display_name(p.name)}", contents),
+                     zips)
         )
     artifacts = [r.artifact for r in results if r.artifact is not None]
     findings = [f for r in results for f in r.findings]
@@ -101,18 +103,21 @@ def _zip_entries(folder: Path, root: Path, shown: str) -> list[Path]:
     return paths
 
 
-def _inspect_zip(path: Path, shown: str) -> _ZipResult:
+def _inspect_zip(path: Path, shown: str, contents: bool = False) -> _ZipResult:
     match = ZIP_NAME_RE.fullmatch(path.name)
     if match is None:
         return _ZipResult(None, (_layout(display_name(path.name), shown,
                                          "file name is not <name>-<version>.zip"),))
     name = match.group("name")
-    # One descriptor for hashing and the layout check: the bytes hashed are the bytes read,
-    # even if the name is swapped for something else meanwhile.
+    # One descriptor for hashing, the layout check and the content rules: the bytes hashed
+    # are the bytes read, and a name swapped for a FIFO meanwhile is never opened again.
     with open_regular(path, display=shown, what="zip") as stream:
         checksum = _sha256_stream(stream)
         stream.seek(0)
         findings = _layout_findings(stream, name, shown)
+        if contents:
+            stream.seek(0)
+            findings += _judge(stream, name, shown)
     artifact = Artifact(name=name, sha256=checksum, origin=Location(shown),
                         file_name=display_name(path.name),
                         version=display_name(match.group("version")))
@@ -281,13 +286,9 @@ def read_declared(spec: str, *, label: str = "--frameworks",
 def scan_zip_folder(folder: Path, *, display: str | None = None
                     ) -> tuple[list[Artifact], list[Finding]]:
     """The zips of `folder` as artifacts, with the layout and content findings of each."""
-    artifacts, findings = scan_artifact_dir(folder, display=display)
-    signatures: list[Finding] = []
-    for artifact in artifacts:
-        if artifact.file_name is not None:
-            judged = _judge(folder / artifact.file_name, artifact)
-            signatures += [f for f in judged if f.code == "zip-signature"]
-            findings += [f for f in judged if f.code != "zip-signature"]
+    artifacts, judged = scan_artifact_dir(folder, display=display, contents=True)
+    signatures = [f for f in judged if f.code == "zip-signature"]
+    findings = [f for f in judged if f.code != "zip-signature"]
     mixed = signature_summary(signatures, display or str(folder))
     return artifacts, [*findings, *([mixed] if mixed else [])]
 
@@ -307,13 +308,15 @@ def signature_summary(notices: Sequence[Finding], folder: str) -> Finding | None
                    message=message, file=folder)
 
 
-def _judge(path: Path, artifact: Artifact) -> list[Finding]:
+def _judge(stream: BufferedReader, name: str, shown: str) -> list[Finding]:
     # Only with zips: the rules read plists and zip directories, modules a list needs not load.
     from swiftpm_guard.core.zip_rules import content_findings
-    from swiftpm_guard.sources.zip_archive import UnreadableZip, read_zip_contents
+    from swiftpm_guard.sources.zip_archive import DamagedEntry, UnreadableZip, read_zip_contents
 
     try:
-        contents = read_zip_contents(path)
+        contents = read_zip_contents(stream)
+    except DamagedEntry as error:
+        return [_layout(name, shown, f"SwiftPM cannot extract it: {error}")]
     except UnreadableZip:
-        return []
-    return content_findings(contents, artifact.origin.file, artifact.name)
+        return []  # the layout check has said why (one finding per zip, not two)
+    return content_findings(contents, shown, name)

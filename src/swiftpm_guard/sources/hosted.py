@@ -1,7 +1,8 @@
 """Fetch hosted zips the way SwiftPM does and compare the bytes with the manifest's checksum.
 
-Every zip is streamed through SHA-256 (1 MiB reads into one buffer) on a bounded thread pool,
-with a timeout per connect and read, a deadline per download and bounded retries for what may
+Every zip is streamed through SHA-256 (one socket read of at most 64 KiB at a time) on a bounded
+thread pool, with a timeout per connect and read, a deadline per download enforced on every read
+(the socket's timeout is the time left) and bounded retries for what may
 pass (timeouts, resets, 5xx, 429); 404/410 are final, and a body that does not begin like a zip
 (a CDN's HTML page with status 200) is caught unhashed. The spooled archive is then judged as
 SwiftPM judges it (tests/integration/test_resolve_oracle.py): unreadable is `url-not-zip`, no
@@ -27,7 +28,9 @@ from swiftpm_guard.core.urls import HostedZip, UrlSettings
 from swiftpm_guard.core.zip_rules import ZipContents, decode_xcframework, derive_artifacts
 from swiftpm_guard.sources.zip_archive import UnreadableZip, read_zip_contents
 
-_CHUNK = 1024 * 1024
+#: One socket read at most: small, so the deadline is checked between reads that each wait
+#: no longer than the time left.
+_READ = 64 * 1024
 #: Local file header, empty archive, spanned archive: the ways a zip file can begin.
 _ZIP_MAGIC = (b"PK\x03\x04", b"PK\x05\x06", b"PK\x07\x08")
 _MISSING = frozenset({404, 410})
@@ -152,25 +155,21 @@ def _why_no_artifact(contents: ZipContents) -> str | None:
 def _hash_into(response: http.client.HTTPResponse, started: float, settings: UrlSettings,
                content_type: str, spool: IO[bytes] | None) -> Fetched:
     digest = hashlib.sha256()
-    buffer = bytearray(_CHUNK)
-    view = memoryview(buffer)
     head = b""
     size = 0
     while True:
-        count = response.readinto(buffer)
+        data = _read_some(response, started, settings)
+        count = len(data)
         if not count:
             break
         if len(head) < 4:
-            head += bytes(view[:min(count, 4 - len(head))])
+            head += data[:4 - len(head)]
             if len(head) == 4 and head not in _ZIP_MAGIC:
-                return _not_zip(bytes(view[:min(count, 64)]) if size == 0 else head,
-                                content_type)
-        digest.update(view[:count])
+                return _not_zip(data[:64] if size == 0 else head, content_type)
+        digest.update(data)
         if spool is not None:
-            spool.write(view[:count])
+            spool.write(data)
         size += count
-        if time.monotonic() - started > settings.deadline:
-            raise _Transient(f"download took longer than {settings.deadline:g} s")
     announced = response.headers.get("Content-Length", "")
     if announced.isdigit() and int(announced) != size:
         # http.client returns a short body without complaint when the connection drops.
@@ -178,6 +177,34 @@ def _hash_into(response: http.client.HTTPResponse, started: float, settings: Url
     if head not in _ZIP_MAGIC:
         return _not_zip(head, content_type)
     return Fetched("zip", digest.hexdigest(), size=size)
+
+
+def _read_some(response: http.client.HTTPResponse, started: float,
+               settings: UrlSettings) -> bytes:
+    """What has arrived, at most _READ bytes, within the download's deadline.
+
+    One socket read at a time (`read1`), with the socket's timeout cut to the time left: a
+    server that drips a byte every half second is stopped at the deadline, not after a full
+    buffer (1 MiB of drips was six days)."""
+    left = settings.deadline - (time.monotonic() - started)
+    if left <= 0:
+        raise _Transient(f"download took longer than {settings.deadline:g} s")
+    _socket_of(response, min(settings.timeout, left))
+    try:
+        return response.read1(_READ)
+    except TimeoutError:
+        if time.monotonic() - started >= settings.deadline:
+            raise _Transient(f"download took longer than {settings.deadline:g} s") from None
+        raise
+
+
+def _socket_of(response: http.client.HTTPResponse, timeout: float) -> None:
+    """Set the read timeout of the response's socket (http.client keeps it at `fp.raw`)."""
+    raw = getattr(response.fp, "raw", None)
+    sock = getattr(raw, "_sock", None)
+    settimeout = getattr(sock, "settimeout", None)
+    if callable(settimeout):
+        settimeout(max(timeout, 0.001))
 
 
 def _not_zip(first: bytes, content_type: str) -> Fetched:

@@ -21,84 +21,41 @@ from pathlib import Path, PurePosixPath
 from swiftpm_guard.core.audit import ManifestFile, PublishedBranch, TipCommit
 from swiftpm_guard.core.lines import split_lines
 from swiftpm_guard.core.model import Location, Stub
-from swiftpm_guard.core.names import DEFAULT_BRANCH_GLOB, validate_ref_glob
-from swiftpm_guard.errors import InfrastructureError, InputError, UsageError
+from swiftpm_guard.core.names import ALL_KINDS, DEFAULT_BRANCH_GLOB, Remote, validate_ref_glob
+from swiftpm_guard.errors import InfrastructureError, InputError
 from swiftpm_guard.infra.fs import is_directory, resolved
-from swiftpm_guard.infra.git import (
-    GitTimeout,
-    carries_credentials,
-    find_git,
-    git_environment,
-    run_git,
-)
+from swiftpm_guard.infra.git import GitSetup, GitTimeout, run_git
 from swiftpm_guard.limits import GIT_AUDIT_SECONDS, TEMPLATE_MAX_BYTES
-from swiftpm_guard.redact import shown_location
 from swiftpm_guard.sources.template import SOURCE_SUFFIXES, STUB_DIRS
 
 DEFAULT_PATTERN = DEFAULT_BRANCH_GLOB
 GIT_TIMEOUT = GIT_AUDIT_SECONDS
-_URL_RE = re.compile(r"(?P<scheme>[a-z][a-z0-9+.-]*)://(?P<rest>.*)", re.DOTALL)
-_SCP_RE = re.compile(r"[A-Za-z0-9._-]+@[A-Za-z0-9.-]+:[^\s]+")
-_REMOTE_SCHEMES = frozenset({"http", "https", "ssh", "git", "file"})
 
 
 def classify_repo(repo: str) -> tuple[str, str]:
-    """("remote", url) or ("local", absolute path); refuses options and inline credentials."""
-    shown = shown_location(repo)  # quoted in messages instead of `repo`: it may hold a secret
-    if not repo or repo.startswith("-") or any(c in repo for c in "\0\n\r"):
-        raise UsageError(f"--repo {shown!r} is not a repository path or URL")
-    url = _URL_RE.fullmatch(repo)
-    if url:
-        scheme = url.group("scheme")
-        if scheme not in _REMOTE_SCHEMES:
-            raise UsageError(f"--repo {shown!r}: scheme '{scheme}' is not one of "
-                             f"{', '.join(sorted(_REMOTE_SCHEMES))}")
-        authority = url.group("rest").split("/", 1)[0]
-        if scheme == "file" and authority not in ("", "localhost"):
-            raise UsageError(f"--repo {shown!r}: a file:// URL needs an absolute local path")
-        if ":" in authority.rpartition("@")[0]:  # any scheme: ssh://user:password@ too
-            raise UsageError("--repo must not carry a password in the URL; use a credential "
-                             "helper or an http.extraHeader in git's configuration")
-        return "remote", repo
-    if _SCP_RE.fullmatch(repo) and not os.path.exists(repo):  # never raises, unlike Path
-        return "remote", repo
+    """("remote", url) or ("local", absolute path), read by the one remote type (core.names
+    Remote: every form git accepts; ambiguous ones and passwords refused, shown redacted)."""
+    remote = Remote.parse(repo, cwd=os.getcwd(), kinds=ALL_KINDS)
+    if remote.kind != "path":
+        return "remote", remote.url
+    shown = str(remote)
     path = resolved(Path(repo), display=shown, what="repository")
     if not is_directory(path, display=shown, what="repository"):
         raise InputError("repository not found", file=shown)
     return "local", str(path)
 
 
-#: Variables that make git print HTTP headers; dropped when a header carries a token.
-_TRACE_VARS = ("GIT_TRACE", "GIT_TRACE_CURL", "GIT_CURL_VERBOSE", "GIT_TRACE_PACKET")
-
-
-def _env(config: Iterable[tuple[str, str]] = ()) -> dict[str, str]:
-    """The caller's environment plus `config` in git's command-line scope (see infra.git)."""
-    pairs = list(config)
-    env = dict(os.environ)
-    env.update(GIT_TERMINAL_PROMPT="0", LC_ALL="C", GIT_OPTIONAL_LOCKS="0")
-    env.pop("GIT_DIR", None)
-    env.pop("GIT_WORK_TREE", None)
-    if carries_credentials(pairs):
-        for name in _TRACE_VARS:
-            env.pop(name, None)
-        # With a token on board, only our configuration counts: no inherited GIT_CONFIG_*
-        # entries, no system or global file (they could re-enable redirects for the URL or
-        # add a header of their own).
-        for name in [n for n in env if n.startswith("GIT_CONFIG")]:
-            env.pop(name)
-        env.update(GIT_CONFIG_NOSYSTEM="1", GIT_CONFIG_GLOBAL=os.devnull)
-    return git_environment(env, config=pairs)
-
-
 def git(args: Sequence[str], *, git_dir: str | None = None, stdin: bytes | None = None,
-         timeout: float = GIT_TIMEOUT, config: Iterable[tuple[str, str]] = ()) -> bytes:
-    """Run git with an argument list and a deadline (infra.git.run_git); output or a clear error."""
-    # By absolute path: in the action's container the job's PATH may not lead to git.
-    git = find_git(os.environ.get("PATH"))
-    argv = [git, *(["--git-dir", git_dir] if git_dir else []), *args]
+        timeout: float = GIT_TIMEOUT, config: Iterable[tuple[str, str]] = ()) -> bytes:
+    """Run git (infra.git.run_git: its one environment, a deadline); output or a clear error.
+
+    The user's own git configuration (a credential helper, `url.*.insteadOf`) applies only to
+    a CLI run that sends no token (infra.git.git_environment decides); a local repository's
+    config never starts a program (hooks, fsmonitor: neutralised there)."""
+    setup = GitSetup(environ=os.environ, config=tuple(config), user_config=True)
+    argv = [*(["--git-dir", git_dir] if git_dir else []), *args]
     try:
-        result = run_git(argv, env=_env(config), timeout=timeout, stdin=stdin)
+        result = run_git(argv, setup, timeout=timeout, stdin=stdin)
     except GitTimeout:
         raise InfrastructureError(f"git {args[0]} took longer than {timeout:.0f} s; "
                                   "stopped it") from None
@@ -138,13 +95,16 @@ def opened_repository(repo: str, pattern: str = DEFAULT_PATTERN, *,
         try:
             git_dir = _local_git_dir(where, timeout)
         except InfrastructureError:
-            raise InputError("not a git repository", file=repo) from None
+            raise InputError("not a git repository", file=where) from None
         yield git_dir
         return
     with tempfile.TemporaryDirectory(prefix="swiftpm-guard-audit-") as temporary:
         mirror = str(Path(temporary) / "mirror.git")
         git(["init", "--quiet", "--bare", mirror], timeout=timeout)
-        listing = git(["ls-remote", "--heads", where], timeout=timeout, config=config)
+        # In the mirror (our own config), never in the caller's folder: a workspace's
+        # .git/config could name a proxy and turn off TLS checks for the token's request.
+        listing = git(["ls-remote", "--heads", where], git_dir=mirror, timeout=timeout,
+                      config=config)
         branches = [b for b in _remote_heads(listing) if fnmatch.fnmatchcase(b, pattern)]
         if branches:
             refspecs = "".join(f"+refs/heads/{b}:refs/heads/{b}\n" for b in branches)
@@ -159,7 +119,7 @@ def _local_git_dir(path: str, timeout: float) -> str:
     # "dubious ownership" unless vouched for; later calls name the git dir explicitly, which
     # git does not question.
     out = git(["-C", path, "rev-parse", "--absolute-git-dir"], timeout=timeout,
-               config=[("safe.directory", str(Path(path).resolve()))])
+              config=[("safe.directory", str(Path(path).resolve()))])
     return out.decode("utf-8", "surrogateescape").strip()
 
 

@@ -19,9 +19,9 @@ from typing import TYPE_CHECKING, Protocol
 
 from swiftpm_guard.core.lines import split_lines
 from swiftpm_guard.core.model import Finding, Severity, Template
-from swiftpm_guard.core.names import WorkflowSpec
-from swiftpm_guard.errors import InfrastructureError, InputError, os_problem
-from swiftpm_guard.infra.git import find_git, git_environment, run_git
+from swiftpm_guard.core.names import ALL_KINDS, Remote, WorkflowSpec, strip_userinfo
+from swiftpm_guard.errors import InfrastructureError, InputError, UsageError, os_problem
+from swiftpm_guard.infra.git import GitSetup, run_git
 from swiftpm_guard.infra.github import GitHubApiError, RetryPolicy, call
 from swiftpm_guard.limits import TEMPLATE_MAX_BYTES, WORKFLOW_MAX_BYTES
 from swiftpm_guard.redact import redact_userinfo
@@ -162,10 +162,15 @@ class GitRef:
             return None
         tracking = f"refs/remotes/origin/{ref}"
         commit = _rev_parse(workspace, tracking)
-        if commit is None:
+        origin = _origin_for_git(workspace) if commit is None else None
+        if commit is None and origin is None:
+            log(f"the workspace clone has no usable origin; reading '{ref}' through the API")
+            return None
+        if commit is None and origin is not None:
             shallow = _git(workspace, "rev-parse", "--is-shallow-repository")
             depth = ["--depth=1"] if shallow.stdout.strip() == b"true" else []
-            fetched = _git(workspace, "fetch", "--no-tags", "--quiet", *depth, "origin",
+            fetched = _git(workspace, "fetch", "--no-tags", "--quiet", "--no-recurse-submodules",
+                           "--no-write-fetch-head", *depth, origin,
                            f"+refs/heads/{ref}:{tracking}")
             if fetched.returncode != 0:
                 lines = split_lines(fetched.stderr.decode("utf-8", "replace").strip())
@@ -237,21 +242,17 @@ def _kind(mode: str, kind: str) -> str:
 
 
 def _git(workspace: Path, *args: str) -> subprocess.CompletedProcess[bytes]:
+    """git in the workspace clone, whose .git/config an earlier step of the job may have
+    written: infra.git's environment (no token, no hook, no program from that config) and
+    `safe.directory` for exactly this folder (the runner's workspace belongs to uid 1001, the
+    container's git runs as root). The clone's config may hold a token (actions/checkout
+    persists one as an extraHeader by default): a redirect from origin must not carry it."""
     root = str(workspace.resolve())
-    # The runner's workspace belongs to another user (uid 1001) than the container's root:
-    # vouch for it in git's command-line scope, through the environment (see infra.git).
-    # The clone's own config may hold a token (actions/checkout persists one as an
-    # extraHeader by default): a redirect from origin must not carry it to another host.
-    env = git_environment({**os.environ, "LC_ALL": "C"}, safe_directories=[root],
-                          config=[("http.followRedirects", "false")])
-    # The job's PATH may not lead to git in the container (the runner passes it through).
+    setup = GitSetup(environ=os.environ, safe_directories=(root,),
+                     config=(("http.followRedirects", "false"),))
+    command = ["-C", root, *args]
     try:
-        git = find_git(env.get("PATH"))
-    except InfrastructureError as error:
-        return subprocess.CompletedProcess(["git", *args], 128, b"", str(error).encode())
-    command = [git, "-C", root, *args]
-    try:
-        return run_git(command, env=env, timeout=_GIT_TIMEOUT)
+        return run_git(command, setup, timeout=_GIT_TIMEOUT)
     except InfrastructureError as error:  # a timeout or no git: judged like a git failure
         return subprocess.CompletedProcess(command, 128, b"", str(error).encode())
 
@@ -265,6 +266,22 @@ def workspace_origin(workspace: Path) -> str | None:
     return url if done.returncode == 0 and url else None
 
 
+def _origin_for_git(workspace: Path) -> str | None:
+    """origin's URL as git is given it: by URL, never by the remote's name, so that
+    `remote.origin.uploadpack`, `.vcs` or `.proxy` in the clone's config play no part."""
+    url = workspace_origin(workspace)
+    if url is None:
+        return None
+    try:
+        # Read as git reads it (a helper `ext::…` or an option is refused); a userinfo the
+        # checkout wrote into it is that checkout's own credential path, so it stays.
+        Remote.parse(strip_userinfo(url)[0], cwd=str(workspace), option="origin",
+                     kinds=ALL_KINDS)
+    except UsageError:
+        return None
+    return url
+
+
 def _rev_parse(workspace: Path, ref: str) -> str | None:
     done = _git(workspace, "rev-parse", "--verify", "--quiet", f"{ref}^{{commit}}")
     sha = done.stdout.decode().strip()
@@ -276,7 +293,10 @@ def workspace_branches(workspace: Path) -> list[str] | None:
     there is no clone or git cannot ask (then the API lists them)."""
     if not (workspace / ".git").exists():
         return None
-    listed = _git(workspace, "ls-remote", "--heads", "origin")
+    origin = _origin_for_git(workspace)
+    if origin is None:
+        return None
+    listed = _git(workspace, "ls-remote", "--heads", origin)
     if listed.returncode != 0:
         return None
     names = []

@@ -14,8 +14,9 @@ from swiftpm_guard.infra.fs import (
     is_directory,
     read_text,
     resolved,
+    walk,
 )
-from swiftpm_guard.limits import TEMPLATE_MAX_BYTES
+from swiftpm_guard.limits import TEMPLATE_MAX_BYTES, TREE_MAX_DEPTH
 
 #: Where stub folders live beside the template; `.swift/` is what older releases used.
 STUB_DIRS = (".Package.swift", ".swift")
@@ -88,7 +89,7 @@ def _scan_stubs(root: Path, shown: str, tree: Path) -> tuple[tuple[Stub, ...], l
         name = display_name(entry.name)
         where = f"{shown}/{name}"
         if entry.is_dir(follow_symlinks=False):
-            stubs.append(Stub(name, Location(where), _has_sources(Path(entry.path))))
+            stubs.append(Stub(name, Location(where), _has_sources(Path(entry.path), where)))
         elif _leaves(Path(entry.path), tree, where):
             findings.append(_symlink_finding(name, where, "stub folder"))
         else:
@@ -100,10 +101,11 @@ def _scan_stubs(root: Path, shown: str, tree: Path) -> tuple[tuple[Stub, ...], l
     return tuple(stubs), findings
 
 
-def _has_sources(folder: Path) -> bool:
-    for dirpath, _dirs, files in os.walk(folder):
+def _has_sources(folder: Path, shown: str) -> bool:
+    for here, _folders, files in walk(folder, max_depth=TREE_MAX_DEPTH, display=shown,
+                                      what="stub folder"):
         for name in files:
-            full = Path(dirpath) / name
+            full = here / name
             if Path(name).suffix in SOURCE_SUFFIXES and full.is_file() and not full.is_symlink():
                 return True
     return False

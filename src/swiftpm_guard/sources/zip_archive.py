@@ -5,8 +5,10 @@ ZIP_MAX_ENTRIES entries) and checks every entry against its local header: at its
 same name, method, flags and (without a data descriptor) CRC and sizes, its data before the
 central directory. An extractor walks the local headers, so a zip whose directory lists entries
 that are not really there is no built framework, whatever its listing says. Nothing is
-decompressed there. `read_zip_contents` then reads what the zip rules need: the entry names and
-the few small metadata entries (`Info.plist`, `info.json`), each capped."""
+decompressed there. `read_zip_contents` then reads what the zip rules need from the same open
+file: the end record first (count and directory size judged before anything is listed), then the
+entry names and the few small metadata entries (`Info.plist`, `info.json`), each capped; one
+that does not extract is a DamagedEntry, never a zlib.error."""
 
 from __future__ import annotations
 
@@ -15,13 +17,15 @@ import posixpath
 import stat
 import struct
 import zipfile
+import zlib
 from collections.abc import Iterator
 from dataclasses import dataclass
 from pathlib import Path
-from typing import IO
+from typing import BinaryIO
 
 from swiftpm_guard.core.zip_rules import METADATA_NAMES, ZipContents, ZipEntry
-from swiftpm_guard.limits import ZIP_MAX_ENTRIES
+from swiftpm_guard.infra.fs import open_regular
+from swiftpm_guard.limits import ZIP_DIRECTORY_MAX_BYTES, ZIP_MAX_ENTRIES
 
 _EOCD = struct.Struct("<4s4H2LH")  # signature, disks, disk of cd, entries here, entries, size,
 #                                    offset, comment length
@@ -67,6 +71,11 @@ class ZipReader:
         self._window = b""
         self.reads = 0  # preads issued, for the benchmark
         self.count, self._cd_offset, self._cd_size = self._end_record()
+
+    @property
+    def directory_size(self) -> int:
+        """The central directory's size in bytes, as the end record states it."""
+        return self._cd_size
 
     def _read(self, offset: int, length: int) -> bytes:
         self.reads += 1
@@ -261,19 +270,32 @@ def _zip64_values(extra: bytes) -> list[int]:
 
 METADATA_MAX_BYTES = 1 << 20
 METADATA_MAX_FILES = 512
-ENTRIES_MAX = 500_000
 
 
 class UnreadableZip(Exception):
     """The bytes are not a zip zipfile can read (the message says why)."""
 
 
-def read_zip_contents(source: Path | IO[bytes]) -> ZipContents:
+class DamagedEntry(UnreadableZip):
+    """The directory reads, but a metadata entry does not extract (a damaged deflate stream, a
+    CRC that differs): SwiftPM's unzip fails on it."""
+
+
+def read_zip_contents(source: Path | BinaryIO) -> ZipContents:
+    """The entry names and the small metadata entries, read from an open zip (the descriptor
+    that was hashed: never a second open by name), or from a path opened the bounded way."""
+    if isinstance(source, Path):
+        with open_regular(source, display=str(source), what="zip") as stream:
+            return _contents(stream)
+    return _contents(source)
+
+
+def _contents(stream: BinaryIO) -> ZipContents:
+    _judge_end_record(stream)
+    stream.seek(0)
     try:
-        with zipfile.ZipFile(source) as archive:
+        with zipfile.ZipFile(stream) as archive:
             infos = archive.infolist()
-            if len(infos) > ENTRIES_MAX:
-                raise UnreadableZip(f"more than {ENTRIES_MAX} entries")
             entries = tuple(ZipEntry(i.filename, _is_link(i)) for i in infos)
             metadata: dict[str, bytes] = {}
             for info in infos:
@@ -281,12 +303,40 @@ def read_zip_contents(source: Path | IO[bytes]) -> ZipContents:
                     break
                 if (not info.is_dir() and posixpath.basename(info.filename).lower()
                         in METADATA_NAMES and info.file_size <= METADATA_MAX_BYTES):
-                    with archive.open(info) as stream:
-                        metadata[info.filename] = stream.read(METADATA_MAX_BYTES + 1)
+                    metadata[info.filename] = _extract(archive, info)
+    except DamagedEntry:
+        raise
     except (zipfile.BadZipFile, zipfile.LargeZipFile, NotImplementedError, OSError,
-            ValueError, EOFError) as error:
+            ValueError, EOFError, zlib.error, struct.error) as error:
         raise UnreadableZip(f"{type(error).__name__}: {error}") from None
     return ZipContents(entries, metadata)
+
+
+def _judge_end_record(stream: BinaryIO) -> None:
+    """The entry count and the central directory's size, from the end record, before zipfile
+    reads (and keeps) every entry: a million claimed entries cost nothing here."""
+    try:
+        reader = ZipReader(stream.fileno())
+    except ZipProblem as error:
+        raise UnreadableZip(str(error)) from None
+    except OSError as error:
+        raise UnreadableZip(f"OSError: {error.strerror or error}") from None
+    if reader.directory_size > ZIP_DIRECTORY_MAX_BYTES:
+        raise UnreadableZip(f"a central directory of {reader.directory_size} bytes, more than "
+                            f"the {ZIP_DIRECTORY_MAX_BYTES} a framework zip may hold")
+
+
+def _extract(archive: zipfile.ZipFile, info: zipfile.ZipInfo) -> bytes:
+    """One metadata entry's bytes, at most METADATA_MAX_BYTES + 1; DamagedEntry when its data
+    does not decompress or check (zlib.error, a bad CRC, an unsupported method)."""
+    try:
+        with archive.open(info) as member:
+            return member.read(METADATA_MAX_BYTES + 1)
+    except (zipfile.BadZipFile, NotImplementedError, RuntimeError, EOFError, zlib.error,
+            struct.error, OSError, ValueError) as error:
+        shown = info.filename[:120]
+        raise DamagedEntry(f"entry {shown!r} does not extract ({type(error).__name__}: "
+                           f"{str(error)[:200]})") from None
 
 
 def _is_link(info: zipfile.ZipInfo) -> bool:

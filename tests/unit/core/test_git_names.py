@@ -3,12 +3,14 @@ import base64
 import pytest
 
 from swiftpm_guard.core.names import (
+    ALL_KINDS,
     DEFAULT_AUTHOR,
     Identity,
     Remote,
     authorization_header,
     branch_ref,
     manifest_path,
+    strip_userinfo,
     template_ref,
     tree_path,
 )
@@ -91,3 +93,54 @@ def test_identity_and_header():
     header = authorization_header("tok")
     assert header.startswith("Authorization: Basic ")
     assert base64.b64decode(header.split()[-1]) == b"x-access-token:tok"
+
+
+@pytest.mark.parametrize(
+    ("value", "kind"),
+    [
+        ("git@github.com:org/repo.git", "ssh"),
+        ("github.com:org/repo.git", "ssh"),
+        ("ssh://git@github.com:22/org/repo.git", "ssh"),
+        ("git+ssh://github.com/org/repo.git", "ssh"),
+        ("git://example.org/repo.git", "git"),
+        ("https://example.org/repo.git", "http"),
+        ("file:///srv/repo.git", "file"),
+        ("/srv/repo.git", "path"),
+        ("./repo:1", "path"),
+    ],
+)
+def test_every_form_git_accepts_is_one_kind(value, kind, tmp_path):
+    assert Remote.parse(value, cwd=str(tmp_path), kinds=ALL_KINDS).kind == kind
+
+
+@pytest.mark.parametrize(
+    "value",
+    [
+        "https:user:ghs_Zq9secret@example.org/o/r.git",  # git: ssh to a host named "https"
+        "http:/example.org/o/r.git",
+        "user:ghs_Zq9secret@example.org:/srv/r.git",  # git: ssh to host "user"
+        "user:ghs_Zq9secret@example.org:r.git",
+        "ssh://user:ghs_Zq9secret@example.org/r.git",
+        "git://user@example.org/r.git",
+        "https://ghs_Zq9secret@example.org/r.git",
+        "ext::sh -c x",
+        "fd::3",
+        "ftp://example.org/r.git",
+    ],
+)
+def test_ambiguous_remotes_are_refused_in_one_line_without_the_secret(value, tmp_path):
+    with pytest.raises(UsageError) as raised:
+        Remote.parse(value, cwd=str(tmp_path), kinds=ALL_KINDS)
+    message = str(raised.value)
+    assert "Zq9secret" not in message and "\n" not in message
+
+
+def test_a_remote_prints_redacted_and_publish_takes_no_ssh(tmp_path):
+    assert str(Remote.parse("https://example.org/r.git")) == "https://example.org/r.git"
+    with pytest.raises(UsageError, match="an ssh remote; only a path"):
+        Remote.parse("git@github.com:o/r.git")
+    with pytest.raises(UsageError, match="an ssh remote"):  # git: ssh to host "repo"
+        Remote.parse("repo:1", cwd=str(tmp_path))
+    assert strip_userinfo("https://x-access-token:t@github.com/o/r") == (
+        "https://github.com/o/r", True)
+    assert strip_userinfo("git@github.com:o/r") == ("git@github.com:o/r", False)

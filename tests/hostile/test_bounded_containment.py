@@ -1,0 +1,274 @@
+"""Every open bounded, every exception at the boundary, no unbounded wait (issue 25).
+
+A zip swapped for a FIFO after hashing, an event file that is a FIFO, a deflate stream that
+does not decompress, deep JSON (the event, an `info.json`), a stub folder 1,100 levels deep, a
+zip whose end record claims millions of entries, and a server that drips a byte every half
+second: each is a one-line finding or exit 2 within its bound, never a traceback or a hang.
+Waits that would hang on the old code run in a daemon thread that the test unblocks itself.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import io
+import json
+import os
+import threading
+import time
+import zipfile
+import zlib
+from collections.abc import Callable, Iterator
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from support.actions_env import push_payload, runner_env
+from support.release import Release, xcframework_plist
+from support.zip_server import Route, serve_zips
+from support.zips import many_entries_zip
+from swiftpm_guard.cli.main import main
+
+SHA = "0" * 40
+
+
+def _finishes(work: Callable[[], Any], seconds: float, unblock: Callable[[], None]) -> Any:
+    """`work()`'s result if it returns within `seconds`; else unblock it and fail."""
+    box: dict[str, Any] = {}
+
+    def run() -> None:
+        try:
+            box["value"] = work()
+        except BaseException as error:  # reported below, in the test's thread
+            box["error"] = error
+
+    thread = threading.Thread(target=run, daemon=True)
+    thread.start()
+    thread.join(seconds)
+    if thread.is_alive():
+        unblock()
+        thread.join(10)
+        pytest.fail(f"still waiting after {seconds} s")
+    if "error" in box:
+        raise box["error"]
+    return box["value"]
+
+
+def _feed_fifo(path: Path) -> Callable[[], None]:
+    def unblock() -> None:
+        with contextlib.suppress(OSError):  # no reader waiting: nothing to unblock
+            os.close(os.open(path, os.O_WRONLY | os.O_NONBLOCK))
+    return unblock
+
+
+# -- a zip swapped for a FIFO after it was hashed ------------------------------------------------
+
+
+def test_a_zip_swapped_for_a_fifo_after_hashing_cannot_block(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    from swiftpm_guard.sources import artifacts
+
+    dist = tmp_path / "dist"
+    dist.mkdir()
+    path = dist / "executorch-1.2.3.zip"
+    from support.release import write_zip
+
+    write_zip(path, "executorch")
+    hash_stream = artifacts._sha256_stream
+
+    def hash_then_swap(stream: Any) -> str:
+        digest = hash_stream(stream)
+        path.unlink()
+        os.mkfifo(path)  # the name now blocks any open that waits for a writer
+        return digest
+
+    monkeypatch.setattr(artifacts, "_sha256_stream", hash_then_swap)
+    found, problems = _finishes(lambda: artifacts.scan_zip_folder(dist, display="dist"), 20,
+                                _feed_fifo(path))
+    assert [a.name for a in found] == ["executorch"]
+    assert not [p for p in problems if p.severity.value == "error"], problems
+
+
+# -- the event file ------------------------------------------------------------------------------
+
+
+def _action_env(tmp_path: Path, payload_path: Path) -> dict[str, str]:
+    step = runner_env(tmp_path, api_url="http://127.0.0.1:9", workspace=tmp_path,
+                      event_name="push", payload=push_payload(ref="refs/heads/main",
+                                                              before=SHA, after=SHA),
+                      sha=SHA, ref="refs/heads/main", inputs={"mode": "check"})
+    return {**step.env, "GITHUB_EVENT_PATH": str(payload_path)}
+
+
+def test_an_event_file_that_is_a_fifo_is_refused_at_once(tmp_path: Path, capsys) -> None:
+    from swiftpm_guard.action.main import main as action_main
+
+    fifo = tmp_path / "event.fifo"
+    os.mkfifo(fifo)
+    code = _finishes(lambda: action_main(_action_env(tmp_path, fifo)), 20, _feed_fifo(fifo))
+    out, err = capsys.readouterr()
+    assert code == 2, out + err
+    assert "is a FIFO, expected a regular file" in out
+
+
+@pytest.mark.parametrize("depth", [100, 5000, 200_000])
+def test_deep_event_json_is_exit_2_in_one_line(tmp_path: Path, capsys, depth: int) -> None:
+    from swiftpm_guard.action.main import main as action_main
+
+    event = tmp_path / "deep.json"
+    event.write_text('{"a":' * depth + "1" + "}" * depth)
+    code = action_main(_action_env(tmp_path, event))
+    out, err = capsys.readouterr()
+    assert code == 2, out + err
+    assert "nested deeper than 64 levels" in out and "Traceback" not in err
+    assert [line for line in out.splitlines() if line.startswith("::error")]
+
+
+# -- zips: a damaged deflate stream, a lying end record, deep info.json ------------------------
+
+
+def _damaged_plist_zip(path: Path, name: str) -> None:
+    """A zip whose headers agree (the layout check passes) but whose Info.plist's deflate
+    stream does not decompress."""
+    buffer = io.BytesIO()
+    plist = xcframework_plist(name)
+    with zipfile.ZipFile(buffer, "w", compression=zipfile.ZIP_DEFLATED) as archive:
+        archive.writestr(f"{name}.xcframework/", b"")
+        archive.writestr(f"{name}.xcframework/Info.plist", plist)
+    data = bytearray(buffer.getvalue())
+    with zipfile.ZipFile(io.BytesIO(bytes(data))) as archive:
+        info = archive.getinfo(f"{name}.xcframework/Info.plist")
+    start = info.header_offset + 30 + len(info.filename.encode()) + len(info.extra)
+    data[start] = 0xFF  # BTYPE 11: "invalid block type"
+    path.write_bytes(bytes(data))
+    with zipfile.ZipFile(path) as archive, pytest.raises(zlib.error):
+        archive.read(f"{name}.xcframework/Info.plist")
+
+
+def test_a_damaged_info_plist_stream_is_a_finding_in_check(
+    release: Release, capsys
+) -> None:
+    _damaged_plist_zip(release.artifacts / f"executorch-{release.version}.zip", "executorch")
+    code = main(["check", "--template", str(release.template), "--version", release.version,
+                 "--artifacts", str(release.artifacts)])
+    out, err = capsys.readouterr()
+    assert code == 1, out + err
+    assert "Traceback" not in err
+    line = [ln for ln in err.splitlines() if "does not extract" in ln]
+    assert len(line) == 1 and "zip-layout" in line[0] and "zlib" not in out
+
+
+def test_a_damaged_info_plist_stream_is_a_finding_with_verify_urls(tmp_path: Path) -> None:
+    from swiftpm_guard.core.urls import UrlSettings
+    from swiftpm_guard.sources.hosted import fetch_all
+
+    _damaged_plist_zip(tmp_path / "x.zip", "executorch")
+    with serve_zips() as server:
+        server.routes["/x.zip"] = Route((tmp_path / "x.zip").read_bytes())
+        fetched = fetch_all([server.url("x.zip")], UrlSettings(timeout=5, retries=0))
+    result = fetched[server.url("x.zip")]
+    assert result.state == "not-zip" and "does not extract" in result.detail, result
+
+
+def test_the_end_record_is_judged_before_the_directory_is_read(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    from swiftpm_guard.sources import zip_archive
+
+    path = tmp_path / "claims.zip"
+    many_entries_zip(path, "executorch", 10, claimed=3_000_000)
+    monkeypatch.setattr(zip_archive.zipfile, "ZipFile",
+                        lambda *a, **k: pytest.fail("zipfile read the directory"))
+    with pytest.raises(zip_archive.UnreadableZip, match="3000000 entries"):
+        zip_archive.read_zip_contents(path)
+
+
+def test_deep_info_json_is_no_artifact_bundle_and_no_recursion_error() -> None:
+    from swiftpm_guard.core.zip_rules import ZipContents, ZipEntry, derive_artifacts
+
+    deep = b'{"schemaVersion": "1.0", "artifacts": ' + b"[" * 100_000 + b"]" * 100_000 + b"}"
+    contents = ZipContents((ZipEntry("x.artifactbundle/info.json"),),
+                           {"x.artifactbundle/info.json": deep})
+    assert derive_artifacts(contents) == []
+
+
+# -- a stub folder 1,100 levels deep -------------------------------------------------------------
+
+
+def _nest(top: Path, levels: int) -> list[int]:
+    """`top/a/a/…` `levels` deep, made relative to each last folder (no path grows past
+    PATH_MAX); the open descriptors, outermost first, for `_unnest`."""
+    descriptors = [os.open(top, os.O_RDONLY)]
+    for _level in range(levels):
+        os.mkdir("a", dir_fd=descriptors[-1])
+        descriptors.append(os.open("a", os.O_RDONLY, dir_fd=descriptors[-1]))
+    return descriptors
+
+
+def _unnest(descriptors: list[int]) -> None:
+    """Remove what `_nest` made, innermost first (pytest's own sweeps recurse)."""
+    os.close(descriptors.pop())
+    while len(descriptors) > 1:
+        parent = descriptors.pop()
+        os.rmdir("a", dir_fd=parent)
+        os.close(parent)
+    os.rmdir("a", dir_fd=descriptors[0])
+    os.close(descriptors[0])
+
+
+def test_a_deep_stub_folder_is_exit_2_in_one_line(release: Release, capsys) -> None:
+    stub = release.stubs / "executorch"
+    for source in stub.iterdir():  # no source on top: the walk goes all the way down
+        source.unlink()
+    descriptors = _nest(stub, 1100)
+    try:
+        code = main(["check", "--template", str(release.template), "--version",
+                     release.version, "--artifacts", str(release.artifacts)])
+    finally:
+        _unnest(descriptors)
+    out, err = capsys.readouterr()
+    assert code == 2, out + err
+    assert err.count("\n") == 1 and "nests deeper than 64 folders" in err, err
+
+
+# -- a server that drips -------------------------------------------------------------------------
+
+
+def _drip(stop: threading.Event) -> Iterator[bytes]:
+    yield b"PK\x03\x04"
+    while not stop.wait(0.5):
+        yield b"x"
+
+
+def test_a_dripping_server_is_stopped_at_the_deadline() -> None:
+    from swiftpm_guard.core.urls import UrlSettings
+    from swiftpm_guard.sources.hosted import fetch_all
+
+    with serve_zips() as server:
+        server.routes["/drip.zip"] = Route(stream=lambda: _drip(server.stopping),
+                                           length=10_000_000)
+        settings = UrlSettings(timeout=5, deadline=2, retries=0)
+        started = time.monotonic()
+        fetched = _finishes(lambda: fetch_all([server.url("drip.zip")], settings), 30,
+                            server.stopping.set)
+        took = time.monotonic() - started
+    result = fetched[server.url("drip.zip")]
+    assert result.state == "error" and "longer than 2 s" in result.detail, result
+    assert took < 8, took
+
+
+def test_the_json_depth_cap_is_linear_and_exact() -> None:
+    from swiftpm_guard.core.json_depth import TooDeep, loads
+
+    assert loads(b'[' * 64 + b']' * 64) is not None
+    assert loads('{"k": "[[[[[[[[\\"[[[["}') == {"k": '[[[[[[[["[[[['}
+    with pytest.raises(TooDeep):
+        loads(b"[" * 65 + b"]" * 65)
+    with pytest.raises(TooDeep):
+        loads(b"[" * 1_000_000)  # unclosed: the decoder would recurse into every one
+    started = time.monotonic()
+    with pytest.raises(ValueError):
+        loads(b'"\\"' * 1_000_000)  # one unterminated string: scanned once
+    assert time.monotonic() - started < 5
+    assert json.loads(b"[]") == loads(b"[]")
