@@ -358,6 +358,37 @@ def test_update_builds_on_the_hand_fixed_commit(tmp_path, repo, fake_github):
     assert again.outputs()["not-pushed-reason"] == "already up to date"
 
 
+def test_a_republish_dry_run_shows_what_would_change(tmp_path, path_repo, fake_github):
+    """Dispatch 1.0.0 with `update` and `dry-run` (issue 23): compared with swiftpm-1.0.0
+    itself, every checksum changes, backend_mps is gone, and both template commits are named,
+    in the log, the job summary and `publish.diff`."""
+    repo = path_repo
+    workspace = repo.served.clone("main", tmp_path / "workspace")
+    _zips(workspace / "out", "1.0.0")
+    step = _step(fake_github, tmp_path, repo, workspace, "workflow_dispatch",
+                 dispatch_payload({}),
+                 {"mode": "publish", "version": "1.0.0", "artifacts": "out", "update": "true",
+                  "dry-run": "true", "frameworks-from": FRAMEWORKS_FROM},
+                 sha=repo.et.main, ref="refs/heads/main")
+    result = run_entrypoint(step, workspace)
+    assert result.returncode == 0, result.stdout + result.stderr
+    assert repo.heads()["swiftpm-1.0.0"] == repo.et.hand_fix
+    changed = (f"  {len(all_names(LIVE_KEYS))} checksums change (each with its _debug twin): "
+               + ", ".join(sorted(LIVE_KEYS)))
+    lines = [f"compared with swiftpm-1.0.0 ({repo.et.hand_fix[:12]}), this version's own branch:",
+             f"  products: -{REMOVED}, -{REMOVED}_debug", changed,
+             f'  template now: {repo.et.swiftpm[:12]} "Remove backend_mps"',
+             f'  swiftpm-1.0.0 was built from: {repo.et.old_template[:12]} "template"']
+    for line in lines:
+        assert line in result.stderr.splitlines()
+        assert line in rendered_text(step.summary())
+    diff = json.loads((workspace / step.outputs()["report"]).read_text())["publish"]["diff"]
+    assert diff["relation"] == "this-branch"
+    assert diff["checksums"]["changed"] == sorted(all_names(LIVE_KEYS))
+    assert diff["template_commits"]["base"] == {"commit": repo.et.old_template,
+                                                "subject": "template"}
+
+
 def test_update_and_allow_overwrite_are_refused_together(tmp_path, path_repo, fake_github):
     repo = path_repo
     workspace = repo.served.clone("main", tmp_path / "workspace")
