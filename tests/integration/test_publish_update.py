@@ -163,3 +163,22 @@ def test_after_an_update_the_trailer_names_the_template_and_nothing_changes(tmp_
     assert f"  no checksum changes ({len(all_names(LIVE_KEYS))} compared)" in out
     assert "  swiftpm-1.0.0 was built from the same template commit" in out
     assert publish["diff"]["template_commits"]["base"]["commit"] == et.swiftpm
+
+
+def test_a_template_subject_reaches_the_log_as_text_never_as_a_workflow_command(tmp_path,
+                                                                                 capsys):
+    """Commit subjects are someone else's text: `::error::` in one stays inert."""
+    et = make_executorch(tmp_path / "remote")
+    work = tmp_path / "clone"
+    subprocess.run(["git", "clone", "-q", "-b", "swiftpm", str(et.bare), str(work)], check=True,
+                   timeout=60)
+    (work / "README.md").write_text("x\n")
+    for args in (["add", "README.md"],
+                 ["-c", "user.name=x", "-c", "user.email=x@example.invalid", "commit", "-q",
+                  "-m", "::error file=a::pwned"], ["push", "-q", "origin", "swiftpm"]):
+        subprocess.run(["git", "-C", str(work), *args], check=True, timeout=60)
+    _zips(tmp_path / "out", "1.1.0")
+    out, publish = _dry_run(tmp_path, capsys, et.bare, "1.1.0", "--update")
+    assert publish["diff"]["template_commits"]["now"]["subject"] == "::error file=a::pwned"
+    assert "::error" not in out  # neutralised, as every line from elsewhere is
+    assert "template now:" in out and "pwned" in out
