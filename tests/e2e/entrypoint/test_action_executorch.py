@@ -490,6 +490,9 @@ def test_preflight_verify_absent_against_a_bucket_that_answers_403(
         result = run_entrypoint(taken, workspace)
         assert result.returncode == 1, result.stdout + result.stderr
         assert "url-exists" in result.stderr
+        # swiftpm-1.2.0 is absent: the finding says an earlier run uploaded and how to finish.
+        assert "swiftpm-1.2.0 does not exist, so an earlier run uploaded" in result.stderr
+        assert "Finish it by publishing those zips" in rendered_text(taken.summary())
 
 
 # -- files the container cannot see ---------------------------------------------------------------
