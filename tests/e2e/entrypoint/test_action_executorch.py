@@ -421,10 +421,11 @@ def test_the_audit_reports_tips_and_flags_the_hand_fixed_branch(tmp_path, repo, 
     assert clean["tip"]["commit"] == repo.et.publish_110 and clean["findings"] == []
     summary = step.summary()
     assert "tip edited after publishing" in summary
-    # The tips table is in the check run; the job summary beside it does not repeat it.
+    # Every tip is in the JSON and the log; the check run says where (a row per branch once
+    # got ExecuTorch's summary cut, issue 23), and the counts are the verdict's.
     checked = fake_github.only_check_run()["output"]["summary"]
-    assert "Branch tips" in checked and "Branch tips" not in summary
-    assert f"| `swiftpm-1.0.0` | `{repo.et.hand_fix[:12]}` |" in checked
+    assert "| branch | tip |" not in checked and "`branches[].tip`" in checked
+    assert "2 branches, 0 with errors, 1 with warnings only." in checked
     assert f"swiftpm-1.0.0: tip {repo.et.hand_fix[:12]} by {MAINTAINER}" in result.stderr
     assert fake_github.only_check_run()["conclusion"] == "success"
     _assert_tokens_kept_apart(repo, fake_github, result)
