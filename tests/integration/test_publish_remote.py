@@ -193,7 +193,7 @@ def test_dry_run_prints_manifest_diff_against_newest_branch_and_snippet(
 def test_dry_run_without_an_earlier_branch_says_so(remote, release, capsys):
     code, out, _err = run(capsys, *publish_args(remote, release, "--dry-run"))
     assert code == 0
-    assert "no other branch of 1.2.3 on the remote to compare with" in out
+    assert "no published branch of 1.2.3 or of the 1.2 line on the remote to compare with" in out
     assert BRANCH not in refs(remote.bare)
 
 

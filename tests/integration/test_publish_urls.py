@@ -85,3 +85,22 @@ def test_preflight_verify_absent_reads_the_template_from_the_ref(remote, zips, c
     assert main(args) == 1
     err = capsys.readouterr().err
     assert "url-exists" in err and "threadpool-9.9.9.zip" in err
+    # No swiftpm-9.9.9: the zip is a run's that uploaded and did not publish (issue 23).
+    assert ("swiftpm-9.9.9 does not exist, so an earlier run uploaded this version's zips and "
+            "did not publish. Finish it by publishing those zips") in err
+    assert "by running without verify-absent" in err
+    assert "would overwrite a published archive" not in err
+
+
+def test_preflight_verify_absent_on_a_published_version_says_it_would_overwrite(
+        remote, release, zips, capsys):
+    host(zips, release)
+    code, err = publish(remote, release, zips, capsys)
+    assert code == 0, err
+    args = ["preflight", "--version", release.version, "--repo", remote.url, "--verify-absent",
+            "--base-url", zips.url("cdn/"), *FAST]
+    assert main(args) == 1
+    err = capsys.readouterr().err
+    assert "branch-exists" in err and "url-exists" in err
+    assert "uploading would overwrite a published archive" in err
+    assert "earlier run uploaded" not in err

@@ -245,7 +245,7 @@ def _deliver_publish(settings: ActionSettings, adapters: Adapters, result: Publi
         skipped=result.skipped,
         replaced=result.remote_commit if result.overwritten else None,
         updated_from=result.updated_from, excluded=result.excluded, dry_run=settings.dry_run,
-        diff=publish_report.diff_lines(result.diff, result.diff_note),
+        diff=publish_report.diff_lines(result.diff, result.diff_note, settings.debug_suffix),
         manifests=result.manifests, snippet=result.snippet)
     suffix = settings.debug_suffix
     markdown = "\n".join([*notes, check_report.to_markdown(report, suffix), section])
@@ -255,9 +255,11 @@ def _deliver_publish(settings: ActionSettings, adapters: Adapters, result: Publi
     read = publish_report.read_from_ref(settings.template, settings.template_ref,
                                         result.template_commit, remote.where)
     state = f"pushed {result.branch}" if result.pushed else f"not pushed: {result.skipped}"
+    compared = (publish_report.diff_lines(result.diff, result.diff_note, settings.debug_suffix)
+                if settings.dry_run else [])
     return deliver(settings, adapters, Delivery(
         files=tuple(files),
-        log=tuple(check_report.console_line(f) for f in report.findings),
+        log=(*(check_report.console_line(f) for f in report.findings), *compared),
         output=build_output(report, markdown, conclusion=conclusion,
                             locate=result.checked.placement.of),
         markdown=markdown, brief=brief,

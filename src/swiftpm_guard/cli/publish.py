@@ -117,16 +117,16 @@ def _files(args: argparse.Namespace, result: PublishResult) -> list[tuple[Path, 
         section = publish_markdown(branch=result.branch, pushed=result.pushed,
                                    commit=result.commit, skipped=result.skipped,
                                    excluded=result.excluded, diff=result.diff,
-                                   snippet=result.snippet)
+                                   snippet=result.snippet, debug_suffix=args.debug_suffix)
         text = to_markdown(result.report, args.debug_suffix) + "\n" + section
         files.append((Path(args.markdown), text.encode()))
     return files
 
 
 def run(args: argparse.Namespace, adapters: Adapters) -> int:
-    from swiftpm_guard.core.package_diff import describe
     from swiftpm_guard.jobs.publish import publish
     from swiftpm_guard.report.check import console_line, verdict
+    from swiftpm_guard.report.publish import diff_lines
     from swiftpm_guard.sinks.files import write_atomically
     if args.command == "preflight":
         return run_preflight(args, adapters)
@@ -143,8 +143,8 @@ def run(args: argparse.Namespace, adapters: Adapters) -> int:
             # Rendered from the template ref: shown exactly, and no line of it runs.
             block(text.removesuffix("\n"))
         say(f"--- left out of the published tree: {', '.join(result.excluded) or 'nothing'} ---")
-        say("--- compared with the newest branch of the same version ---")
-        say("\n".join(describe(result.diff)) if result.diff else str(result.diff_note))
+        say("--- what this publish changes in a published branch ---")
+        say("\n".join(diff_lines(result.diff, result.diff_note, args.debug_suffix)))
     if result.pushed:
         say(f"pushed {result.branch} at {result.commit} to {request.remote}")
     else:

@@ -104,15 +104,16 @@ def preflight(request: PreflightRequest, adapters: Adapters = QUIET) -> Prefligh
                 )
             )
         if request.verify_absent is not None:
-            findings += _absent(repo, request, request.verify_absent, Path(tmp) / "tree")
+            findings += _absent(repo, request, request.verify_absent, Path(tmp) / "tree",
+                                unpublished=name if sha is None else None)
     return PreflightResult(branch=name, remote_commit=sha, findings=tuple(findings))
 
 
-def _absent(
-    repo: ScratchRepo, request: PreflightRequest, options: UrlSettings, tree: Path
-) -> list[Finding]:
-    """`url-exists` for each zip URL of this version that is already served."""
+def _absent(repo: ScratchRepo, request: PreflightRequest, options: UrlSettings, tree: Path,
+            *, unpublished: str | None) -> list[Finding]:
+    """`url-exists` for each zip URL of this version that is already served (`unpublished`:
+    the branch, when it does not exist)."""
     commit = repo.fetch(request.template, depth=1)
     repo.export(commit, wanted(request.templates), tree)
     templates, _stub_findings = load_exported(tree, request.templates)
-    return verify_urls.absent(templates, request.version, options)
+    return verify_urls.absent(templates, request.version, options, unpublished=unpublished)

@@ -2,10 +2,10 @@
 
 In order, each step only when the ones before allow it: the request validates everything that
 reaches git (exit 2 before any git runs); the release's sources are read; one `ls-remote` sees
-the branch, the template ref and the branches of the same X.Y.Z (an existing branch is
+the branch, the template ref and the branches of the same X.Y line (an existing branch is
 `branch-exists`); the template ref is fetched and its templates and stubs checked with those
 sources exactly as `check` does; nothing is pushed on an error finding, a dry run (which also
-compares with the newest branch of the same X.Y.Z) or an event that never publishes; else one
+compares with a published branch: `jobs.publish_diff`) or an event that never publishes; else one
 commit on top of the template ref (templates renamed to their manifests and rendered), pushed
 with a lease on the branch's absence (`allow_overwrite`: on the commit seen; `update`: a new
 commit on top), never a force. A rejected push whose branch is there now is a lost race.
@@ -39,15 +39,7 @@ from swiftpm_guard.core.names import (
     tree_path,
     validate_excluded,
 )
-from swiftpm_guard.core.package_diff import (
-    PackageDiff,
-    consumer_snippet,
-    diff,
-    newest_sibling,
-    package_names,
-    release_part,
-    sibling_patterns,
-)
+from swiftpm_guard.core.package_diff import PackageDiff, comparison_patterns, consumer_snippet
 from swiftpm_guard.errors import InputError, UsageError
 from swiftpm_guard.jobs.adapters import QUIET, Adapters
 from swiftpm_guard.jobs.check import (
@@ -60,6 +52,7 @@ from swiftpm_guard.jobs.check import (
     with_hosted,
 )
 from swiftpm_guard.jobs.placement import place
+from swiftpm_guard.jobs.publish_diff import TEMPLATE_TRAILER, UPDATE_MARK, compare_with_published
 from swiftpm_guard.sinks.git_push import (
     NETWORK_TIMEOUT,
     GitError,
@@ -69,7 +62,7 @@ from swiftpm_guard.sinks.git_push import (
     tree_of,
 )
 from swiftpm_guard.sources.refs import Checkout
-from swiftpm_guard.sources.template import load_exported, load_template, wanted
+from swiftpm_guard.sources.template import load_exported, wanted
 
 #: Events that never publish, whatever the mode says: code under review is not a release.
 NO_PUSH_EVENTS = frozenset({"pull_request", "pull_request_target", "pull_request_review",
@@ -272,7 +265,10 @@ def publish(request: PublishRequest, adapters: Adapters = QUIET, *,
         refs = _look(repo, request, say)
         result = _check(repo, request, refs, work, (checkout, read), adapters)
         if request.dry_run:
-            found, note = _compare_with_previous(repo, refs, request, result.checked, work)
+            found, note = compare_with_published(
+                repo, refs, branch=request.branch, prefix=request.branch_prefix,
+                version=request.version, templates=request.templates,
+                rendered=result.checked.rendered, template_commit=result.template_commit)
             result = replace(result, diff=found, diff_note=note)
         skipped = _skip_reason(request, result.report)
         if skipped is not None:
@@ -292,9 +288,10 @@ def _skip_reason(request: PublishRequest, report: Report) -> str | None:
 
 
 def _look(repo: ScratchRepo, request: PublishRequest, say: Log) -> dict[str, str]:
-    """One ls-remote: the branch, the template ref and the branches of the same X.Y.Z."""
+    """One ls-remote: the branch, the template ref and the branches of the same X.Y.Z and
+    X.Y line (what a dry run may compare with)."""
     patterns = [request.branch, request.template,
-                *sibling_patterns(request.branch_prefix, request.version)]
+                *comparison_patterns(request.branch_prefix, request.version)]
     refs = repo.ls_remote(patterns)
     url = request.remote.url
     if request.template not in refs:
@@ -357,38 +354,6 @@ def _check(repo: ScratchRepo, request: PublishRequest, refs: Mapping[str, str], 
     )
 
 
-def _compare_with_previous(repo: ScratchRepo, refs: Mapping[str, str], request: PublishRequest,
-                           checked: CheckResult, work: Path
-                           ) -> tuple[PackageDiff | None, str | None]:
-    """The products and binary targets this publish would offer against those of the newest
-    published branch of the same X.Y.Z."""
-    version = request.version
-    sibling = newest_sibling(refs, request.branch_prefix, version, exclude=request.branch)
-    if sibling is None:
-        return None, f"no other branch of {release_part(version)} on the remote to compare with"
-    tip = repo.fetch(sibling, depth=2)
-    # A published branch is one commit on top of the template branch it was made from, so its
-    # parent still holds the template, placeholders and all.
-    parent = repo.parent(tip)
-    name = short_branch(sibling)
-    if parent is None:
-        return None, f"{name} has no parent commit holding its template"
-    folder = work / "previous"
-    repo.export(parent, wanted(request.templates), folder)
-    present = [t for t in request.templates if (folder / t).is_file()]
-    if not present:
-        return None, f"the parent of {name} holds no {request.templates[0]}"
-    try:
-        loaded = [load_template(folder / t, display=t)[0] for t in present]
-        # Through the check, so a Jinja template renders in its bounded child; only the names
-        # are needed, so SwiftPM is not asked.
-        names_only = replace(request.check, swift="off")
-        rendered = evaluate(Sources(tuple(loaded), ()), names_only).rendered
-    except InputError as error:
-        return None, f"cannot read the template behind {name}: {error}"
-    return diff(name, tip, package_names(rendered), package_names(checked.rendered)), None
-
-
 def _push(repo: ScratchRepo, request: PublishRequest, result: PublishResult,
           say: Log) -> PublishResult:
     """Build the one commit and push it with a lease: on absence, or on the sha observed."""
@@ -429,7 +394,10 @@ def _update(repo: ScratchRepo, request: PublishRequest, result: PublishResult, s
         parent=tip,
         remove=(*request.templates, *result.excluded),
         add={path: text.encode("utf-8") for path, text in result.manifests},
-        message=f"{request.version}\n\nUpdated by swiftpm-guard publish --update on top of {tip}.",
+        # The trailer names the template commit: the tip's parent is the old tip, so a later
+        # dry run could not otherwise say which template built this tree.
+        message=f"{request.version}\n\n{UPDATE_MARK} on top of {tip}.\n\n"
+                f"{TEMPLATE_TRAILER}: {result.template_commit}",
     )
     result = replace(result, commit=commit, updated_from=tip)
     if tree_of(repo, commit) == tree_of(repo, tip):

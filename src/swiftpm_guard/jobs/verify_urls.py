@@ -46,9 +46,20 @@ def zips_of_templates(templates: Sequence[Template], version: str,
 
 
 def absent(templates: Sequence[Template], version: str, options: UrlSettings,
-           warn: frozenset[str] = frozenset()) -> list[Finding]:
-    """`url-exists` for each zip URL of `version` that is already there."""
-    from swiftpm_guard.sources.hosted import verify_absent
+           warn: frozenset[str] = frozenset(), *, unpublished: str | None = None
+           ) -> list[Finding]:
+    """`url-exists` for each zip URL of `version` that is already there; `unpublished` names
+    the version's branch when it does not exist, so the finding says what that means."""
+    from swiftpm_guard.sources.hosted import OVERWRITE, verify_absent
 
-    return apply_warn(verify_absent(zips_of_templates(templates, version, options), options),
-                      warn)
+    why = OVERWRITE if unpublished is None else unfinished(unpublished)
+    zips = zips_of_templates(templates, version, options)
+    return apply_warn(verify_absent(zips, options, why=why), warn)
+
+
+def unfinished(branch: str) -> str:
+    """Zips without their branch: a run uploaded and then did not publish."""
+    return (f"{branch} does not exist, so an earlier run uploaded this version's zips and "
+            "did not publish. Finish it by publishing those zips (re-run that run, or publish "
+            "from its artifact: run-id, --artifacts), or replace them with this build's by "
+            "running without verify-absent")

@@ -54,6 +54,8 @@ _PHRASES: dict[str, tuple[str, str]] = {
                     "URLs serving something that is not a zip"),
 }
 _MAX_SUBJECTS = 4
+#: Past this many groups the timeline counts the sound branches instead of listing them.
+TIMELINE_MAX_GROUPS = 60
 
 
 def to_dict(report: AuditReport) -> dict[str, object]:
@@ -91,13 +93,19 @@ def console_line(branch: str, finding: Finding) -> str:
     return neutralise(f"{where}: {finding.severity}: {finding.code}: {finding.message}")
 
 
-def verdict(report: AuditReport) -> str:
+def counts(report: AuditReport) -> str:
+    """`633 branches, 8 with errors, 3 with warnings only`: the same words in the verdict, the
+    check run's title and the Markdown."""
     errors = sum(b.has_errors for b in report.branches)
     warned = sum(bool(b.findings) and not b.has_errors for b in report.branches)
+    return (f"{len(report.branches)} branches, {errors} with errors, {warned} with warnings "
+            "only")
+
+
+def verdict(report: AuditReport) -> str:
     state = "consistent" if report.consistent else "NOT consistent"
     hosted = f"; {report.hosted.sentence()}" if report.hosted else ""
-    return (f"swiftpm-guard audit: {state}: {len(report.branches)} branches, {errors} with "
-            f"errors, {warned} with warnings only{hosted}")
+    return f"swiftpm-guard audit: {state}: {counts(report)}{hosted}"
 
 
 @dataclass(frozen=True, slots=True)
@@ -184,8 +192,11 @@ def _names(names: Sequence[str]) -> str:
 
 
 def _timeline(all_groups: Sequence[Group], sound_groups: bool) -> list[str]:
+    """One line per group; the sound ones counted instead when not wanted, or when there are
+    so many groups that the problems would drown (GitHub cuts a summary at 65535 bytes)."""
     lines: list[str] = []
     sound = sum(len(g.branches) for g in all_groups if not g.signature)
+    sound_groups = sound_groups and len(all_groups) <= TIMELINE_MAX_GROUPS
     for group in all_groups:
         if not group.signature and not sound_groups:
             continue
@@ -198,21 +209,21 @@ def _timeline(all_groups: Sequence[Group], sound_groups: bool) -> list[str]:
         else:
             lines.append(f"- {md.text(group.label)}: sound — {span}")
     if sound and not sound_groups:
-        lines.append(f"- {sound} sound branches (the whole timeline is in the check run)")
+        lines.append(f"- {sound} sound branches (every branch is in the JSON report)")
     return lines
 
 
 def to_markdown(report: AuditReport, *, sound_groups: bool = True) -> str:
-    """A timeline of groups, then each problem group's findings (from its first branch).
+    """A short timeline of groups, then each problem group's findings (from its first branch).
 
     Without `sound_groups` the timeline lists only the groups with problems and counts the
-    rest (the job summary beside a check run that carries the whole timeline)."""
-    errors = sum(b.has_errors for b in report.branches)
+    rest (the job summary beside a check run that carries the timeline). Every branch's tip
+    is in the JSON report and the log, not here: a row per branch is hundreds of rows."""
     title = "consistent" if report.consistent else "**not consistent**"
     source = f" of {md.code(report.source)}" if report.source else ""
     pattern = f" ({md.code(report.pattern)})" if report.pattern else ""
     lines = [f"### SwiftPM audit{source}{pattern}: {title}", "",
-             f"{len(report.branches)} branches, {errors} with errors.", ""]
+             f"{md.text(counts(report))}.", ""]
     if report.hosted is not None:
         lines += [f"Hosted zips (verify-urls): {md.text(report.hosted.sentence())}.", ""]
     all_groups = groups(report)
@@ -228,8 +239,9 @@ def to_markdown(report: AuditReport, *, sound_groups: bool = True) -> str:
         lines += [f"**{md.text(group.label)}** — {md.code(first.branch)}{same}:", ""]
         lines += [finding_line(f) for f in sorted(first.findings, key=_order)]
         lines.append("")
-    if sound_groups:  # beside a check run (which has them) the job summary leaves them out
-        lines += tips_markdown(report)
+    if any(b.tip is not None for b in report.branches):
+        lines += ["", "Each branch's tip commit, author and date: the JSON report "
+                  "(`branches[].tip`) and the log."]
     return "\n".join(lines).rstrip("\n") + "\n"
 
 
@@ -240,19 +252,3 @@ def tip_line(branch: BranchAudit) -> str | None:
         return None
     return (f"{branch.branch}: tip {tip.commit[:12]} by {tip.author} on {tip.date} "
             f"(\"{tip.subject[:80]}\")")
-
-
-def tips_markdown(report: AuditReport) -> list[str]:
-    """Each branch's tip commit, author and date, folded (hundreds of nightlies)."""
-    rows = [b for b in report.branches if b.tip is not None]
-    if not rows:
-        return []
-    lines = ["", "<details><summary>Branch tips (commit, author, date)</summary>", "",
-             "| branch | tip | author | date | subject |", "|---|---|---|---|---|"]
-    for branch in rows:
-        tip = branch.tip
-        assert tip is not None
-        cells = [md.code(branch.branch), md.code(tip.commit[:12]), md.text(tip.author),
-                 md.text(tip.date), md.text(tip.subject[:80])]
-        lines.append("| " + " | ".join(md.cell(c) for c in cells) + " |")
-    return [*lines, "", "</details>", ""]

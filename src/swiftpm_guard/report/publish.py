@@ -11,11 +11,14 @@ from collections.abc import Sequence
 from swiftpm_guard.core.model import Finding, Phrase
 from swiftpm_guard.core.package_diff import PackageDiff, describe
 from swiftpm_guard.report.markdown import code, fence, html, message, text
+from swiftpm_guard.workflow_commands import neutralise
 
 
-def diff_lines(diff: PackageDiff | None, note: str | None) -> list[str]:
-    """The dry run's comparison with the newest branch of the same version, or why none."""
-    return describe(diff) if diff is not None else [str(note)]
+def diff_lines(diff: PackageDiff | None, note: str | None, debug_suffix: str = "") -> list[str]:
+    """The dry run's comparison with a published branch (`core.package_diff.choose_base`), or
+    why there is none; the subjects are someone else's text, so no workflow command."""
+    return [neutralise(line) for line in (describe(diff, debug_suffix) if diff is not None
+                                              else [str(note)])]
 
 
 def publish_section(*, branch: str, pushed: bool, commit: str | None, remote: str,
@@ -36,7 +39,8 @@ def publish_section(*, branch: str, pushed: bool, commit: str | None, remote: st
         lines += ["Left out of the published tree (input `exclude-paths`): "
                   + ", ".join(code(p) for p in excluded), ""]
     if dry_run:
-        lines += ["Products and binary targets against the newest branch of this version:", ""]
+        lines += ["What this publish changes in a published branch (products, binary targets, "
+                  "checksums, template commit):", ""]
         lines += [*fence("\n".join(diff)), ""]
         for path, manifest in manifests:
             lines += [f"<details><summary>{html(path)} (dry run)</summary>", "",
@@ -47,7 +51,8 @@ def publish_section(*, branch: str, pushed: bool, commit: str | None, remote: st
 
 
 def publish_markdown(*, branch: str, pushed: bool, commit: str | None, skipped: str | None,
-                     excluded: Sequence[str], diff: PackageDiff | None, snippet: str) -> str:
+                     excluded: Sequence[str], diff: PackageDiff | None, snippet: str,
+                     debug_suffix: str = "") -> str:
     """The CLI's `--markdown` section after the check's report."""
     state = (f"pushed {code(branch)} at {code(str(commit))}" if pushed
              else f"{code(branch)} not pushed: {text(str(skipped))}")
@@ -55,7 +60,7 @@ def publish_markdown(*, branch: str, pushed: bool, commit: str | None, skipped: 
     if excluded:
         lines += ["Left out of the published tree: " + ", ".join(code(p) for p in excluded), ""]
     if diff is not None:
-        lines += [*fence("\n".join(describe(diff))), ""]
+        lines += [*fence("\n".join(diff_lines(diff, None, debug_suffix))), ""]
     lines += fence(snippet, "swift")
     return "\n".join(lines) + "\n"
 

@@ -295,16 +295,21 @@ def _judge(target: HostedZip, result: Fetched) -> Finding | None:
     return None
 
 
-def verify_absent(targets: Sequence[HostedZip], settings: UrlSettings) -> list[Finding]:
-    """Before an upload: none of this version's zip URLs may exist yet (no overwrites)."""
+#: Why a zip URL that exists stops an upload, when nothing more is known.
+OVERWRITE = "uploading would overwrite a published archive"
+
+
+def verify_absent(targets: Sequence[HostedZip], settings: UrlSettings, *,
+                  why: str = OVERWRITE) -> list[Finding]:
+    """Before an upload: none of this version's zip URLs may exist yet (no overwrites);
+    `why` ends each `url-exists` message (what the caller knows of the version's branch)."""
     fetched = fetch_all([t.url for t in targets], settings, probe=_exists)
     findings: list[Finding] = []
     for target in targets:
         result = fetched[target.url]
         if result.state == "exists":
             findings.append(_finding("url-exists", target,
-                                     f"{target.url} already exists ({result.detail}); "
-                                     "uploading would overwrite a published archive"))
+                                     f"{target.url} already exists ({result.detail}); {why}"))
         elif result.state == "error":
             findings.append(_finding("url-error", target,
                                      f"cannot tell whether {target.url} exists: "

@@ -358,6 +358,37 @@ def test_update_builds_on_the_hand_fixed_commit(tmp_path, repo, fake_github):
     assert again.outputs()["not-pushed-reason"] == "already up to date"
 
 
+def test_a_republish_dry_run_shows_what_would_change(tmp_path, path_repo, fake_github):
+    """Dispatch 1.0.0 with `update` and `dry-run` (issue 23): compared with swiftpm-1.0.0
+    itself, every checksum changes, backend_mps is gone, and both template commits are named,
+    in the log, the job summary and `publish.diff`."""
+    repo = path_repo
+    workspace = repo.served.clone("main", tmp_path / "workspace")
+    _zips(workspace / "out", "1.0.0")
+    step = _step(fake_github, tmp_path, repo, workspace, "workflow_dispatch",
+                 dispatch_payload({}),
+                 {"mode": "publish", "version": "1.0.0", "artifacts": "out", "update": "true",
+                  "dry-run": "true", "frameworks-from": FRAMEWORKS_FROM},
+                 sha=repo.et.main, ref="refs/heads/main")
+    result = run_entrypoint(step, workspace)
+    assert result.returncode == 0, result.stdout + result.stderr
+    assert repo.heads()["swiftpm-1.0.0"] == repo.et.hand_fix
+    changed = (f"  {len(all_names(LIVE_KEYS))} checksums change (each with its _debug twin): "
+               + ", ".join(sorted(LIVE_KEYS)))
+    lines = [f"compared with swiftpm-1.0.0 ({repo.et.hand_fix[:12]}), this version's own branch:",
+             f"  products: -{REMOVED}, -{REMOVED}_debug", changed,
+             f'  template now: {repo.et.swiftpm[:12]} "Remove backend_mps"',
+             f'  swiftpm-1.0.0 was built from: {repo.et.old_template[:12]} "template"']
+    for line in lines:
+        assert line in result.stderr.splitlines()
+        assert line in rendered_text(step.summary())
+    diff = json.loads((workspace / step.outputs()["report"]).read_text())["publish"]["diff"]
+    assert diff["relation"] == "this-branch"
+    assert diff["checksums"]["changed"] == sorted(all_names(LIVE_KEYS))
+    assert diff["template_commits"]["base"] == {"commit": repo.et.old_template,
+                                                "subject": "template"}
+
+
 def test_update_and_allow_overwrite_are_refused_together(tmp_path, path_repo, fake_github):
     repo = path_repo
     workspace = repo.served.clone("main", tmp_path / "workspace")
@@ -390,10 +421,11 @@ def test_the_audit_reports_tips_and_flags_the_hand_fixed_branch(tmp_path, repo, 
     assert clean["tip"]["commit"] == repo.et.publish_110 and clean["findings"] == []
     summary = step.summary()
     assert "tip edited after publishing" in summary
-    # The tips table is in the check run; the job summary beside it does not repeat it.
+    # Every tip is in the JSON and the log; the check run says where (a row per branch once
+    # got ExecuTorch's summary cut, issue 23), and the counts are the verdict's.
     checked = fake_github.only_check_run()["output"]["summary"]
-    assert "Branch tips" in checked and "Branch tips" not in summary
-    assert f"| `swiftpm-1.0.0` | `{repo.et.hand_fix[:12]}` |" in checked
+    assert "| branch | tip |" not in checked and "`branches[].tip`" in checked
+    assert "2 branches, 0 with errors, 1 with warnings only." in checked
     assert f"swiftpm-1.0.0: tip {repo.et.hand_fix[:12]} by {MAINTAINER}" in result.stderr
     assert fake_github.only_check_run()["conclusion"] == "success"
     _assert_tokens_kept_apart(repo, fake_github, result)
@@ -459,6 +491,9 @@ def test_preflight_verify_absent_against_a_bucket_that_answers_403(
         result = run_entrypoint(taken, workspace)
         assert result.returncode == 1, result.stdout + result.stderr
         assert "url-exists" in result.stderr
+        # swiftpm-1.2.0 is absent: the finding says an earlier run uploaded and how to finish.
+        assert "swiftpm-1.2.0 does not exist, so an earlier run uploaded" in result.stderr
+        assert "Finish it by publishing those zips" in rendered_text(taken.summary())
 
 
 # -- files the container cannot see ---------------------------------------------------------------

@@ -41,3 +41,69 @@ def test_past_the_limit_the_summary_says_what_was_not_annotated():
     output = audit_output(report, "text", conclusion="failure")
     assert len(output.annotations) == ANNOTATIONS_MAX
     assert output.summary.startswith("> cut: annotations: 5 findings past the first 1000")
+
+
+# -- issue 23: ExecuTorch's scale, one set of counts, within GitHub's limits --------------------
+
+
+def _executorch_scale() -> AuditReport:
+    """633 branches in ExecuTorch's shape: 8 consecutive broken nightlies, 3 hand-edited
+    releases (warnings), each with its tip."""
+    from swiftpm_guard.core.audit import TipCommit
+
+    branches = []
+    for day in range(630):
+        version = f"0.7.0.2025{1 + day // 28:02d}{1 + day % 28:02d}"
+        broken = 100 <= day < 108
+        findings = (_finding("placeholder-left", "kernels_llm", line=53),) if broken else ()
+        tip = TipCommit(f"{day:040x}", "PyTorch Bot <bot@example.org>",
+                        "2025-08-19T10:41:07+00:00", version)
+        branches.append(BranchAudit(f"swiftpm-{version}", version, findings, tip=tip))
+    for version in ("1.0.0", "1.1.0", "1.2.0"):
+        edited = _finding("edited-after-publish", f"swiftpm-{version}", Severity.WARNING,
+                          None, None)
+        branches.append(BranchAudit(f"swiftpm-{version}", version, (edited,)))
+    return AuditReport("origin", "swiftpm-*", tuple(branches))
+
+
+def test_the_counts_are_the_same_in_the_verdict_title_and_markdown():
+    from swiftpm_guard.report.audit import counts, to_markdown, verdict
+
+    report = _executorch_scale()
+    said = counts(report)
+    assert said == "633 branches, 8 with errors, 3 with warnings only"
+    markdown = to_markdown(report)
+    assert f"\n{said}.\n" in markdown and said in verdict(report)
+    assert audit_output(report, markdown, conclusion="failure").title == (
+        f"audit: NOT consistent: {said}")
+
+
+def test_the_audit_check_run_fits_github_with_nothing_cut():
+    """The check run's summary: a short timeline and the problems; the 633 tips are in the
+    JSON only (they once took 634 rows and got the summary cut)."""
+    from swiftpm_guard.report.audit import to_dict, to_markdown
+
+    report = _executorch_scale()
+    markdown = to_markdown(report)
+    output = audit_output(report, markdown, conclusion="failure")
+    assert output.cut == () and output.summary == markdown
+    assert len(markdown.encode()) < 16_000 and markdown.count("\n") < 60
+    assert "| branch | tip |" not in markdown and "`branches[].tip`" in markdown
+    assert "**8 nightlies, 2025-04-17 … 04-24: 1 placeholder left** (`kernels_llm`)" in markdown
+    listed = to_dict(report)["branches"]
+    assert isinstance(listed, list) and sum(1 for b in listed if b["tip"]) == 630
+
+
+def test_a_timeline_of_very_many_groups_counts_the_sound_branches():
+    from swiftpm_guard.report.audit import TIMELINE_MAX_GROUPS, to_markdown
+
+    branches = []
+    for index in range(2 * TIMELINE_MAX_GROUPS):
+        version = f"1.{index}.0"
+        findings = (_finding("branch-version", version, file=None, line=None),) \
+            if index % 2 else ()
+        branches.append(BranchAudit(f"swiftpm-{version}", version, findings))
+    markdown = to_markdown(AuditReport("o", "swiftpm-*", tuple(branches)))
+    assert f"- {TIMELINE_MAX_GROUPS} sound branches (every branch is in the JSON report)" in (
+        markdown)
+    assert ": sound —" not in markdown
