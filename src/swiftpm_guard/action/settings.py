@@ -53,12 +53,14 @@ class ActionSettings:
     frameworks_from: tuple[WorkflowSpec, ...] = ()
     #: Refs (and globs: `release/*`) whose framework lists a template change is checked against.
     frameworks_refs: tuple[str, ...] = ()
+    active_refs: tuple[str, ...] = ()
     run_id: int | None = None
     artifact_name: str | None = None
     debug_suffix: str = "_debug"
     branch_prefix: str = "swiftpm-"
     check_name: str = "SwiftPM manifest"
-    pr_conclusion: str = "neutral"  # resolved from `auto` by the event
+    #: On pull requests with errors: `auto` (failure when the change brings one), or fixed.
+    pr_conclusion: str = "auto"
     token: str | None = field(default=None, repr=False)
     #: Input push-token: for git only (pushing, reading the remote); else github-token.
     push_token: str | None = field(default=None, repr=False)
@@ -147,8 +149,6 @@ class ActionSettings:
         if requested == "auto":
             mode = "publish" if event.name in PUBLISH_EVENTS else "check"
         behaviour = _behaviour(value)
-        behaviour["pr_conclusion"] = _pr_conclusion(behaviour["pr_conclusion"], event,
-                                                    value("template-ref"))
         return cls(mode=mode, requested_mode=requested, event=event, token=token_from(env),
                    push_token=_push_token(env), **_sources(value), **_release(value), **behaviour,
                    **_runner(env))
@@ -158,14 +158,6 @@ def _push_token(env: Mapping[str, str]) -> str | None:
     """Input push-token, refused at once when it cannot be an HTTP header (whatever remote)."""
     token = push_token_from(env)
     return check_token(token, source="input push-token") if token is not None else None
-
-
-def _pr_conclusion(requested: str, event: Event, template_ref: str) -> str:
-    """`auto`: a PR into the template branch changes the template, so its errors fail it;
-    elsewhere a template momentarily out of step must not redden unrelated PRs."""
-    if requested != "auto":
-        return requested
-    return "failure" if event.is_pull_request and event.branch == template_ref else "neutral"
 
 
 Value = Callable[[str], str]
@@ -189,6 +181,8 @@ def _sources(value: Value) -> dict[str, Any]:
         "frameworks": frameworks,
         "frameworks_from": specs,
         "frameworks_refs": refs,
+        "active_refs": tuple(validate_ref_or_glob(r, "input active-refs")
+                             for r in words_of(value("active-refs"))),
         "run_id": run_id(value("run-id")),
         "artifact_name": artifact_name(value("artifact-name")),
     }
@@ -280,6 +274,7 @@ INPUTS: dict[str, str] = {
     "frameworks": "",
     "frameworks-from": "",
     "frameworks-ref": "",
+    "active-refs": "",
     "run-id": "",
     "artifact-name": "",
     "debug-suffix": "_debug",
@@ -448,3 +443,19 @@ def resolve_swift(enabled: bool, swift: str) -> str | None:
                          "action where Xcode or a Swift toolchain is installed, or give input "
                          "swift the path of one")
     return found
+
+_FLAG = re.compile(r"(?<![\w-])(?:publish )?--([a-z][a-z0-9-]*)(?![\w-])")
+
+
+def in_input_names(text: str) -> str:
+    """The jobs' words speak the CLI's flags; the action's reader sets inputs:
+    `pass --allow-overwrite` → `pass input allow-overwrite`. Flags no input has stay."""
+    def spoken(match: re.Match[str]) -> str:
+        name = _ALIASES.get(match.group(1), match.group(1))
+        return f"input {name}" if name in INPUTS else match.group(0)
+
+    return _FLAG.sub(spoken, text)
+
+
+#: CLI flags named otherwise as inputs (a repeatable flag, a list input).
+_ALIASES = {"active-ref": "active-refs"}

@@ -60,10 +60,17 @@ def add_source_arguments(parser: argparse.ArgumentParser, *, refs: bool = False)
                              help="read the --frameworks-from workflows at these branches (or "
                                   "globs: 'release/*') of the clone here instead of from the "
                                   "working tree; several: one report, per release line")
+        sources.add_argument("--active-ref", action="extend", nargs="+", default=[],
+                             metavar="REF",
+                             help="the release lines (refs or globs) that still publish: "
+                                  "errors there, warnings on the others (default: the default "
+                                  "branch and the newest release line)")
 
 
-def add_version_arguments(group: argparse._ArgumentGroup) -> None:
-    group.add_argument("--version", required=True, help="X.Y.Z or X.Y.Z.YYYYMMDD")
+def add_version_arguments(group: argparse._ArgumentGroup, *, required: bool = True) -> None:
+    group.add_argument("--version", required=required,
+                       help="X.Y.Z or X.Y.Z.YYYYMMDD" + ("" if required else
+                            " (without: compare names only, as a pull request check does)"))
     group.add_argument("--version-pattern", metavar="REGEX",
                        help="accept other version shapes (still no unsafe characters)")
     group.add_argument("--debug-suffix", default="_debug", metavar="SUFFIX",
@@ -100,6 +107,8 @@ def check_request(args: argparse.Namespace, templates: list[str], stubs_dir: str
                         frameworks=tuple(args.frameworks),
                         frameworks_from=tuple(WorkflowSpec.parse(s) for s in args.frameworks_from),
                         workflows_from_refs=bool(refs), frameworks_refs=refs,
+                        active_refs=tuple(validate_ref_or_glob(r, "--active-ref")
+                                          for r in getattr(args, "active_ref", ())),
                         debug_suffix=args.debug_suffix, warn=frozenset(args.warn),
                         render_seconds=args.render_timeout, require_checksums=require_checksums,
                         swift=args.swift,

@@ -315,24 +315,27 @@ DEFAULT_PUBLISH_GLOBS = ("release/*",)
 DEFAULT_EXCLUDED = (".github/",)
 #: `exclude-paths: none` (the CLI's `--exclude none`): publish the template branch whole.
 NO_EXCLUSION = "none"
-_GLOB = re.compile(r"[A-Za-z0-9._/*?+-]{1,200}")
+#: A glob's parts: plain ref characters, `*`, `?`, or one character class (`[0-9]`, `[!ab]`).
+_GLOB_PARTS = re.compile(r"(?:[A-Za-z0-9._/*?+-]|\[!?[A-Za-z0-9._+-]+\])+")
 _PATH = re.compile(r"[A-Za-z0-9._/@+-]{1,400}")
 
 
 def validate_ref_glob(pattern: str, what: str = "input publish-refs") -> str:
-    """A branch glob (or `refs/…` glob): `*` and `?` over ref characters; never an option."""
-    if (not _GLOB.fullmatch(pattern) or pattern.startswith(("-", "/")) or ".." in pattern
+    """A branch glob (or `refs/…` glob): `*`, `?` and character classes (`[0-9]`, `[!x]`) over
+    ref characters; never an option."""
+    if (len(pattern) > 200 or not _GLOB_PARTS.fullmatch(pattern)
+            or pattern.startswith(("-", "/")) or ".." in pattern
             or "//" in pattern or pattern.endswith((".", "/", ".lock"))):
         raise UsageError(
-            f"{what} {pattern!r} is not a branch glob (letters, digits, '._-+/', '*' and '?'; "
-            "no '..', no leading '-')"
+            f"{what} {pattern!r} is not a branch glob (letters, digits, '._-+/', '*', '?' and "
+            "classes such as '[0-9]'; no '..', no leading '-')"
         )
     return pattern
 
 
 def validate_ref_or_glob(value: str, what: str) -> str:
-    """A branch name, or a glob when it holds `*` or `?`."""
-    if any(c in value for c in "*?"):
+    """A branch name, or a glob when it holds `*`, `?` or `[`."""
+    if any(c in value for c in "*?["):
         return validate_ref_glob(value, what)
     return validate_ref(value, what)
 

@@ -50,7 +50,7 @@ import yaml
 
 from swiftpm_guard.core.model import NAME_RE, Location
 from swiftpm_guard.core.names import WorkflowSpec
-from swiftpm_guard.errors import InputError
+from swiftpm_guard.errors import InputError, Missing
 from swiftpm_guard.infra.bounded import run_bounded
 from swiftpm_guard.infra.fs import read_text
 from swiftpm_guard.limits import BASH_PARSE_SECONDS, WORKFLOW_MAX_BYTES
@@ -118,7 +118,7 @@ def frameworks_in_workflow(text: str, job: str, var: str, *, file: str) -> list[
         names = [DeclaredName(e.word, Location(
             file, lines.line_in_scalar(script, offsets.of(e.offset)))) for e in result]
     if names is None:
-        raise InputError(f"job '{job}' has no bash array {var}=( … ) in its run: steps or "
+        raise Missing(f"job '{job}' has no bash array {var}=( … ) in its run: steps or "
                          "with.script", file=file)
     if not names:
         raise InputError(f"{var}=( ) in job '{job}' is empty", file=file, line=first)
@@ -206,7 +206,7 @@ def _job(root: yaml.MappingNode, job: str, file: str, lines: _FileLines) -> yaml
     item = _item(jobs, job)
     if item is None:
         known = ", ".join(str(k.value) for k, _ in jobs.value[:20])
-        raise InputError(f"workflow has no job '{job}' (jobs: {known})", file=file)
+        raise Missing(f"workflow has no job '{job}' (jobs: {known})", file=file)
     key, node = item
     if not isinstance(node, yaml.MappingNode):
         kind = "a sequence" if isinstance(node, yaml.SequenceNode) else "a scalar"
