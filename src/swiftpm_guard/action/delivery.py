@@ -54,7 +54,7 @@ def deliver(settings: ActionSettings, adapters: Adapters, delivery: Delivery) ->
     output = _spoken(delivery.output)
     for line in delivery.log:
         tell(neutralise(in_input_names(line)))
-    notes, url, commands = _check_run(settings, adapters, output)
+    notes, url, commands, run_id = _check_run(settings, adapters, output)
     for line in () if commands else delivery.annotated_log:
         tell(neutralise(in_input_names(line)))
     if settings.summary_file is not None:
@@ -64,7 +64,8 @@ def deliver(settings: ActionSettings, adapters: Adapters, delivery: Delivery) ->
             output, in_input_names(delivery.markdown), brief=brief, check_run=check_run,
             notes=notes, reads=delivery.reads))
     if settings.output_file is not None:
-        actions_io.write_outputs(settings.output_file, delivery.outputs)
+        actions_io.write_outputs(settings.output_file, {
+            **delivery.outputs, "check-run-id": "" if run_id is None else str(run_id)})
     say(in_input_names(delivery.last))
     return delivery.exit_code
 
@@ -93,29 +94,35 @@ def _own(workspace: Path, paths: list[Path]) -> None:
 
 
 def _check_run(settings: ActionSettings, adapters: Adapters,
-               output: CheckRunOutput) -> tuple[list[str], str | None, bool]:
+               output: CheckRunOutput) -> tuple[list[str], str | None, bool, int | None]:
     """The check run, else workflow commands for what it could not carry; summary notes, the
-    check run's address (None when none was created), and whether every annotation went out
-    as a workflow command."""
+    check run's address and id (None when none was made), and whether every annotation went
+    out as a workflow command."""
     from swiftpm_guard.sinks.checks_api import CheckRunTarget, Posted, post_check_run
 
+    if settings.check_run == "none":
+        return ["> No check run: input check-run is none (a later step makes it)."], None, \
+            False, None
     if settings.dry_run:
         posted = Posted(reason="dry-run: no check run was created")
     elif not settings.token or adapters.github is None:
         posted = Posted(reason="no github-token: no check run was created")
     else:
+        update = None if settings.check_run == "create" else int(settings.check_run)
         target = CheckRunTarget(repository=settings.event.repository, name=settings.check_name,
-                                head_sha=settings.event.head_sha, details_url=settings.details_url)
+                                head_sha=settings.event.head_sha, details_url=settings.details_url,
+                                update=update)
         posted = post_check_run(adapters.github, target, output)
     if posted.reason is None:
-        return [], posted.url, False
+        return [], posted.url, False, posted.run_id
     say(actions_io.command("notice" if posted.expected else "warning",
                            f"{posted.reason}; annotating with workflow commands instead",
                            {"title": "swiftpm-guard"}))
     rest = output.annotations[posted.annotations:]
     for line in actions_io.annotation_commands(rest):
         say(line)
-    return [fallback_note(posted.reason, len(rest))], posted.url, posted.annotations == 0
+    return ([fallback_note(posted.reason, len(rest))], posted.url, posted.annotations == 0,
+            posted.run_id)
 
 
 def out_folder(settings: ActionSettings) -> Path:

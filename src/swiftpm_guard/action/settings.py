@@ -59,6 +59,8 @@ class ActionSettings:
     debug_suffix: str = "_debug"
     branch_prefix: str = "swiftpm-"
     check_name: str = "SwiftPM manifest"
+    #: `create`, `none`, or the id of an earlier step's check run to update.
+    check_run: str = "create"
     #: On pull requests with errors: `auto` (failure when the change brings one), or fixed.
     pr_conclusion: str = "auto"
     token: str | None = field(default=None, repr=False)
@@ -230,6 +232,7 @@ def _behaviour(value: Value) -> dict[str, Any]:
     base_url = value("base-url")
     return {
         "check_name": check_name(value("check-name")),
+        "check_run": check_run(value("check-run")),
         "pr_conclusion": choice("pr-conclusion", value("pr-conclusion"), PR_CONCLUSIONS),
         "dry_run": boolean("dry-run", value("dry-run")),
         "swift": swift_option(value("swift")),
@@ -280,6 +283,7 @@ INPUTS: dict[str, str] = {
     "debug-suffix": "_debug",
     "branch-prefix": "swiftpm-",
     "check-name": "SwiftPM manifest",
+    "check-run": "create",
     "pr-conclusion": "auto",
     "github-token": "",  # action.yml: ${{ github.token }}
     "push-token": "",
@@ -308,6 +312,7 @@ OUTPUTS = (
     "pushed",
     "not-pushed-reason",
     "json",
+    "check-run-id",
 )
 MODES = ("auto", "check", "publish", "audit", "preflight")
 PR_CONCLUSIONS = ("auto", "neutral", "failure")
@@ -419,6 +424,14 @@ def branch_prefix(value: str) -> str:
     if not _PREFIX.fullmatch(value) or ".." in value or value.startswith(("-", "/")):
         raise UsageError(f"input branch-prefix {value!r} cannot start a branch name")
     return value
+
+
+def check_run(value: str) -> str:
+    """`create`, `none`, or an earlier step's `check-run-id` (digits) to update."""
+    if value in ("create", "none") or re.fullmatch(r"[1-9][0-9]{0,18}", value):
+        return value
+    raise UsageError(f"input check-run {value!r} is not create, none or a check run id (the "
+                     "check-run-id output of an earlier step)")
 
 
 def check_name(value: str) -> str:
