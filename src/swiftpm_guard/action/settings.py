@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import re
 from collections.abc import Callable, Mapping
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any
 
@@ -26,6 +26,7 @@ from swiftpm_guard.core.names import (
     parse_id,
     relative_path,
     validate_excluded,
+    validate_plain_expression,
     validate_ref,
     validate_ref_glob,
     validate_ref_or_glob,
@@ -170,7 +171,10 @@ def _sources(value: Value) -> dict[str, Any]:
     frameworks = value("frameworks") or None
     if frameworks is not None and frameworks.startswith("@"):
         workspace_path(frameworks[1:], "input frameworks @file")
-    specs = tuple(WorkflowSpec.parse(line) for line in lines_of(value("frameworks-from")))
+    plain = frozenset(validate_plain_expression(e, "input plain-expressions")
+                      for e in words_of(value("plain-expressions")))
+    specs = tuple(replace(WorkflowSpec.parse(line), plain=plain)
+                  for line in lines_of(value("frameworks-from")))
     for spec in specs:
         relative_path(spec.path, "input frameworks-from workflow")
     refs = tuple(validate_ref_or_glob(r, "input frameworks-ref")
@@ -278,6 +282,7 @@ INPUTS: dict[str, str] = {
     "frameworks-from": "",
     "frameworks-ref": "",
     "active-refs": "",
+    "plain-expressions": "",
     "run-id": "",
     "artifact-name": "",
     "debug-suffix": "_debug",

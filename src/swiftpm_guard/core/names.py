@@ -416,11 +416,25 @@ _VAR_RE = re.compile(r"[A-Za-z_][A-Za-z0-9_]*")
 _JOB_RE = re.compile(r"[A-Za-z_][A-Za-z0-9_-]*")
 
 
+_CONTEXT = re.compile(r"[A-Za-z_][A-Za-z0-9_-]*(?:\.[A-Za-z_][A-Za-z0-9_-]*){1,5}")
+
+
+def validate_plain_expression(value: str, what: str) -> str:
+    """A context path (`needs.set-version.outputs.version`): no function, no operator."""
+    if not _CONTEXT.fullmatch(value) or len(value) > 200:
+        raise UsageError(f"{what} {value!r} is not a context path such as "
+                         "needs.set-version.outputs.version (no functions, no operators)")
+    return value
+
+
 @dataclass(frozen=True, slots=True)
 class WorkflowSpec:
     path: str
     job: str
     var: str
+    #: Expressions (`needs.set-version.outputs.version`) the user vouches render as one plain
+    #: word: accepted inside a quoted string outside the array, like `github.sha`.
+    plain: frozenset[str] = frozenset()
 
     @classmethod
     def parse(cls, spec: str) -> WorkflowSpec:

@@ -471,6 +471,7 @@ def _check_lines(request: CheckRequest, checkout: Checkout, scratch: Path) -> Ch
         request, checkout, scratch)
     checked: list[tuple[str, CheckResult]] = []
     skipped = [ReleaseLine(branch, skipped=why) for branch, why in plan.skipped]
+    active = active_lines(plan.lines, checkout.default_branch(), request.active_refs)
     for index, ref in enumerate(plan.lines):
         folder = scratch / f"line-{index}"
         folder.mkdir()
@@ -479,6 +480,14 @@ def _check_lines(request: CheckRequest, checkout: Checkout, scratch: Path) -> Ch
         except Missing as missing:
             skipped.append(ReleaseLine(ref, skipped=f"{missing}; not checked"))
             continue
+        except InputError as error:
+            if ref in active:  # a line that still publishes must be read exactly
+                raise InputError(f"{error} (frameworks-ref {ref})") from None
+            # A line that no longer publishes cannot be fixed any more: said, not fatal.
+            skipped.append(ReleaseLine(ref, skipped=f"its framework list cannot be read "
+                                       f"exactly ({error}); not checked, as it no longer "
+                                       "publishes"))
+            continue
         sources = replace(artifacts, templates=tuple(templates),
                           findings=(*artifacts.findings, *template_findings),
                           reads=(*template_reads, *artifacts.reads),
@@ -486,11 +495,10 @@ def _check_lines(request: CheckRequest, checkout: Checkout, scratch: Path) -> Ch
         checked.append((ref, evaluate(sources, request)))
     for line in skipped:
         checkout.log(f"frameworks-ref: {line.ref} skipped: {line.skipped}")
-    if not checked:
+    if not any(ref in active for ref, _result in checked):
         why = "; ".join(f"{line.ref}: {line.skipped}" for line in skipped)
-        raise InputError(f"frameworks-ref: no release line left to check ({why})")
-    active = active_lines([ref for ref, _ in checked], checkout.default_branch(),
-                          request.active_refs)
+        raise InputError("frameworks-ref: no release line that still publishes is left to "
+                         f"check ({why or 'none matched'})")
     weighed = [LineFindings(ref, result.report.findings, ref in active,
                             None if ref in active else _last_published(ref, request, checkout))
                for ref, result in checked]
