@@ -122,7 +122,7 @@ def test_a_template_pr_against_every_release_line_names_the_problem(
     torchao = next(f for f in errors if f["subject"] == "kernels_gguf")
     assert torchao["fix"].startswith("build kernels_gguf (add it to FRAMEWORKS in "
                                      f"{WORKFLOW} (job build-frameworks)")
-    assert f"“Add GGUF kernels (#13401)”, PR #13401" in torchao["fix"]
+    assert "“Add GGUF kernels (#13401)”, PR #13401" in torchao["fix"]
     assert head[:10] in torchao["fix"]
     assert "Fix: build kernels_gguf" in summary
 
@@ -142,15 +142,15 @@ def test_old_lines_weigh_as_errors_when_named_active(tmp_path, history, fake_git
     _, _, _, result = _template_pr(tmp_path, history, fake_github,
                                    {**LINES, "active-refs": "main release/*"})
     assert result.returncode == 1
-    document = json.loads(result.stdout and (tmp_path / "workspace" / ".swiftpm-guard" /
-                                             "report.json").read_text())
+    document = json.loads((tmp_path / "workspace" / ".swiftpm-guard" / "report.json")
+                          .read_text())
     old = [f for f in document["findings"] if f["ref"] == "release/0.4"]
     assert old and {f["severity"] for f in old} == {"error"}
 
 
 def test_the_expression_is_refused_unless_vouched_for(tmp_path, history, fake_github):
     inputs = {k: v for k, v in LINES.items() if k != "plain-expressions"}
-    _, _, step, result = _template_pr(tmp_path, history, fake_github, inputs)
+    _, _, _step, result = _template_pr(tmp_path, history, fake_github, inputs)
     assert result.returncode == 2
     assert f"GitHub expression ${{{{ {EXPRESSION} }}}}" in result.stdout
     assert "input plain-expressions" in result.stdout and "(frameworks-ref main)" in result.stdout
@@ -165,7 +165,7 @@ def test_a_pull_request_into_the_template_branch_that_fixes_nothing_new_stays_ne
     head = commit_all(workspace, "Document the template (#5000)")
     payload = pull_request_payload(number=5000, head_sha=head, head_ref="readme",
                                    base_ref="swiftpm", base_sha=history.swiftpm)
-    step, result = _run(fake_github, tmp_path, workspace, "pull_request", payload,
+    _step, result = _run(fake_github, tmp_path, workspace, "pull_request", payload,
                         {**LINES, "active-refs": "main release/*"}, sha=head,
                         ref="refs/pull/5000/merge")
     assert result.returncode == 0, result.stdout + result.stderr
@@ -201,7 +201,7 @@ def _main_pr(tmp_path: Path, history: History, fake: FakeGitHub, keys, number: i
 
 def test_a_pull_request_into_main_that_introduces_drift_fails(tmp_path, history, fake_github):
     keys = [k for k in LIVE_KEYS if k != "kernels_llm"]
-    workspace, step, result = _main_pr(tmp_path, history, fake_github, keys, 31)
+    _workspace, _step, result = _main_pr(tmp_path, history, fake_github, keys, 31)
     assert result.returncode == 1, result.stdout + result.stderr
     run = fake_github.only_check_run()
     assert run["conclusion"] == "failure"
@@ -217,7 +217,7 @@ def test_a_pull_request_into_main_that_introduces_drift_fails(tmp_path, history,
 
 def test_a_pull_request_into_main_with_only_existing_drift_is_neutral(
         tmp_path, history, fake_github):
-    workspace, step, result = _main_pr(tmp_path, history, fake_github, LIVE_KEYS, 32,
+    _workspace, _step, result = _main_pr(tmp_path, history, fake_github, LIVE_KEYS, 32,
                                        template_products=[*LIVE_PRODUCTS, "kernels_gguf"])
     assert result.returncode == 0, result.stdout + result.stderr
     run = fake_github.only_check_run()
@@ -241,7 +241,7 @@ def test_the_nightly_lists_template_findings_instead_of_annotating_main(
     out.mkdir()
     for name in all_names([k for k in LIVE_KEYS if k != "kernels_llm"]):
         write_zip(out / f"{name}-{version}.zip", name)
-    step, result = _run(fake_github, tmp_path, workspace, "schedule", schedule_payload(),
+    _step, result = _run(fake_github, tmp_path, workspace, "schedule", schedule_payload(),
                         {"mode": "check", "version": version, "artifacts": "out"},
                         sha=history.main, ref="refs/heads/main")
     assert result.returncode == 1, result.stdout + result.stderr
