@@ -161,6 +161,7 @@ def outputs_for(settings: ActionSettings, report: Report, report_rel: str, manif
         "pushed": "true" if pushed else "false",
         "not-pushed-reason": "" if pushed else not_pushed,
         "json": json_output(document, report_rel) if document is not None else "",
+        "check-run-id": "",  # set by `deliver` once the check run exists
     }
 
 

@@ -145,8 +145,9 @@ def reading_of(settings: ActionSettings, result: CheckResult) -> Reading:
 def logs(result: CheckResult) -> tuple[tuple[str, ...], tuple[str, ...]]:
     """Console lines of the findings: (not annotated, annotated)."""
     findings = result.report.findings
-    of = result.placement.of
-    return (tuple(check_report.console_line(f) for f in findings if of(f) is None),
+    of, elsewhere = result.placement.of, result.placement.elsewhere
+    return (tuple(check_report.console_line(f, elsewhere.get(f)) for f in findings
+                  if of(f) is None),
             tuple(check_report.console_line(f) for f in findings if of(f) is not None))
 
 

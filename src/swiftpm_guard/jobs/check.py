@@ -207,7 +207,7 @@ def check(request: CheckRequest, adapters: Adapters = QUIET) -> CheckResult:
     result = replace(result, report=replace(result.report, findings=findings),
                      builder=_builder(request, result, checkout))
     if request.base_ref is not None and checkout is not None:
-        result = _against_base(result, request, adapters)
+        result = _against_base(result, request, adapters, checkout)
     return replace(result, placement=place(result.report.findings, result.sources, request,
                                            checkout))
 
@@ -245,15 +245,15 @@ def _builder(request: CheckRequest, result: CheckResult, checkout: Checkout | No
     return None
 
 
-def _against_base(result: CheckResult, request: CheckRequest, adapters: Adapters
-                  ) -> CheckResult:
+def _against_base(result: CheckResult, request: CheckRequest, adapters: Adapters,
+                  checkout: Checkout) -> CheckResult:
     """The pull request's base evaluated the same way: findings it has too are `existing`
     (shown, but not this change's doing). Unreadable, every finding counts as new."""
     base = base_request(request)
     if base is None:
         return result
     try:
-        before = _checked(base, adapters, checkout_of(base, adapters))
+        before = _checked(base, adapters, checkout)
     except GuardError as error:
         adapters.log(f"cannot evaluate the base branch {request.base_ref!r} ({error}); "
                      "every finding counts as new")

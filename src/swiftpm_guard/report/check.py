@@ -69,11 +69,13 @@ def _order(finding: Finding) -> tuple[int, str, int, str, str]:
             finding.code, finding.subject)
 
 
-def console_line(finding: Finding) -> str:
-    """`file:line: error: code: message`, the shape editors and CI logs link."""
-    where = finding.file or "swiftpm-guard"
-    if finding.line:
-        where += f":{finding.line}"
+def console_line(finding: Finding, where: str | None = None) -> str:
+    """`file:line: error: code: message`, the shape editors and CI logs link; `where` says
+    it otherwise (`swiftpm:Package.swift.template:98`, a file of another ref)."""
+    if where is None:
+        where = finding.file or "swiftpm-guard"
+        if finding.line:
+            where += f":{finding.line}"
     # File names, stub and zip member names are someone else's: the whole line is made
     # unable to form a workflow command (the CLI's stderr is a runner's log too).
     return neutralise(f"{where}: {finding.severity}: {finding.code}: {finding.message}")

@@ -397,8 +397,9 @@ class Checkout:
         github = self.github
         if github is None:
             raise InputError("cannot tell the repository's default branch: name the ref")
-        return call(github.policy, "read the repository's default branch",
-                    lambda: github.repo.default_branch)
+        self._default_branch = call(github.policy, "read the repository's default branch",
+                                    lambda: github.repo.default_branch)
+        return self._default_branch
 
     def branches(self, globs: Sequence[str]) -> list[str]:
         """The remote's branch names (for matching `globs`): from the clone, else the API."""
