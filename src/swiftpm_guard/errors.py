@@ -38,6 +38,11 @@ class InputError(GuardError):
         super().__init__(f"{where}: {message}" if where else message)
 
 
+class Missing(InputError):
+    """What a ref does not have at all (the workflow file, the job, the array): a release line
+    that predates it is skipped with a word rather than failing the whole check."""
+
+
 class InfrastructureError(GuardError):
     """Something outside the inputs failed: git, the network, an API (exit 3)."""
 

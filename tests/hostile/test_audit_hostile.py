@@ -27,7 +27,7 @@ def make_repo(path, branches):
     [
         "-x",
         "--upload-pack=touch",
-        "swiftpm-[ab]",
+        "swiftpm-[ab",  # a character class left open (closed ones are globs)
         "../x",
         "a b",
         "",

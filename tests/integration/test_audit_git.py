@@ -151,7 +151,8 @@ def test_cli_json_and_grouped_markdown(published, tmp_path, capsys):
         assert list(entry) == ["branch", "version", "findings", "tip"]
         assert list(entry["tip"]) == ["commit", "author", "date", "subject"]
         for finding in entry["findings"]:
-            assert list(finding) == ["code", "severity", "subject", "file", "line", "message"]
+            assert list(finding) == ["code", "severity", "subject", "file", "line", "message",
+                                     "ref", "fix"]
     flagged = {(e["branch"], f["code"]) for e in data["branches"] for f in e["findings"]
                if f["severity"] == "error"}
     assert flagged == errors

@@ -7,11 +7,12 @@ The verdict never depends on the check run: that part is best effort.
 from __future__ import annotations
 
 import json
+import os
 from collections.abc import Mapping
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from pathlib import Path
 
-from swiftpm_guard.action.settings import ActionSettings
+from swiftpm_guard.action.settings import ActionSettings, in_input_names
 from swiftpm_guard.console import command, say, tell
 from swiftpm_guard.core.model import CheckRunOutput, Phrase, Report
 from swiftpm_guard.errors import InputError
@@ -39,48 +40,88 @@ class Delivery:
     last: str  # the verdict on stdout
     exit_code: int
     reads: tuple[Phrase, ...] = ()
+    #: Console lines of findings the output annotates: left out when those annotations are
+    #: written as workflow commands instead (each finding once in the log).
+    annotated_log: tuple[str, ...] = ()
 
 
 def deliver(settings: ActionSettings, adapters: Adapters, delivery: Delivery) -> int:
     folder = out_folder(settings)
-    write_atomically([(folder / name, data) for name, data in delivery.files])
+    paths = [(folder / name, data) for name, data in delivery.files]
+    write_atomically(paths)
+    _own(settings.workspace, [folder, *(path for path, _data in paths)])
+    output = _spoken(delivery.output)
     for line in delivery.log:
-        tell(line)
-    notes, url = _check_run(settings, adapters, delivery.output)
+        tell(in_input_names(line))
+    notes, url, commands, run_id = _check_run(settings, adapters, output)
+    for line in () if commands else delivery.annotated_log:
+        tell(in_input_names(line))
     if settings.summary_file is not None:
         check_run = (settings.check_name, url) if url is not None else None
+        brief = in_input_names(delivery.brief) if delivery.brief is not None else None
         actions_io.append_summary(settings.summary_file, job_summary(
-            delivery.output, delivery.markdown, brief=delivery.brief, check_run=check_run,
+            output, in_input_names(delivery.markdown), brief=brief, check_run=check_run,
             notes=notes, reads=delivery.reads))
     if settings.output_file is not None:
-        actions_io.write_outputs(settings.output_file, delivery.outputs)
-    say(delivery.last)
+        actions_io.write_outputs(settings.output_file, {
+            **delivery.outputs, "check-run-id": "" if run_id is None else str(run_id)})
+    say(in_input_names(delivery.last))
     return delivery.exit_code
 
 
+def _spoken(output: CheckRunOutput) -> CheckRunOutput:
+    """The output in the action's words: input names for the jobs' flags."""
+    return replace(output, title=in_input_names(output.title),
+                   summary=in_input_names(output.summary),
+                   text=in_input_names(output.text) if output.text is not None else None,
+                   annotations=tuple(replace(a, message=in_input_names(a.message))
+                                     for a in output.annotations))
+
+
+def _own(workspace: Path, paths: list[Path]) -> None:
+    """Run as root in the action's container, the files would be root's in a workspace that
+    belongs to the runner's user (uid 1001): later steps could not replace them."""
+    if not hasattr(os, "geteuid") or os.geteuid() != 0:
+        return
+    owner = workspace.stat()
+    for path in paths:
+        try:
+            os.chown(path, owner.st_uid, owner.st_gid, follow_symlinks=False)
+        except OSError as error:
+            raise InputError(f"cannot hand the file to the workspace's owner: "
+                             f"{error.strerror}", file=str(path)) from None
+
+
 def _check_run(settings: ActionSettings, adapters: Adapters,
-               output: CheckRunOutput) -> tuple[list[str], str | None]:
-    """The check run, else workflow commands for what it could not carry; summary notes and
-    the check run's address (None when none was created)."""
+               output: CheckRunOutput) -> tuple[list[str], str | None, bool, int | None]:
+    """The check run, else workflow commands for what it could not carry; summary notes, the
+    check run's address and id (None when none was made), and whether every annotation went
+    out as a workflow command."""
     from swiftpm_guard.sinks.checks_api import CheckRunTarget, Posted, post_check_run
 
+    if settings.check_run == "none":
+        return ["> No check run: input check-run is none (a later step makes it)."], None, \
+            False, None
     if settings.dry_run:
         posted = Posted(reason="dry-run: no check run was created")
     elif not settings.token or adapters.github is None:
         posted = Posted(reason="no github-token: no check run was created")
     else:
+        update = None if settings.check_run == "create" else int(settings.check_run)
         target = CheckRunTarget(repository=settings.event.repository, name=settings.check_name,
-                                head_sha=settings.event.head_sha, details_url=settings.details_url)
+                                head_sha=settings.event.head_sha, details_url=settings.details_url,
+                                update=update)
         posted = post_check_run(adapters.github, target, output)
     if posted.reason is None:
-        return [], posted.url
+        return [], posted.url, False, posted.run_id
     command(actions_io.command("notice" if posted.expected else "warning",
                            f"{posted.reason}; annotating with workflow commands instead",
                            {"title": "swiftpm-guard"}))
     rest = output.annotations[posted.annotations:]
     for line in actions_io.annotation_commands(rest):
         command(line)
-    return [fallback_note(posted.reason, len(rest))], posted.url
+    return ([fallback_note(posted.reason, len(rest))], posted.url, posted.annotations == 0,
+            posted.run_id)
 
 
 def out_folder(settings: ActionSettings) -> Path:
@@ -119,6 +160,7 @@ def outputs_for(settings: ActionSettings, report: Report, report_rel: str, manif
         "pushed": "true" if pushed else "false",
         "not-pushed-reason": "" if pushed else not_pushed,
         "json": json_output(document, report_rel) if document is not None else "",
+        "check-run-id": "",  # set by `deliver` once the check run exists
     }
 
 

@@ -14,7 +14,12 @@ import traceback
 from collections.abc import Mapping
 
 from swiftpm_guard.action import modes
-from swiftpm_guard.action.settings import ActionSettings, push_token_from, token_from
+from swiftpm_guard.action.settings import (
+    ActionSettings,
+    in_input_names,
+    push_token_from,
+    token_from,
+)
 from swiftpm_guard.console import command, log, tell
 from swiftpm_guard.errors import GuardError
 from swiftpm_guard.infra.github import GitHubSession, RetryPolicy
@@ -33,11 +38,12 @@ def main(environ: Mapping[str, str] | None = None, *, policy: RetryPolicy | None
         github = GitHubSession(settings.api_url, settings.token, settings.event.repository,
                                (policy or RetryPolicy()).for_run())
         try:
-            return modes.run(settings, Adapters(log=log, github=github))
+            return modes.run(settings, Adapters(log=lambda line: log(in_input_names(line)),
+                                                github=github))
         finally:
             github.close()
     except GuardError as error:
-        command(actions_io.command("error", str(error), {"title": "swiftpm-guard"}))
+        command(actions_io.command("error", in_input_names(str(error)), {"title": "swiftpm-guard"}))
         return error.exit_code
     except KeyboardInterrupt:
         log("interrupted")

@@ -35,6 +35,7 @@ from swiftpm_guard.jobs.placement import pull_request_into_main
 from swiftpm_guard.report import check as check_report
 from swiftpm_guard.report.check_run import assemble, audit_output, build_output, conclusion_for
 from swiftpm_guard.report.check_run import note as note_block
+from swiftpm_guard.report.gist import Reading
 from swiftpm_guard.sinks import actions_io
 
 if TYPE_CHECKING:
@@ -64,6 +65,8 @@ def check_request(settings: ActionSettings) -> CheckRequest:
         frameworks_from=settings.frameworks_from,
         workflows_from_refs=holds,
         frameworks_refs=settings.frameworks_refs,
+        active_refs=settings.active_refs,
+        branch_prefix=settings.branch_prefix,
         run_artifact=RunArtifact(run, settings.artifact_name or "") if run is not None else None,
         workspace_branch=event.branch,
         base_ref=event.pr_base_ref if event.is_pull_request else None,
@@ -110,25 +113,42 @@ def run_check(settings: ActionSettings, adapters: Adapters, notes: Sequence[str]
     if manifest is not None:
         files.append(("Package.swift", manifest.encode()))
     sections = _sections(settings, request, result)
+    reading = reading_of(settings, result)
     suffix = settings.debug_suffix
-    markdown = "\n".join([*notes, check_report.to_markdown(report, suffix), *sections])
-    brief = "\n".join([*notes, check_report.to_markdown(report, suffix, sound_rows=False),
-                       *sections])
+    markdown = "\n".join([*notes, check_report.to_markdown(report, suffix, reading=reading),
+                          *sections])
+    brief = "\n".join([*notes, check_report.to_markdown(report, suffix, sound_rows=False,
+                                                        reading=reading), *sections])
     conclusion = conclusion_for(report, pull_request=settings.event.is_pull_request,
-                                pr_conclusion=settings.pr_conclusion)
+                                pr_conclusion=settings.pr_conclusion, existing=result.existing)
     outputs = outputs_for(settings, report, relative("report.json"),
                           relative("Package.swift") if manifest is not None else "",
                           not_pushed=not_pushed, document=check_report.to_dict(report))
+    unplaced, placed = logs(result)
     return deliver(settings, adapters, Delivery(
-        files=tuple(files),
-        log=tuple(check_report.console_line(f) for f in report.findings),
+        files=tuple(files), log=unplaced, annotated_log=placed,
         output=build_output(report, markdown, conclusion=conclusion,
-                            locate=result.placement.of),
+                            locate=result.placement.of, reading=reading),
         markdown=markdown, brief=brief, outputs=outputs,
         last=check_report.verdict(report) + f" (conclusion: {conclusion})",
         exit_code=exit_for(settings, report.consistent, conclusion),
         reads=result.sources.reads,
     ))
+
+
+def reading_of(settings: ActionSettings, result: CheckResult) -> Reading:
+    return Reading(builder=result.builder, debug_suffix=settings.debug_suffix,
+                   existing=result.existing, base=result.base,
+                   elsewhere=result.placement.elsewhere)
+
+
+def logs(result: CheckResult) -> tuple[tuple[str, ...], tuple[str, ...]]:
+    """Console lines of the findings: (not annotated, annotated)."""
+    findings = result.report.findings
+    of, elsewhere = result.placement.of, result.placement.elsewhere
+    return (tuple(check_report.console_line(f, elsewhere.get(f)) for f in findings
+                  if of(f) is None),
+            tuple(check_report.console_line(f) for f in findings if of(f) is not None))
 
 
 def _complete_manifest(settings: ActionSettings, result: CheckResult) -> str | None:
@@ -248,20 +268,22 @@ def _deliver_publish(settings: ActionSettings, adapters: Adapters, result: Publi
         diff=publish_report.diff_lines(result.diff, result.diff_note, settings.debug_suffix),
         manifests=result.manifests, snippet=result.snippet)
     suffix = settings.debug_suffix
-    markdown = "\n".join([*notes, check_report.to_markdown(report, suffix), section])
-    brief = "\n".join([*notes, check_report.to_markdown(report, suffix, sound_rows=False),
-                       section])
+    reading = reading_of(settings, result.checked)
+    markdown = "\n".join([*notes, check_report.to_markdown(report, suffix, reading=reading),
+                          section])
+    brief = "\n".join([*notes, check_report.to_markdown(report, suffix, sound_rows=False,
+                                                        reading=reading), section])
     conclusion = conclusion_for(report, pull_request=False, pr_conclusion=settings.pr_conclusion)
     read = publish_report.read_from_ref(settings.template, settings.template_ref,
                                         result.template_commit, remote.where)
     state = f"pushed {result.branch}" if result.pushed else f"not pushed: {result.skipped}"
     compared = (publish_report.diff_lines(result.diff, result.diff_note, settings.debug_suffix)
                 if settings.dry_run else [])
+    unplaced, placed = logs(result.checked)
     return deliver(settings, adapters, Delivery(
-        files=tuple(files),
-        log=(*(check_report.console_line(f) for f in report.findings), *compared),
+        files=tuple(files), log=(*unplaced, *compared), annotated_log=placed,
         output=build_output(report, markdown, conclusion=conclusion,
-                            locate=result.checked.placement.of),
+                            locate=result.checked.placement.of, reading=reading),
         markdown=markdown, brief=brief,
         outputs=outputs_for(settings, report, relative("report.json"),
                             relative("Package.swift") if len(files) > 1 else "",

@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import re
 from collections.abc import Callable, Mapping
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any
 
@@ -26,6 +26,7 @@ from swiftpm_guard.core.names import (
     parse_id,
     relative_path,
     validate_excluded,
+    validate_plain_expression,
     validate_ref,
     validate_ref_glob,
     validate_ref_or_glob,
@@ -53,12 +54,16 @@ class ActionSettings:
     frameworks_from: tuple[WorkflowSpec, ...] = ()
     #: Refs (and globs: `release/*`) whose framework lists a template change is checked against.
     frameworks_refs: tuple[str, ...] = ()
+    active_refs: tuple[str, ...] = ()
     run_id: int | None = None
     artifact_name: str | None = None
     debug_suffix: str = "_debug"
     branch_prefix: str = "swiftpm-"
     check_name: str = "SwiftPM manifest"
-    pr_conclusion: str = "neutral"  # resolved from `auto` by the event
+    #: `create`, `none`, or the id of an earlier step's check run to update.
+    check_run: str = "create"
+    #: On pull requests with errors: `auto` (failure when the change brings one), or fixed.
+    pr_conclusion: str = "auto"
     token: str | None = field(default=None, repr=False)
     #: Input push-token: for git only (pushing, reading the remote); else github-token.
     push_token: str | None = field(default=None, repr=False)
@@ -147,8 +152,6 @@ class ActionSettings:
         if requested == "auto":
             mode = "publish" if event.name in PUBLISH_EVENTS else "check"
         behaviour = _behaviour(value)
-        behaviour["pr_conclusion"] = _pr_conclusion(behaviour["pr_conclusion"], event,
-                                                    value("template-ref"))
         return cls(mode=mode, requested_mode=requested, event=event, token=token_from(env),
                    push_token=_push_token(env), **_sources(value), **_release(value), **behaviour,
                    **_runner(env))
@@ -160,14 +163,6 @@ def _push_token(env: Mapping[str, str]) -> str | None:
     return check_token(token, source="input push-token") if token is not None else None
 
 
-def _pr_conclusion(requested: str, event: Event, template_ref: str) -> str:
-    """`auto`: a PR into the template branch changes the template, so its errors fail it;
-    elsewhere a template momentarily out of step must not redden unrelated PRs."""
-    if requested != "auto":
-        return requested
-    return "failure" if event.is_pull_request and event.branch == template_ref else "neutral"
-
-
 Value = Callable[[str], str]
 
 
@@ -176,7 +171,10 @@ def _sources(value: Value) -> dict[str, Any]:
     frameworks = value("frameworks") or None
     if frameworks is not None and frameworks.startswith("@"):
         workspace_path(frameworks[1:], "input frameworks @file")
-    specs = tuple(WorkflowSpec.parse(line) for line in lines_of(value("frameworks-from")))
+    plain = frozenset(validate_plain_expression(e, "input plain-expressions")
+                      for e in words_of(value("plain-expressions")))
+    specs = tuple(replace(WorkflowSpec.parse(line), plain=plain)
+                  for line in lines_of(value("frameworks-from")))
     for spec in specs:
         relative_path(spec.path, "input frameworks-from workflow")
     refs = tuple(validate_ref_or_glob(r, "input frameworks-ref")
@@ -189,6 +187,8 @@ def _sources(value: Value) -> dict[str, Any]:
         "frameworks": frameworks,
         "frameworks_from": specs,
         "frameworks_refs": refs,
+        "active_refs": tuple(validate_ref_or_glob(r, "input active-refs")
+                             for r in words_of(value("active-refs"))),
         "run_id": run_id(value("run-id")),
         "artifact_name": artifact_name(value("artifact-name")),
     }
@@ -236,6 +236,7 @@ def _behaviour(value: Value) -> dict[str, Any]:
     base_url = value("base-url")
     return {
         "check_name": check_name(value("check-name")),
+        "check_run": check_run(value("check-run")),
         "pr_conclusion": choice("pr-conclusion", value("pr-conclusion"), PR_CONCLUSIONS),
         "dry_run": boolean("dry-run", value("dry-run")),
         "swift": swift_option(value("swift")),
@@ -280,11 +281,14 @@ INPUTS: dict[str, str] = {
     "frameworks": "",
     "frameworks-from": "",
     "frameworks-ref": "",
+    "active-refs": "",
+    "plain-expressions": "",
     "run-id": "",
     "artifact-name": "",
     "debug-suffix": "_debug",
     "branch-prefix": "swiftpm-",
     "check-name": "SwiftPM manifest",
+    "check-run": "create",
     "pr-conclusion": "auto",
     "github-token": "",  # action.yml: ${{ github.token }}
     "push-token": "",
@@ -313,6 +317,7 @@ OUTPUTS = (
     "pushed",
     "not-pushed-reason",
     "json",
+    "check-run-id",
 )
 MODES = ("auto", "check", "publish", "audit", "preflight")
 PR_CONCLUSIONS = ("auto", "neutral", "failure")
@@ -426,6 +431,14 @@ def branch_prefix(value: str) -> str:
     return value
 
 
+def check_run(value: str) -> str:
+    """`create`, `none`, or an earlier step's `check-run-id` (digits) to update."""
+    if value in ("create", "none") or re.fullmatch(r"[1-9][0-9]{0,18}", value):
+        return value
+    raise UsageError(f"input check-run {value!r} is not create, none or a check run id (the "
+                     "check-run-id output of an earlier step)")
+
+
 def check_name(value: str) -> str:
     if len(value) > 255 or re.search(r"[\x00-\x1f]", value):
         raise UsageError(
@@ -448,3 +461,19 @@ def resolve_swift(enabled: bool, swift: str) -> str | None:
                          "action where Xcode or a Swift toolchain is installed, or give input "
                          "swift the path of one")
     return found
+
+_FLAG = re.compile(r"(?<![\w-])(?:publish )?--([a-z][a-z0-9-]*)(?![\w-])")
+
+
+def in_input_names(text: str) -> str:
+    """The jobs' words speak the CLI's flags; the action's reader sets inputs:
+    `pass --allow-overwrite` → `pass input allow-overwrite`. Flags no input has stay."""
+    def spoken(match: re.Match[str]) -> str:
+        name = _ALIASES.get(match.group(1), match.group(1))
+        return f"input {name}" if name in INPUTS else match.group(0)
+
+    return _FLAG.sub(spoken, text)
+
+
+#: CLI flags named otherwise as inputs (a repeatable flag, a list input).
+_ALIASES = {"active-ref": "active-refs"}

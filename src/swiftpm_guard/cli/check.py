@@ -48,7 +48,7 @@ def _add_common(parser: argparse.ArgumentParser) -> None:
                                "variants); *.j2 renders with sandboxed Jinja2")
     template.add_argument("--stubs-dir", metavar="DIR",
                           help="stub folders (default: .Package.swift/ or .swift/ beside it)")
-    add_version_arguments(template)
+    add_version_arguments(template, required=parser.prog.endswith("render"))
     add_report_arguments(parser)
     add_url_arguments(parser)
     add_resolve_arguments(parser)

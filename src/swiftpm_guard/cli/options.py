@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import argparse
 import os
+from dataclasses import replace
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
@@ -12,6 +13,7 @@ from swiftpm_guard.console import say
 from swiftpm_guard.core.names import (
     DEFAULT_BRANCH_PREFIX,
     WorkflowSpec,
+    validate_plain_expression,
     validate_ref_or_glob,
 )
 from swiftpm_guard.core.urls import DEFAULT_URL_TEMPLATE, UrlSettings
@@ -60,16 +62,27 @@ def add_source_arguments(parser: argparse.ArgumentParser, *, refs: bool = False)
     sources.add_argument("--frameworks-from", action="append", default=[],
                          metavar="WORKFLOW.yml:JOB:VAR",
                          help="the bash array VAR=( … ) in a workflow job's script")
+    sources.add_argument("--plain-expression", action="append", default=[], metavar="CONTEXT",
+                         help="a GitHub expression in that script whose value you vouch is "
+                              "one plain word (needs.set-version.outputs.version): accepted "
+                              "inside quotes outside the array (repeatable)")
     if refs:
         sources.add_argument("--frameworks-ref", action="extend", nargs="+", default=[],
                              metavar="REF",
                              help="read the --frameworks-from workflows at these branches (or "
                                   "globs: 'release/*') of the clone here instead of from the "
                                   "working tree; several: one report, per release line")
+        sources.add_argument("--active-ref", action="extend", nargs="+", default=[],
+                             metavar="REF",
+                             help="the release lines (refs or globs) that still publish: "
+                                  "errors there, warnings on the others (default: the default "
+                                  "branch and the newest release line)")
 
 
-def add_version_arguments(group: argparse._ArgumentGroup) -> None:
-    group.add_argument("--version", required=True, help="X.Y.Z or X.Y.Z.YYYYMMDD")
+def add_version_arguments(group: argparse._ArgumentGroup, *, required: bool = True) -> None:
+    group.add_argument("--version", required=required,
+                       help="X.Y.Z or X.Y.Z.YYYYMMDD" + ("" if required else
+                            " (without: compare names only, as a pull request check does)"))
     group.add_argument("--version-pattern", metavar="REGEX",
                        help="accept other version shapes (still no unsafe characters)")
     group.add_argument("--debug-suffix", default="_debug", metavar="SUFFIX",
@@ -104,8 +117,10 @@ def check_request(args: argparse.Namespace, templates: list[str], stubs_dir: str
     return CheckRequest(templates=tuple(templates), version=args.version, stubs_dir=stubs_dir,
                         artifacts=tuple(args.artifacts), checksums=tuple(args.checksums),
                         frameworks=tuple(args.frameworks),
-                        frameworks_from=tuple(WorkflowSpec.parse(s) for s in args.frameworks_from),
+                        frameworks_from=_specs(args),
                         workflows_from_refs=bool(refs), frameworks_refs=refs,
+                        active_refs=tuple(validate_ref_or_glob(r, "--active-ref")
+                                          for r in getattr(args, "active_ref", ())),
                         debug_suffix=args.debug_suffix, warn=frozenset(args.warn),
                         render_seconds=args.render_timeout, require_checksums=require_checksums,
                         swift=args.swift,
@@ -113,6 +128,12 @@ def check_request(args: argparse.Namespace, templates: list[str], stubs_dir: str
                         urls=url_settings(args),
                         verify_urls=bool(getattr(args, "verify_urls", False)),
                         resolve=resolve_settings(args), **extra)
+
+
+def _specs(args: argparse.Namespace) -> tuple[WorkflowSpec, ...]:
+    plain = frozenset(validate_plain_expression(e, "--plain-expression")
+                      for e in args.plain_expression)
+    return tuple(replace(WorkflowSpec.parse(s), plain=plain) for s in args.frameworks_from)
 
 
 def _frameworks_refs(args: argparse.Namespace) -> tuple[str, ...]:

@@ -37,6 +37,8 @@ class CheckOptions:
     warn: frozenset[str] = frozenset()
     #: `render` needs real checksums; `check` on a PR accepts declared names without them.
     require_checksums: bool = False
+    #: No version was given (names only): zips of any version are not a mismatch.
+    names_only: bool = False
 
 
 def base_name(name: str, debug_suffix: str) -> str:
@@ -114,7 +116,8 @@ def _finding(code: str, subject: str, file: str | None, line: int | None, messag
 
 
 def _version_findings(options: CheckOptions) -> list[Finding]:
-    if re.fullmatch(options.version_pattern, options.version, flags=re.ASCII):
+    if options.names_only or re.fullmatch(options.version_pattern, options.version,
+                                          flags=re.ASCII):
         return []
     return [_finding("bad-version", options.version, None, None,
                      f"version '{options.version}' does not match {options.version_pattern}")]
@@ -130,7 +133,8 @@ def _artifact_findings(artifacts: Iterable[Artifact], options: CheckOptions) -> 
                 f"checksum of '{artifact.name}' is not 64 lowercase hex digits: "
                 f"'{artifact.sha256[:80]}'",
             ))
-        if artifact.version is not None and artifact.version != options.version:
+        if (artifact.version is not None and artifact.version != options.version
+                and not options.names_only):
             findings.append(_finding(
                 "version-mismatch", artifact.name, file, line,
                 f"'{artifact.file_name}' is version {artifact.version}, "
@@ -153,8 +157,9 @@ def _template_findings(item: Rendered, built: dict[str, Artifact],
         if artifact is None:
             findings.append(_finding(
                 "unfilled-placeholder", name, where.file, where.line,
-                f"the template asks for '{name}' but no source built it; the placeholder "
-                "would ship as the checksum and break every consumer",
+                f"the template asks for '{name}' but no source built it; publishing stays "
+                "blocked until it is built or the template stops asking (published, the "
+                "placeholder would break every consumer)",
             ))
         elif artifact.sha256 is None and options.require_checksums:
             findings.append(_finding(
@@ -239,7 +244,8 @@ def _unclaimed_finding(artifact: Artifact, options: CheckOptions) -> Finding:
     return _finding(
         "unclaimed-artifact", artifact.name, artifact.origin.file, artifact.origin.line,
         f"'{artifact.name}' was {'built' if artifact.sha256 is not None else 'declared'} but "
-        f"no template asks for '{base}'; its product would silently vanish from the manifest",
+        f"no template asks for '{base}'; publishing stays blocked until a template has "
+        "its product or the build stops making it (published, the product would vanish)",
     )
 
 

@@ -44,16 +44,15 @@ class Finding:
     message: str
     file: str | None = None
     line: int | None = None
+    #: The ref whose files gave it (a release line), when that is not the checked-out one.
+    ref: str | None = None
+    #: What to change where, in words, when the check can say.
+    fix: str | None = None
 
     def as_dict(self) -> dict[str, object]:
-        return {
-            "code": self.code,
-            "severity": str(self.severity),
-            "subject": self.subject,
-            "file": self.file,
-            "line": self.line,
-            "message": self.message,
-        }
+        return {"code": self.code, "severity": str(self.severity), "subject": self.subject,
+                "file": self.file, "line": self.line, "message": self.message, "ref": self.ref,
+                "fix": self.fix}
 
 
 @dataclass(frozen=True, slots=True)
@@ -200,11 +199,15 @@ class Report:
 @dataclass(frozen=True, slots=True)
 class ReleaseLine:
     """One release line a template change was checked against: its ref, the findings its
-    framework lists gave, and how many names they declare (debug twins included)."""
+    framework lists gave, how many names they declare (debug twins included), whether it still
+    publishes and when it last did; or why it was skipped."""
 
     ref: str
-    findings: tuple[Finding, ...]
-    names: int
+    findings: tuple[Finding, ...] = ()
+    names: int = 0
+    active: bool = True
+    last_published: str | None = None
+    skipped: str | None = None
 
 
 @dataclass(frozen=True, slots=True)

@@ -415,24 +415,27 @@ DEFAULT_PUBLISH_GLOBS = ("release/*",)
 DEFAULT_EXCLUDED = (".github/",)
 #: `exclude-paths: none` (the CLI's `--exclude none`): publish the template branch whole.
 NO_EXCLUSION = "none"
-_GLOB = re.compile(r"[A-Za-z0-9._/*?+-]{1,200}")
+#: A glob's parts: plain ref characters, `*`, `?`, or one character class (`[0-9]`, `[!ab]`).
+_GLOB_PARTS = re.compile(r"(?:[A-Za-z0-9._/*?+-]|\[!?[A-Za-z0-9._+-]+\])+")
 _PATH = re.compile(r"[A-Za-z0-9._/@+-]{1,400}")
 
 
 def validate_ref_glob(pattern: str, what: str = "input publish-refs") -> str:
-    """A branch glob (or `refs/…` glob): `*` and `?` over ref characters; never an option."""
-    if (not _GLOB.fullmatch(pattern) or pattern.startswith(("-", "/")) or ".." in pattern
+    """A branch glob (or `refs/…` glob): `*`, `?` and character classes (`[0-9]`, `[!x]`) over
+    ref characters; never an option."""
+    if (len(pattern) > 200 or not _GLOB_PARTS.fullmatch(pattern)
+            or pattern.startswith(("-", "/")) or ".." in pattern
             or "//" in pattern or pattern.endswith((".", "/", ".lock"))):
         raise UsageError(
-            f"{what} {pattern!r} is not a branch glob (letters, digits, '._-+/', '*' and '?'; "
-            "no '..', no leading '-')"
+            f"{what} {pattern!r} is not a branch glob (letters, digits, '._-+/', '*', '?' and "
+            "classes such as '[0-9]'; no '..', no leading '-')"
         )
     return pattern
 
 
 def validate_ref_or_glob(value: str, what: str) -> str:
-    """A branch name, or a glob when it holds `*` or `?`."""
-    if any(c in value for c in "*?"):
+    """A branch name, or a glob when it holds `*`, `?` or `[`."""
+    if any(c in value for c in "*?["):
         return validate_ref_glob(value, what)
     return validate_ref(value, what)
 
@@ -513,11 +516,25 @@ _VAR_RE = re.compile(r"[A-Za-z_][A-Za-z0-9_]*")
 _JOB_RE = re.compile(r"[A-Za-z_][A-Za-z0-9_-]*")
 
 
+_CONTEXT = re.compile(r"[A-Za-z_][A-Za-z0-9_-]*(?:\.[A-Za-z_][A-Za-z0-9_-]*){1,5}")
+
+
+def validate_plain_expression(value: str, what: str) -> str:
+    """A context path (`needs.set-version.outputs.version`): no function, no operator."""
+    if not _CONTEXT.fullmatch(value) or len(value) > 200:
+        raise UsageError(f"{what} {value!r} is not a context path such as "
+                         "needs.set-version.outputs.version (no functions, no operators)")
+    return value
+
+
 @dataclass(frozen=True, slots=True)
 class WorkflowSpec:
     path: str
     job: str
     var: str
+    #: Expressions (`needs.set-version.outputs.version`) the user vouches render as one plain
+    #: word: accepted inside a quoted string outside the array, like `github.sha`.
+    plain: frozenset[str] = frozenset()
 
     @classmethod
     def parse(cls, spec: str) -> WorkflowSpec:

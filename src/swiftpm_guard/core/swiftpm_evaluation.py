@@ -338,7 +338,8 @@ def two_way(evaluations: Sequence[tuple[Rendered, Evaluation]], built: Mapping[s
                 file=origin.file,
                 line=origin.line,
                 message=f"'{name}' was built but SwiftPM evaluates no binary target "
-                f"'{base_name(name, debug_suffix)}'; its product would silently vanish",
+                f"'{base_name(name, debug_suffix)}'; publishing stays blocked until it does "
+                "(published, the product would vanish)",
             )
         )
     return unfilled, unclaimed, findings

@@ -22,6 +22,7 @@ if TYPE_CHECKING:
     from github import Github as Github  # noqa: TID251  (PyGithub's home)
     from github.ContentFile import ContentFile as ContentFile  # noqa: TID251  (PyGithub's home)
     from github.Repository import Repository as Repository  # noqa: TID251  (PyGithub's home)
+    from github.CheckRun import CheckRun as CheckRun  # noqa: TID251  (PyGithub's home)
 
 T = TypeVar("T")
 _SECONDARY_MARKERS = ("secondary rate limit", "abuse detection", "please retry your request")

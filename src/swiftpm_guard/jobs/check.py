@@ -10,9 +10,8 @@ of them in one report, each marked with its line unless every line shares it.
 
 from __future__ import annotations
 
-import fnmatch
 import re
-from collections.abc import Mapping, Sequence
+from collections.abc import Mapping
 from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import TYPE_CHECKING
@@ -36,14 +35,30 @@ from swiftpm_guard.core.model import (
     Report,
     Template,
 )
-from swiftpm_guard.core.names import WorkflowSpec, check_against_pattern, validate_version
+from swiftpm_guard.core.names import (
+    DEFAULT_BRANCH_PREFIX,
+    WorkflowSpec,
+    check_against_pattern,
+    validate_version,
+)
+from swiftpm_guard.core.release_lines import (
+    LineFindings,
+    LinePlan,
+    active_lines,
+    is_glob,
+    line_versions,
+    merge,
+    plan_lines,
+    weigh,
+)
 from swiftpm_guard.core.render import render
 from swiftpm_guard.core.urls import UrlSettings
-from swiftpm_guard.errors import UsageError
+from swiftpm_guard.errors import GuardError, InputError, Missing, UsageError
 from swiftpm_guard.infra.bounded import call_isolated
 from swiftpm_guard.infra.fs import inside
 from swiftpm_guard.infra.swift_locate import validate_swift_option
 from swiftpm_guard.jobs.adapters import QUIET, Adapters
+from swiftpm_guard.jobs.fixes import with_fixes
 from swiftpm_guard.jobs.placement import Placement, place
 from swiftpm_guard.jobs.swiftpm_proof import prove
 from swiftpm_guard.sources.artifacts import (
@@ -95,6 +110,10 @@ class CheckRequest:
     frameworks_from: tuple[WorkflowSpec, ...] = ()
     workflows_from_refs: bool = False
     frameworks_refs: tuple[str, ...] = ()
+    #: The release lines that still publish (refs or globs); default: the default branch and
+    #: the newest release line. Findings on the others weigh as warnings.
+    active_refs: tuple[str, ...] = ()
+    branch_prefix: str = DEFAULT_BRANCH_PREFIX  # how published branches are named
     run_artifact: RunArtifact | None = None
     #: The branch the working tree holds and, on a pull request, the branch it goes into.
     workspace_branch: str | None = None
@@ -135,7 +154,8 @@ class CheckRequest:
     def options(self) -> CheckOptions:
         return CheckOptions(version=self.version or NO_VERSION, debug_suffix=self.debug_suffix,
                             version_pattern=self.version_pattern, warn=self.warn,
-                            require_checksums=self.require_checksums)
+                            require_checksums=self.require_checksums,
+                            names_only=self.version is None)
 
     @property
     def reads_refs(self) -> bool:
@@ -156,8 +176,9 @@ class Sources:
     artifacts: tuple[Artifact, ...]
     findings: tuple[Finding, ...] = ()
     reads: tuple[Phrase, ...] = ()  # what was read from where, in words
-    #: Shown paths that live in another ref of this repository (annotations may go there).
-    ref_paths: frozenset[str] = frozenset()
+    #: Shown paths read from another ref of this repository → that ref. They are not in the
+    #: checked-out tree, so no annotation goes on them.
+    ref_paths: Mapping[str, str] = field(default_factory=dict)
 
 
 @dataclass(frozen=True, slots=True)
@@ -170,29 +191,98 @@ class CheckResult:
     placement: Placement = field(default_factory=Placement)
     lines: tuple[ReleaseLine, ...] = ()  # one per release line, when several were checked
     resolved: ResolveOutcome | None = None
+    builder: str | None = None  # who built the names: `main` (for headlines)
+    #: On a pull request: the findings its base branch has too, and that branch.
+    existing: frozenset[Finding] = frozenset()
+    base: str | None = None
 
 
 def check(request: CheckRequest, adapters: Adapters = QUIET) -> CheckResult:
-    """Read, render, check and prove; raises only for bad input and broken infrastructure."""
-    checkout = None
-    if not request.reads_refs:
+    """Read, render, check and prove; raises only for bad input and broken infrastructure.
+    On a pull request the base is evaluated too: what it has already is `existing`."""
+    checkout = checkout_of(request, adapters) if request.reads_refs else None
+    result = _checked(request, adapters, checkout)
+    findings = with_fixes(result.report.findings, request, result.sources,
+                          checkout or checkout_of(request, QUIET))
+    result = replace(result, report=replace(result.report, findings=findings),
+                     builder=_builder(request, result, checkout))
+    if request.base_ref is not None and checkout is not None:
+        result = _against_base(result, request, adapters, checkout)
+    return replace(result, placement=place(result.report.findings, result.sources, request,
+                                           checkout))
+
+
+def _checked(request: CheckRequest, adapters: Adapters, checkout: Checkout | None
+             ) -> CheckResult:
+    if checkout is None:
         result = evaluate(read_sources(request), request)
     else:
         import tempfile  # scratch for what other refs and the API hand over
 
-        checkout = checkout_of(request, adapters)
         with tempfile.TemporaryDirectory(prefix="swiftpm-guard-") as scratch:
-            refs = _line_refs(request, checkout)
-            if len(refs) > 1:
-                result = _check_lines(request, checkout, Path(scratch), refs)
+            if several_lines(request):
+                result = _check_lines(request, checkout, Path(scratch))
             else:
-                sources = read_sources(request, checkout, Path(scratch), refs[0] if refs else None)
-                result = evaluate(sources, request)
+                ref = request.frameworks_refs[0] if request.frameworks_refs else None
+                result = evaluate(read_sources(request, checkout, Path(scratch), ref), request)
     result = with_hosted(result, request, adapters)
     if request.version is None:  # names only: the reports say nothing about a version
         result = replace(result, report=replace(result.report, version=""))
-    return replace(result, placement=place(result.report.findings, result.sources, request,
-                                           checkout))
+    return result
+
+
+def _builder(request: CheckRequest, result: CheckResult, checkout: Checkout | None
+             ) -> str | None:
+    """Who built (or declared) the names, for headlines: `main does not build it`."""
+    active = [line.ref for line in result.lines if line.skipped is None and line.active]
+    if active:
+        return active[0]
+    if request.frameworks_from and request.workflows_from_refs and checkout is not None:
+        return request.frameworks_refs[0] if request.frameworks_refs \
+            else checkout.default_branch()
+    if request.frameworks_from and request.workspace_branch:
+        return request.workspace_branch
+    return None
+
+
+def _against_base(result: CheckResult, request: CheckRequest, adapters: Adapters,
+                  checkout: Checkout) -> CheckResult:
+    """The pull request's base evaluated the same way: findings it has too are `existing`
+    (shown, but not this change's doing). Unreadable, every finding counts as new."""
+    base = base_request(request)
+    if base is None:
+        return result
+    try:
+        before = _checked(base, adapters, checkout)
+    except GuardError as error:
+        adapters.log(f"cannot evaluate the base branch {request.base_ref!r} ({error}); "
+                     "every finding counts as new")
+        return result
+    known = {identity(f) for f in before.report.findings}
+    existing = frozenset(f for f in result.report.findings if identity(f) in known)
+    return replace(result, existing=existing, base=request.base_ref)
+
+
+def base_request(request: CheckRequest) -> CheckRequest | None:
+    """The same check on the pull request's base: the template from it (a pull request into
+    the template branch) or the framework lists from it (into `main`); None when the change
+    is in built zips or lists no ref holds."""
+    base = request.base_ref
+    assert base is not None
+    # Only what the base decides: no fetching zips, no consumer, no third evaluation.
+    quiet = replace(request, base_ref=None, verify_urls=False, resolve=None)
+    if request.template_ref is None and request.workflows_from_refs:
+        return replace(quiet, template_ref=base)
+    if request.template_ref is not None and request.frameworks_from and not (
+            request.workflows_from_refs or request.artifacts or request.checksums
+            or request.frameworks or request.run_artifact):
+        return replace(quiet, workflows_from_refs=True, frameworks_refs=(base,))
+    return None
+
+
+def identity(finding: Finding) -> tuple[object, ...]:
+    """What makes a finding the same one on the base: not its line, which edits move."""
+    return (finding.code, finding.severity, finding.subject, finding.file, finding.ref)
 
 
 def checkout_of(request: CheckRequest, adapters: Adapters) -> Checkout:
@@ -264,11 +354,11 @@ def read_sources(request: CheckRequest, checkout: Checkout | None = None,
     artifacts = read_artifacts(request, checkout, scratch, frameworks_ref)
     return Sources(templates=(*templates,), artifacts=artifacts.artifacts,
                    findings=(*artifacts.findings, *findings), reads=(*reads, *artifacts.reads),
-                   ref_paths=ref_paths | artifacts.ref_paths)
+                   ref_paths={**ref_paths, **artifacts.ref_paths})
 
 
 def _templates(request: CheckRequest, checkout: Checkout | None, scratch: Path | None
-               ) -> tuple[list[Template], list[Finding], list[Phrase], frozenset[str]]:
+               ) -> tuple[list[Template], list[Finding], list[Phrase], dict[str, str]]:
     templates: list[Template] = []
     findings: list[Finding] = []
     if request.template_ref is None:
@@ -282,20 +372,20 @@ def _templates(request: CheckRequest, checkout: Checkout | None, scratch: Path |
         where = Phrase.of("template ", request.templates[0], " from the workspace (", branch,
                           ")") if branch else Phrase.of("template ", request.templates[0],
                                                          " from the workspace")
-        return templates, findings, [where], frozenset()
+        return templates, findings, [where], {}
     from swiftpm_guard.sources.refs import load_template_from_ref
 
     assert checkout is not None and scratch is not None  # CheckRequest.reads_refs
     reader = checkout.reader(request.template_ref)
-    paths: set[str] = set()
+    paths: dict[str, str] = {}
     for shown in request.templates:
         template, found = load_template_from_ref(reader, shown, scratch / "template-ref")
         templates.append(template)
         findings += found
-        paths.add(template.path)
-        paths.update(stub.location.file for stub in template.stubs)
+        paths[template.path] = request.template_ref
+        paths.update((stub.location.file, request.template_ref) for stub in template.stubs)
     where = Phrase.of("template ", request.templates[0], f" from {reader.where}")
-    return templates, findings, [where], frozenset(paths)
+    return templates, findings, [where], paths
 
 
 def read_artifacts(request: CheckRequest, checkout: Checkout | None = None,
@@ -305,16 +395,17 @@ def read_artifacts(request: CheckRequest, checkout: Checkout | None = None,
     artifacts: list[Artifact] = []
     findings: list[Finding] = []
     reads: list[Phrase] = []
-    ref_paths: set[str] = set()
+    ref_paths: dict[str, str] = {}
     if request.frameworks_from and request.workflows_from_refs:
         from swiftpm_guard.sources.refs import read_workflow_from_ref
 
         assert checkout is not None and scratch is not None  # CheckRequest.reads_refs
-        reader = checkout.reader(frameworks_ref or checkout.default_branch())
+        ref = frameworks_ref or checkout.default_branch()
+        reader = checkout.reader(ref)
         for spec in request.frameworks_from:
             names = read_workflow_from_ref(reader, spec, scratch / "frameworks-ref")
             artifacts += expand_declared(names, request.debug_suffix, "workflow")
-            ref_paths.add(spec.path)
+            ref_paths.setdefault(spec.path, ref)
             reads.append(Phrase.of("framework list ", spec.path, f" from {reader.where}"))
     else:
         for spec in request.frameworks_from:
@@ -339,7 +430,7 @@ def read_artifacts(request: CheckRequest, checkout: Checkout | None = None,
         findings += problems
         reads.append(read)
     return Sources(templates=(), artifacts=tuple(artifacts), findings=tuple(findings),
-                   reads=tuple(reads), ref_paths=frozenset(ref_paths))
+                   reads=tuple(reads), ref_paths=ref_paths)
 
 
 def _run_artifact(run: RunArtifact, checkout: Checkout, scratch: Path
@@ -365,55 +456,83 @@ def _run_artifact(run: RunArtifact, checkout: Checkout, scratch: Path
 # -- release lines ---------------------------------------------------------------------------
 
 
-def _line_refs(request: CheckRequest, checkout: Checkout) -> tuple[str, ...]:
-    """The refs a template change is checked against, in input order (empty: not that case)."""
-    if not (request.workflows_from_refs and request.frameworks_from):
-        return ()
-    patterns = request.frameworks_refs or (checkout.default_branch(),)
-    globs = [p for p in patterns if _is_glob(p)]
-    listed = checkout.branches(globs) if globs else []
-    refs: list[str] = []
-    for pattern in patterns:
-        matched = ([b for b in listed if fnmatch.fnmatchcase(b, pattern)] if _is_glob(pattern)
-                   else [pattern])
-        if not matched:
-            checkout.log(f"frameworks-ref {pattern!r} matches no branch")
-        refs += [m for m in matched if m not in refs]
-    return tuple(refs)
+def several_lines(request: CheckRequest) -> bool:
+    """Whether the framework lists come from several release lines (a glob, or more refs)."""
+    refs = request.frameworks_refs
+    return bool(request.workflows_from_refs and request.frameworks_from
+                and (len(refs) > 1 or any(is_glob(r) for r in refs)))
 
 
-def _is_glob(pattern: str) -> bool:
-    return any(c in pattern for c in "*?")
-
-
-def _check_lines(request: CheckRequest, checkout: Checkout, scratch: Path,
-                 refs: Sequence[str]) -> CheckResult:
-    """Each ref's framework lists against the one template; findings merged, each line kept."""
-    results: list[tuple[str, CheckResult]] = []
-    for index, ref in enumerate(refs):
+def _check_lines(request: CheckRequest, checkout: Checkout, scratch: Path) -> CheckResult:
+    """Each line's framework lists against the one template. A line without the workflow, the
+    job or the array is skipped with a word; old lines' errors weigh as warnings."""
+    plan = _plan(request, checkout)
+    templates, template_findings, template_reads, template_paths = _templates(
+        request, checkout, scratch)
+    checked: list[tuple[str, CheckResult]] = []
+    skipped = [ReleaseLine(branch, skipped=why) for branch, why in plan.skipped]
+    active = active_lines(plan.lines, checkout.default_branch(), request.active_refs)
+    for index, ref in enumerate(plan.lines):
         folder = scratch / f"line-{index}"
         folder.mkdir()
-        results.append((ref, evaluate(read_sources(request, checkout, folder, ref), request)))
-    shared = set.intersection(*({_key(f) for f in r.report.findings} for _ref, r in results))
-    merged: list[Finding] = []
-    seen: set[tuple[object, ...]] = set()
-    for ref, result in results:
-        for finding in result.report.findings:
-            if _key(finding) not in shared:
-                merged.append(replace(finding, message=f"{ref}: {finding.message}"))
-            elif _key(finding) not in seen:
-                seen.add(_key(finding))
-                merged.append(finding)
-    first = results[0][1]
-    reads = dict.fromkeys(read for _ref, other in results for read in other.sources.reads)
-    sources = replace(first.sources, reads=tuple(reads),
-                      ref_paths=frozenset().union(*(r.sources.ref_paths for _x, r in results)))
-    lines = tuple(ReleaseLine(ref, r.report.findings, len({a.name for a in r.sources.artifacts}))
-                  for ref, r in results)
-    return replace(first, report=replace(first.report, findings=tuple(merged)), sources=sources,
-                   lines=lines)
+        try:
+            artifacts = read_artifacts(request, checkout, folder, ref)
+        except Missing as missing:
+            skipped.append(ReleaseLine(ref, skipped=f"{missing}; not checked"))
+            continue
+        except InputError as error:
+            if ref in active:  # a line that still publishes must be read exactly
+                raise InputError(f"{error} (frameworks-ref {ref})") from None
+            # A line that no longer publishes cannot be fixed any more: said, not fatal.
+            skipped.append(ReleaseLine(ref, skipped=f"its framework list cannot be read "
+                                       f"exactly ({error}); not checked, as it no longer "
+                                       "publishes"))
+            continue
+        sources = replace(artifacts, templates=tuple(templates),
+                          findings=(*artifacts.findings, *template_findings),
+                          reads=(*template_reads, *artifacts.reads),
+                          ref_paths={**artifacts.ref_paths, **template_paths})
+        checked.append((ref, evaluate(sources, request)))
+    for line in skipped:
+        checkout.log(f"frameworks-ref: {line.ref} skipped: {line.skipped}")
+    if not any(ref in active for ref, _result in checked):
+        why = "; ".join(f"{line.ref}: {line.skipped}" for line in skipped)
+        raise InputError("frameworks-ref: no release line that still publishes is left to "
+                         f"check ({why or 'none matched'})")
+    weighed = [LineFindings(ref, result.report.findings, ref in active,
+                            None if ref in active else _last_published(ref, request, checkout))
+               for ref, result in checked]
+    first = checked[0][1]
+    reads = dict.fromkeys(read for _ref, other in checked for read in other.sources.reads)
+    paths: dict[str, str] = {}
+    for _ref, result in reversed(checked):  # a path every line has: named by the first
+        paths.update(result.sources.ref_paths)
+    sources = replace(first.sources, reads=tuple(reads), ref_paths=paths)
+    lines = tuple(ReleaseLine(line.ref, weigh(line),
+                              len({a.name for a in result.sources.artifacts}),
+                              active=line.active, last_published=line.last_published)
+                  for line, (_ref, result) in zip(weighed, checked, strict=True))
+    unmatched = tuple(ReleaseLine(p, skipped="matches no branch") for p in plan.unmatched)
+    return replace(first, report=replace(first.report, findings=merge(weighed)),
+                   sources=sources, lines=(*lines, *skipped, *unmatched))
 
 
-def _key(finding: Finding) -> tuple[object, ...]:
-    return (finding.code, finding.severity, finding.subject, finding.message,
-            finding.file, finding.line)
+def _plan(request: CheckRequest, checkout: Checkout) -> LinePlan:
+    """The branches the patterns name; a named branch the remote does not have is a typo."""
+    patterns = request.frameworks_refs
+    listed = checkout.branches([*(p for p in patterns if is_glob(p)),
+                                f"{request.branch_prefix}*"])
+    absent = [p for p in patterns if not is_glob(p) and p not in listed]
+    if listed and absent:
+        raise UsageError(f"frameworks-ref {absent[0]!r} is not a branch of the remote")
+    return plan_lines(patterns, listed)
+
+
+def _last_published(line: str, request: CheckRequest, checkout: Checkout) -> str | None:
+    """`swiftpm-0.4.0 (2024-11-05)`: the newest published branch of an old line, when known."""
+    listed = checkout.branches([f"{request.branch_prefix}*"])
+    versions = line_versions(line, request.branch_prefix, listed)
+    if not versions:
+        return None
+    day = checkout.commit_day(versions[0])
+    return f"{versions[0]} ({day})" if day else versions[0]

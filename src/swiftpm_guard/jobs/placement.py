@@ -1,15 +1,16 @@
-"""Where each finding is annotated: a line of a file the reader can open.
+"""Where each finding is annotated: a line of a file in the checked-out commit, or nowhere.
 
-A finding names its own file and line; that place is used when the file is in the working tree
-or in another ref the check read (the template branch, a release line). Anything else is placed
-on the template's first line.
+GitHub shows an annotation on the file of the commit the check run is for. A finding whose
+file was read from another ref (the template branch, a release line, a published branch) is
+not in that tree, and the same path there may be an unrelated file: such a finding is not
+annotated but listed as `ref:path:line` in the check run's text and the summary. So is a
+finding without a file (`branch-exists`, a bad version) or whose file is not in the tree.
 
-On a pull request into `main` the template comes from the template branch, which is not in the
-pull request's tree: an annotation on `Package.swift.template` would point at a file the pull
-request does not show. A template-side finding (a placeholder whose framework the pull request
-dropped from FRAMEWORKS) is placed on the workflow line that dropped the name instead (where
-the name's next surviving neighbour in the base branch's list now stands, else the array's
-first entry), and the findings so moved are listed for the summary.
+On a pull request into `main` the template comes from the template branch. A template-side
+finding (a placeholder whose framework the pull request dropped from FRAMEWORKS) is placed on
+the workflow line that names the same thing: where the dropped name's next surviving
+neighbour in the base branch's list now stands, else the array's first entry. The findings so
+moved are listed for the summary.
 """
 
 from __future__ import annotations
@@ -34,32 +35,37 @@ Place = tuple[str, int]
 @dataclass(frozen=True, slots=True)
 class Placement:
     places: Mapping[Finding, Place] = field(default_factory=dict)
+    #: Findings not annotated → where they are, in words (`swiftpm:Package.swift.template:98`).
+    elsewhere: Mapping[Finding, str] = field(default_factory=dict)
     #: Template-side findings placed on workflow lines (a pull request into `main`).
     moved: tuple[Finding, ...] = ()
 
-    def of(self, finding: Finding) -> Place:
-        return self.places[finding]
+    def of(self, finding: Finding) -> Place | None:
+        return self.places.get(finding)
 
 
 def place(findings: Sequence[Finding], sources: Sources, request: CheckRequest,
           checkout: Checkout | None) -> Placement:
     root = request.root.resolve()
-    anchor = sources.templates[0].path if sources.templates else request.templates[0]
-    template_side = sources.ref_paths if pull_request_into_main(request) else frozenset()
+    template_side = sources.ref_paths if pull_request_into_main(request) else {}
     heads = _workflow_lines(sources, request) if template_side else {}
     orders = _base_orders(request, checkout) if template_side and checkout else {}
     places: dict[Finding, Place] = {}
+    elsewhere: dict[Finding, str] = {}
     moved: list[Finding] = []
     for finding in findings:
         spot = _relocated(finding, heads, orders, request.debug_suffix) \
             if finding.file in template_side else None
+        ref = finding.ref or (sources.ref_paths.get(finding.file) if finding.file else None)
         if spot is not None:
             moved.append(finding)
-        elif finding.file and (finding.file in sources.ref_paths
-                               or exists_in(root, finding.file)):
-            spot = (finding.file, finding.line or 1)
-        places[finding] = spot or (anchor, 1)
-    return Placement(places, tuple(moved))
+            places[finding] = spot
+        elif finding.file and ref is None and exists_in(root, finding.file):
+            places[finding] = (finding.file, finding.line or 1)
+        elif finding.file:
+            line = f":{finding.line}" if finding.line else ""
+            elsewhere[finding] = f"{ref + ':' if ref else ''}{finding.file}{line}"
+    return Placement(places, elsewhere, tuple(moved))
 
 
 def pull_request_into_main(request: CheckRequest) -> bool:

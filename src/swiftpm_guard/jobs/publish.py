@@ -333,7 +333,8 @@ def _check(repo: ScratchRepo, request: PublishRequest, refs: Mapping[str, str], 
     templates, stub_findings = load_exported(tree, request.templates)
     sources = Sources(templates=tuple(templates), artifacts=read.artifacts,
                       findings=(*observed, *read.findings, *stub_findings), reads=read.reads,
-                      ref_paths=frozenset({*request.templates, *read.ref_paths}))
+                      ref_paths={**read.ref_paths, **dict.fromkeys(
+                          request.templates, short_branch(request.template))})
     checked = with_hosted(evaluate(sources, request.check), request.check, adapters)
     checked = replace(checked, placement=place(checked.report.findings, sources, request.check,
                                                checkout))

@@ -12,11 +12,12 @@ from collections.abc import Sequence
 from swiftpm_guard import __version__
 from swiftpm_guard.core.checks import base_name
 from swiftpm_guard.core.model import Artifact, Finding, ReleaseLine, Report, Severity
+from swiftpm_guard.report.gist import Problem, Reading, headline, problems
 from swiftpm_guard.report.markdown import cell, code, message, text
 from swiftpm_guard.workflow_commands import neutralise
 
 #: The JSON reports' shape version: the major moves only when a key changes meaning or goes.
-SCHEMA_VERSION = "1.1"
+SCHEMA_VERSION = "1.2"
 TOOL = {"name": "swiftpm-guard", "version": __version__}
 _YES, _NO = "✓", "✗"
 
@@ -68,11 +69,13 @@ def _order(finding: Finding) -> tuple[int, str, int, str, str]:
             finding.code, finding.subject)
 
 
-def console_line(finding: Finding) -> str:
-    """`file:line: error: code: message`, the shape editors and CI logs link."""
-    where = finding.file or "swiftpm-guard"
-    if finding.line:
-        where += f":{finding.line}"
+def console_line(finding: Finding, where: str | None = None) -> str:
+    """`file:line: error: code: message`, the shape editors and CI logs link; `where` says
+    it otherwise (`swiftpm:Package.swift.template:98`, a file of another ref)."""
+    if where is None:
+        where = finding.file or "swiftpm-guard"
+        if finding.line:
+            where += f":{finding.line}"
     # File names, stub and zip member names are someone else's: the whole line is made
     # unable to form a workflow command (the CLI's stderr is a runner's log too).
     return neutralise(f"{where}: {finding.severity}: {finding.code}: {finding.message}")
@@ -181,8 +184,10 @@ def finding_line(finding: Finding) -> str:
     return f"- **{finding.severity}** {code(finding.code)} {message(finding.message)}{where}"
 
 
-def to_markdown(report: Report, debug_suffix: str = "_debug", *, sound_rows: bool = True) -> str:
-    """The verdict, the two-way table (`sound_rows`: see `table`), then the findings."""
+def to_markdown(report: Report, debug_suffix: str = "_debug", *, sound_rows: bool = True,
+                reading: Reading | None = None) -> str:
+    """The verdict, the two-way table (`sound_rows`: see `table`), then the problems."""
+    reading = reading or Reading(debug_suffix=debug_suffix)
     lines = [_title(report), "", text(_counts(report)) + ".", ""]
     lines += table(report, debug_suffix, sound_rows=sound_rows)
     if report.binary_targets is not None:
@@ -193,11 +198,34 @@ def to_markdown(report: Report, debug_suffix: str = "_debug", *, sound_rows: boo
         lines += [_swift_line(report), ""]
     if report.hosted is not None:
         lines += [f"Hosted zips (verify-urls): {text(report.hosted.sentence())}.", ""]
-    lines += ["#### Findings", ""]
-    if not report.findings:
-        lines.append("None.")
-    lines += [finding_line(f) for f in sorted(report.findings, key=_order)]
-    return "\n".join(lines) + "\n"
+    return "\n".join([*lines, *problems_markdown(report.findings, reading)]) + "\n"
+
+
+def problems_markdown(findings: Sequence[Finding], reading: Reading) -> list[str]:
+    """`#### Findings`: each problem once (debug twins folded) with where and how to fix it;
+    those the base branch has too in their own section."""
+    folded = problems(findings, reading.debug_suffix, reading.existing)
+    new = [p for p in folded if not p.existing]
+    lines = ["#### Findings", ""]
+    lines += [item for p in new for item in _problem_lines(p, reading)] or ["None."]
+    old = [p for p in folded if p.existing]
+    if old:
+        base = f" ({code(reading.base)})" if reading.base else ""
+        lines += ["", f"#### Already there before this change{base}", "",
+                  "These do not decide this check's conclusion.", ""]
+        lines += [item for p in old for item in _problem_lines(p, reading)]
+    return lines
+
+
+def _problem_lines(problem: Problem, reading: Reading) -> list[str]:
+    finding = problem.finding
+    places = [w for w in dict.fromkeys(reading.where(m) for m in problem.members) if w]
+    where = f" — {', '.join(code(w) for w in places)}" if places else ""
+    lines = [f"- **{finding.severity}** {text(headline(problem, reading.builder))}{where}",
+             f"  {code(finding.code)} {message(finding.message)}"]
+    if finding.fix:
+        lines.append(f"  Fix: {message(finding.fix)}")
+    return lines
 
 
 def _swift_line(report: Report) -> str:
@@ -214,36 +242,49 @@ def _swift_line(report: Report) -> str:
 
 
 def _bases(findings: Sequence[Finding], code: str, debug_suffix: str) -> list[str]:
-    names = [f.subject for f in findings if f.code == code and f.severity is Severity.ERROR]
+    names = [f.subject for f in findings if f.code == code and f.severity is not Severity.NOTICE]
     bases = [n.removesuffix(debug_suffix) if debug_suffix else n for n in names]
     return list(dict.fromkeys(bases))
 
 
 def line_sentences(line: ReleaseLine, debug_suffix: str) -> list[str]:
-    """What publishing from this ref with this template would do, in words."""
-    said = [
-        f"{line.ref} still builds {name}: publishing from it would drop the product"
-        for name in _bases(line.findings, "unclaimed-artifact", debug_suffix)
-    ]
-    said += [
-        f"{line.ref} does not build {name}: the template asks for it, so publishing from it "
-        "would ship a placeholder"
-        for name in _bases(line.findings, "unfilled-placeholder", debug_suffix)
-    ]
+    """What goes wrong when publishing from this ref with this template, in words."""
+    said = [f"drop {name} (still built here, no product in the template)"
+            for name in _bases(line.findings, "unclaimed-artifact", debug_suffix)]
+    said += [f"miss {name} (the template asks for it, not built here)"
+             for name in _bases(line.findings, "unfilled-placeholder", debug_suffix)]
     return said
 
 
+def _would(line: ReleaseLine, debug_suffix: str) -> str:
+    """`publish 18 products` or `be blocked: miss kernels_torchao (…)`."""
+    graver = {Severity.ERROR, Severity.WARNING} if not line.active else {Severity.ERROR}
+    wrong = [f for f in line.findings if f.severity in graver]
+    if not wrong:
+        return "publish: the template fits"
+    words = line_sentences(line, debug_suffix) or sorted({f.code for f in wrong})
+    return "be blocked: " + "; ".join(words)
+
+
 def matrix_markdown(lines: Sequence[ReleaseLine], debug_suffix: str) -> str:
-    """`#### Release lines`: each ref, how many names it builds, and what would go wrong."""
-    rows = ["#### Release lines", "", "| ref | names built | result |", "|---|---|---|"]
-    for line in lines:
-        errors = sum(f.severity is Severity.ERROR for f in line.findings)
-        words = line_sentences(line, debug_suffix)
-        result = "consistent" if errors == 0 else f"{errors} error(s): " + "; ".join(
-            words or sorted({f.code for f in line.findings if f.severity is Severity.ERROR})
-        )
-        rows.append(f"| {cell(code(line.ref))} | {line.names} | "
-                    f"{cell(text(result))} |")
+    """`#### Release lines`: per ref, whether it still publishes, what publishing from it with
+    this template would do, and when it last published; then the refs not checked and why."""
+    checked = [line for line in lines if line.skipped is None]
+    rows = ["#### Release lines", "",
+            "| ref | still publishes | names built | publishing from it would | last published |",
+            "|---|:-:|--:|---|---|"]
+    for line in checked:
+        last = "" if line.active else (line.last_published or "never")
+        rows.append(f"| {cell(code(line.ref))} | {_YES if line.active else _NO} | "
+                    f"{line.names} | {cell(text(_would(line, debug_suffix)))} | "
+                    f"{cell(text(last))} |")
+    skipped = [line for line in lines if line.skipped is not None]
+    if skipped:
+        rows += ["", "Not checked:", ""]
+        rows += [f"- {code(line.ref)}: {text(line.skipped or '')}" for line in skipped]
+    rows += ["", "Findings on lines that no longer publish are warnings: they will not publish "
+             "again, so they do not fail this check. `--active-ref` names the lines that still "
+             "publish."]
     return "\n".join(rows) + "\n"
 
 

@@ -9,7 +9,7 @@ Workflow-command annotations (the fallback) are built from the same `Annotation`
 from __future__ import annotations
 
 import dataclasses
-from collections.abc import Callable, Iterable, Sequence
+from collections.abc import Callable, Collection, Iterable, Sequence
 from typing import TYPE_CHECKING
 
 from swiftpm_guard.core.model import (
@@ -26,8 +26,9 @@ from swiftpm_guard.core.model import (
     Report,
     Severity,
 )
+from swiftpm_guard.report import gist
 from swiftpm_guard.report import markdown as md
-from swiftpm_guard.report.check import console_line, verdict
+from swiftpm_guard.report.gist import Reading
 from swiftpm_guard.report.markdown import code
 
 if TYPE_CHECKING:
@@ -37,11 +38,19 @@ _LEVEL = {Severity.ERROR: "failure", Severity.WARNING: "warning", Severity.NOTIC
 _CLOSE = "\n\n</details>"
 
 
-def conclusion_for(report: Report, *, pull_request: bool, pr_conclusion: str) -> str:
-    """`success`, else `failure`, except on pull requests where `pr_conclusion` applies."""
+def conclusion_for(report: Report, *, pull_request: bool, pr_conclusion: str,
+                   existing: Collection[Finding] = ()) -> str:
+    """`success`, else `failure`, except on pull requests where `pr_conclusion` applies:
+    `auto` fails a pull request that brings an error and is neutral when every error was
+    there before it (`existing`)."""
     if report.consistent:
         return "success"
-    return pr_conclusion if pull_request else "failure"
+    if not pull_request:
+        return "failure"
+    if pr_conclusion != "auto":
+        return pr_conclusion
+    brought = any(f.severity is Severity.ERROR and f not in existing for f in report.findings)
+    return "failure" if brought else "neutral"
 
 
 def clip(text: str, limit: int, what: str) -> tuple[str, str | None]:
@@ -69,43 +78,68 @@ def clip_bytes(text: str, limit: int) -> str:
     return data[: limit - len(marker.encode())].decode("utf-8", "ignore") + marker
 
 
-def annotation_of(finding: Finding, path: str, line: int) -> Annotation:
-    """One annotation; a finding placed elsewhere than its own file says where it came from."""
+def annotation_of(finding: Finding, path: str, line: int, *, existing: bool = False
+                  ) -> Annotation:
+    """One annotation; a finding placed elsewhere than its own file says where it came from.
+    One the base branch has too is a notice: there, but not this change's doing."""
     title = f"{finding.code}: {finding.subject}"
-    if len(title) > TITLE_MAX:
-        title = title[: TITLE_MAX - 1] + "…"
     message = finding.message
     if finding.file and finding.file != path:
         message = f"{finding.file}: {message}"
-    return Annotation(path=path, line=max(1, line), level=_LEVEL[finding.severity], title=title,
+    if finding.fix:
+        message += f"\nFix: {finding.fix}"
+    level = _LEVEL[finding.severity]
+    if existing:
+        title, level = f"already there: {title}", "notice"
+    if len(title) > TITLE_MAX:
+        title = title[: TITLE_MAX - 1] + "…"
+    return Annotation(path=path, line=max(1, line), level=level, title=title,
                       message=clip_bytes(message, MESSAGE_MAX_BYTES))
 
 
 def build_output(
-    report: Report, markdown: str, *, conclusion: str, locate: Callable[[Finding], tuple[str, int]]
+    report: Report, markdown: str, *, conclusion: str,
+    locate: Callable[[Finding], tuple[str, int] | None], reading: Reading | None = None,
 ) -> CheckRunOutput:
-    """The whole check-run output for `report`; `locate` maps a finding to a repo path and line."""
+    """The whole check-run output for `report`. `locate` maps a finding to a line of a file in
+    the checked commit, or None: those are listed in the text as `ref:path:line` instead."""
     if conclusion not in CONCLUSIONS:
         raise ValueError(f"conclusion {conclusion!r} is not one of {CONCLUSIONS}")
+    reading = reading or Reading()
     findings = _ordered(report.findings)
-    annotations = tuple(annotation_of(f, *locate(f)) for f in findings[:ANNOTATIONS_MAX])
+    placed = [(f, spot) for f in findings if (spot := locate(f)) is not None]
+    annotations = tuple(annotation_of(f, *spot, existing=f in reading.existing)
+                        for f, spot in placed[:ANNOTATIONS_MAX])
     cut: list[str] = []
     text_parts: list[str] = []
-    overflow = findings[ANNOTATIONS_MAX:]
+    unplaced = [f for f in findings if locate(f) is None]
+    if unplaced:
+        text_parts.append("#### Not annotated: their files are not in this commit\n")
+        text_parts += [f"- {_listed(f, reading)}" for f in unplaced]
+    overflow = [f for f, _spot in placed[ANNOTATIONS_MAX:]]
     if overflow:
         cut.append(
             f"annotations: {len(overflow)} findings past the first {ANNOTATIONS_MAX} "
             "are listed in the text instead"
         )
-        text_parts.append(f"#### {len(overflow)} more findings (not annotated)\n")
-        text_parts += [f"- {code(console_line(f))}" for f in overflow]
+        text_parts.append(f"\n#### {len(overflow)} more findings (not annotated)\n")
+        text_parts += [f"- {_listed(f, reading)}" for f in overflow]
     text: str | None = None
     if text_parts:
         text, text_cut = clip("\n".join(text_parts) + "\n", TEXT_MAX, "text")
         if text_cut:
             cut.append(text_cut)
-    return assemble(conclusion=conclusion, title=verdict(report).removeprefix("swiftpm-guard: "),
+    folded = gist.problems(report.findings, reading.debug_suffix, reading.existing)
+    return assemble(conclusion=conclusion, title=gist.title(report, folded, reading.builder,
+                                                            reading.debug_suffix),
                     markdown=markdown, text=text, annotations=annotations, cut=cut)
+
+
+def _listed(finding: Finding, reading: Reading) -> str:
+    """`swiftpm:Package.swift.template:98` **error** `code` message, escaped."""
+    where = reading.where(finding)
+    return (f"{code(where) + ' ' if where else ''}**{finding.severity}** {code(finding.code)} "
+            f"{md.message(finding.message)}")
 
 
 def assemble(*, conclusion: str, title: str, markdown: str, text: str | None,

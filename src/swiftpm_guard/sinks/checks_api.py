@@ -9,11 +9,15 @@ value; the caller writes the rest as workflow commands.
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from functools import partial
+from typing import TYPE_CHECKING
 
 from swiftpm_guard.core.model import Annotation, CheckRunOutput
 from swiftpm_guard.infra.github import GitHubApiError, GitHubSession, call
+
+if TYPE_CHECKING:
+    from swiftpm_guard.infra.github import CheckRun, Repository
 
 
 @dataclass(frozen=True, slots=True)
@@ -22,6 +26,8 @@ class CheckRunTarget:
     name: str
     head_sha: str
     details_url: str | None
+    #: An earlier step's check run to update instead of creating one (input `check-run`).
+    update: int | None = None
 
 
 @dataclass(frozen=True, slots=True)
@@ -30,6 +36,7 @@ class Posted:
 
     url: str | None = None
     annotations: int = 0
+    run_id: int | None = None
     #: Why workflow commands carry (the rest of) the annotations; None: the run has them all.
     reason: str | None = None
     #: A read-only token is normal on forks: a notice, not a warning.
@@ -47,34 +54,75 @@ def _output(output: CheckRunOutput, batch: tuple[Annotation, ...]) -> dict[str, 
 
 def post_check_run(github: GitHubSession, target: CheckRunTarget,
                    output: CheckRunOutput) -> Posted:
-    """Create the completed check run, then append the remaining annotation batches."""
-    from github.GithubObject import NotSet  # noqa: TID251  (PyGithub's home)
-
+    """Create the completed check run (or finish `target.update`), then append the remaining
+    annotation batches."""
     policy = github.policy
     repo = github.client.get_repo(target.repository)  # lazy: no request
+    if target.update is not None:
+        try:
+            run = repo.get_check_run(target.update)  # lazy: no request
+            output = _without(output, _annotated(github, run))
+            call(policy, f"update check run {target.update}", partial(
+                run.edit, status="completed", conclusion=output.conclusion,
+                output=_output(output, (output.batches() or [()])[0])))
+        except GitHubApiError as error:
+            return _refused(error, f"check run {target.update} could not be updated")
+    else:
+        try:
+            run = call(policy, "create the check run", partial(_create, repo, target, output))
+        except GitHubApiError as error:
+            return _refused(error, "the check run could not be created")
     batches = output.batches() or [()]
-    try:
-        run = call(policy, "create the check run", partial(
-            repo.create_check_run,
-            name=target.name,
-            head_sha=target.head_sha,
-            status="completed",
-            conclusion=output.conclusion,
-            output=_output(output, batches[0]),  # type: ignore[arg-type]
-            details_url=target.details_url or NotSet,
-        ))
-    except GitHubApiError as error:
-        why = ("the token cannot write check runs (fork pull requests and Dependabot get a "
-               "read-only token)" if error.not_writable else "the check run could not be created")
-        return Posted(reason=f"{why}: {error}", expected=error.not_writable)
     posted = len(batches[0])
     for batch in batches[1:]:
         what = f"add annotations {posted + 1}-{posted + len(batch)} to the check run"
         try:
             call(policy, what, partial(run.edit, output=_output(output, batch)))
         except GitHubApiError as error:
-            return Posted(run.html_url, posted,
+            return Posted(run.html_url, posted, run.id,
                           f"only {posted} annotations reached the check run: {error}",
                           expected=False)
         posted += len(batch)
-    return Posted(run.html_url, posted)
+    return Posted(run.html_url, posted, run.id)
+
+
+def _create(repo: Repository, target: CheckRunTarget, output: CheckRunOutput) -> CheckRun:
+    from github.GithubObject import NotSet  # noqa: TID251  (PyGithub's home)
+
+    return repo.create_check_run(
+        name=target.name, head_sha=target.head_sha, status="completed",
+        conclusion=output.conclusion,
+        output=_output(output, (output.batches() or [()])[0]),  # type: ignore[arg-type]
+        details_url=target.details_url or NotSet)
+
+
+def _refused(error: GitHubApiError, why: str) -> Posted:
+    if error.not_writable:
+        why = ("the token cannot write check runs (fork pull requests and Dependabot get a "
+               "read-only token)")
+    return Posted(reason=f"{why}: {error}", expected=error.not_writable)
+
+
+#: An earlier step's run holds at most this many annotations worth reading back.
+_READ_BACK_MAX = 1000
+
+
+def _annotated(github: GitHubSession, run: CheckRun) -> set[tuple[object, ...]]:
+    """What the run to update already shows: GitHub appends annotations on every edit, so the
+    same finding must not be sent twice."""
+    def listed() -> set[tuple[object, ...]]:
+        seen: set[tuple[object, ...]] = set()
+        for item in run.get_annotations():
+            seen.add((item.path, item.start_line, item.annotation_level, item.title,
+                      item.message))
+            if len(seen) >= _READ_BACK_MAX:
+                break
+        return seen
+
+    return call(github.policy, "read the annotations of the check run to update", listed)
+
+
+def _without(output: CheckRunOutput, shown: set[tuple[object, ...]]) -> CheckRunOutput:
+    fresh = tuple(a for a in output.annotations
+                  if (a.path, a.line, a.level, a.title, a.message) not in shown)
+    return replace(output, annotations=fresh)

@@ -20,7 +20,7 @@ from typing import TYPE_CHECKING, Protocol
 from swiftpm_guard.core.lines import split_lines
 from swiftpm_guard.core.model import Finding, Severity, Template
 from swiftpm_guard.core.names import ALL_KINDS, Remote, WorkflowSpec, strip_userinfo
-from swiftpm_guard.errors import InfrastructureError, InputError, UsageError, os_problem
+from swiftpm_guard.errors import InfrastructureError, InputError, Missing, UsageError, os_problem
 from swiftpm_guard.infra.git import GitSetup, run_git
 from swiftpm_guard.infra.github import GitHubApiError, RetryPolicy, call
 from swiftpm_guard.limits import TEMPLATE_MAX_BYTES, WORKFLOW_MAX_BYTES
@@ -193,7 +193,7 @@ class GitRef:
         listed = _git(self.workspace, "ls-tree", "-z", "-l", self.commit, "--", path)
         entry = listed.stdout.split(b"\0")[0]
         if listed.returncode != 0 or not entry:
-            raise InputError(f"{what} not found in {self.where}", file=path)
+            raise Missing(f"{what} not found in {self.where}", file=path)
         meta, _, _name = entry.decode("utf-8", "replace").partition("\t")
         _mode, kind, sha, size = meta.split()
         if kind != "blob":
@@ -334,7 +334,7 @@ class ContentsRef:
     def read(self, path: str, *, max_bytes: int, what: str) -> bytes:
         found = self._get(path)
         if found is None:
-            raise InputError(f"{what} not found in {self.where}", file=path)
+            raise Missing(f"{what} not found in {self.where}", file=path)
         if isinstance(found, list) or found.type != "file":
             raise InputError(f"{what} is not a file in {self.where}", file=path)
         if found.size > max_bytes:
@@ -417,8 +417,9 @@ class Checkout:
         github = self.github
         if github is None:
             raise InputError("cannot tell the repository's default branch: name the ref")
-        return call(github.policy, "read the repository's default branch",
-                    lambda: github.repo.default_branch)
+        self._default_branch = call(github.policy, "read the repository's default branch",
+                                    lambda: github.repo.default_branch)
+        return self._default_branch
 
     def branches(self, globs: Sequence[str]) -> list[str]:
         """The remote's branch names (for matching `globs`): from the clone, else the API."""
@@ -427,10 +428,59 @@ class Checkout:
             return names or []
         found: set[str] = set()
         for pattern in globs:
-            head = pattern[: min(pattern.find(c) for c in "*?" if c in pattern)]
+            head = pattern[: min(pattern.find(c) for c in "*?[" if c in pattern)]
             found.update(api_branches(self.github.repo, head[: head.rfind("/") + 1],
                                       self.github.policy))
         return sorted(found)
 
     def origin(self) -> str | None:
         return workspace_origin(self.root)
+
+    def commit_day(self, branch: str) -> str | None:
+        """The day (YYYY-MM-DD) of `branch`'s newest commit: when a release line last
+        published. None when neither the clone nor the API can tell."""
+        found = GitRef.open(self.root, branch, lambda _line: None)
+        if found is not None:
+            done = _git(self.root, "show", "-s", "--format=%cs", found.commit)
+            day = done.stdout.decode("ascii", "replace").strip()
+            return day if done.returncode == 0 and len(day) == 10 else None
+        github = self.github
+        if github is None:
+            return None
+        try:
+            head = call(github.policy, f"read branch {branch}",
+                        lambda: github.repo.get_branch(branch).commit.commit.committer.date)
+        except GitHubApiError:
+            return None
+        return head.date().isoformat() if head is not None else None
+
+    def blame(self, ref: str | None, path: str, line: int) -> Blame | None:
+        """The commit that last changed `path:line` at `ref` (None: the working tree's HEAD).
+        None when the clone cannot say for sure: no clone, or a shallow clone whose boundary
+        commit git would name for every line."""
+        if not (self.root / ".git").exists():
+            return None
+        commit = "HEAD"
+        if ref is not None:
+            found = GitRef.open(self.root, ref, lambda _line: None)
+            if found is None:
+                return None
+            commit = found.commit
+        done = _git(self.root, "blame", "--root", "--porcelain", "-L", f"{line},{line}",
+                    commit, "--", path)
+        if done.returncode != 0 or not done.stdout:
+            return None
+        head, *fields = done.stdout.decode("utf-8", "replace").splitlines()
+        sha = head.split(" ", 1)[0]
+        if _rev_parse(self.root, f"{sha}^") is None and _git(
+                self.root, "rev-parse", "--is-shallow-repository").stdout.strip() != b"false":
+            return None  # a shallow clone's cut, not who wrote the line: do not guess
+        subject = next((f.removeprefix("summary ") for f in fields
+                        if f.startswith("summary ")), "")
+        return Blame(sha, neutralise(subject[:200]))
+
+
+@dataclass(frozen=True, slots=True)
+class Blame:
+    commit: str
+    subject: str

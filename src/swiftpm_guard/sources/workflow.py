@@ -31,7 +31,10 @@ builds is, by construction, the literal one we read:
   is accepted only when it is one of the contexts whose values cannot close a quote
   (`github.sha`, `github.run_id`, `runner.os`, … `_SAFE_EXPRESSIONS`) and it sits inside a
   single- or double-quoted string outside the array; anything else (`inputs.*`, `needs.*`,
-  `matrix.*`, `secrets.*`, a function) belongs in the step's `env:`, read as `"$NAME"`.
+  `matrix.*`, `secrets.*`, a function) belongs in the step's `env:`, read as `"$NAME"`. A job
+  that calls a reusable workflow (`with: script:`) has no `env:`: there the user may vouch for
+  a context whose value is one plain word (a version output) with `plain-expressions`, and it
+  is then accepted like `github.sha`, in the same places only.
 
 Every refusal is one line naming the workflow line. The parse and every check are linear.
 """
@@ -50,7 +53,7 @@ import yaml
 
 from swiftpm_guard.core.model import NAME_RE, Location
 from swiftpm_guard.core.names import WorkflowSpec
-from swiftpm_guard.errors import InputError
+from swiftpm_guard.errors import InputError, Missing
 from swiftpm_guard.infra.bounded import run_bounded
 from swiftpm_guard.infra.fs import read_text
 from swiftpm_guard.limits import BASH_PARSE_SECONDS, WORKFLOW_MAX_BYTES
@@ -89,16 +92,19 @@ def read_workflow_frameworks(spec: WorkflowSpec, *, root: Path | None = None,
     shown = display or spec.path
     path = (root / spec.path) if root is not None else Path(spec.path)
     text = read_text(path, display=shown, max_bytes=WORKFLOW_MAX_BYTES, what="workflow")
-    return frameworks_in_workflow(text, spec.job, spec.var, file=shown)
+    return frameworks_in_workflow(text, spec.job, spec.var, file=shown, plain=spec.plain)
 
 
-def frameworks_in_workflow(text: str, job: str, var: str, *, file: str) -> list[DeclaredName]:
-    """The entries of the bash array `var` that job `job`'s script assigns, with file lines."""
+def frameworks_in_workflow(text: str, job: str, var: str, *, file: str,
+                           plain: frozenset[str] = frozenset()) -> list[DeclaredName]:
+    """The entries of the bash array `var` that job `job`'s script assigns, with file lines.
+    `plain`: expressions the user vouches render as one plain word (input plain-expressions)."""
     lines = _FileLines(text)
     root = _compose(text, file, lines)
     _refuse_duplicate_keys(root, file, lines)
     scripts = list(_scripts(_job(root, job, file, lines), _shell(root), file, lines))
-    results = _read_bounded([script.text.encode("utf-8") for script in scripts], var, file)
+    results = _read_bounded([script.text.encode("utf-8") for script in scripts], var, file,
+                            plain)
     names: list[DeclaredName] | None = None
     first: int | None = None
     for script, result in zip(scripts, results, strict=True):
@@ -118,18 +124,18 @@ def frameworks_in_workflow(text: str, job: str, var: str, *, file: str) -> list[
         names = [DeclaredName(e.word, Location(
             file, lines.line_in_scalar(script, offsets.of(e.offset)))) for e in result]
     if names is None:
-        raise InputError(f"job '{job}' has no bash array {var}=( … ) in its run: steps or "
+        raise Missing(f"job '{job}' has no bash array {var}=( … ) in its run: steps or "
                          "with.script", file=file)
     if not names:
         raise InputError(f"{var}=( ) in job '{job}' is empty", file=file, line=first)
     return names
 
 
-def _read_bounded(scripts: list[bytes], var: str,
-                  file: str) -> list[list[Element] | Rejected | None]:
+def _read_bounded(scripts: list[bytes], var: str, file: str,
+                  plain: frozenset[str]) -> list[list[Element] | Rejected | None]:
     """tree-sitter-bash in a child process: a crash or a stall is bad input, not ours."""
     prepare()  # load the grammar here: a child forked mid-import could wait on its lock
-    ended = run_bounded(read_arrays, scripts, var, seconds=BASH_PARSE_SECONDS)
+    ended = run_bounded(read_arrays, scripts, var, plain, seconds=BASH_PARSE_SECONDS)
     if ended.kind != "ok" or ended.value is None:
         raise InputError(f"could not read the job's scripts as bash: tree-sitter-bash "
                          f"{ended.failure(BASH_PARSE_SECONDS)}", file=file)
@@ -206,7 +212,7 @@ def _job(root: yaml.MappingNode, job: str, file: str, lines: _FileLines) -> yaml
     item = _item(jobs, job)
     if item is None:
         known = ", ".join(str(k.value) for k, _ in jobs.value[:20])
-        raise InputError(f"workflow has no job '{job}' (jobs: {known})", file=file)
+        raise Missing(f"workflow has no job '{job}' (jobs: {known})", file=file)
     key, node = item
     if not isinstance(node, yaml.MappingNode):
         kind = "a sequence" if isinstance(node, yaml.SequenceNode) else "a scalar"
@@ -488,12 +494,14 @@ def prepare() -> None:
     _parser()
 
 
-def read_arrays(scripts: list[bytes], var: str) -> list[list[Element] | Rejected | None]:
+def read_arrays(scripts: list[bytes], var: str, plain: frozenset[str] = frozenset()
+                ) -> list[list[Element] | Rejected | None]:
     """`read_array` for each script (one child process reads them all)."""
-    return [read_array(script, var) for script in scripts]
+    return [read_array(script, var, plain) for script in scripts]
 
 
-def read_array(script: bytes, var: str) -> list[Element] | Rejected | None:
+def read_array(script: bytes, var: str, plain: frozenset[str] = frozenset()
+               ) -> list[Element] | Rejected | None:
     """The literal elements of the one top-level `var=( … )` bash runs; None if the script
     never names `var`; a rejection when bash could build any other list.
 
@@ -502,7 +510,7 @@ def read_array(script: bytes, var: str) -> list[Element] | Rejected | None:
     if _occurrences(script, var.encode()) == []:
         return None
     try:
-        return _Reader(script, var).read()
+        return _Reader(script, var, plain).read()
     except _Refusal as refusal:
         return Rejected(refusal.message, refusal.offset)
 
@@ -513,7 +521,8 @@ def _occurrences(script: bytes, name: bytes) -> list[int]:
     return [m.start() for m in pattern.finditer(script)]
 
 
-def _rendered(script: bytes) -> tuple[bytes, list[tuple[int, int]]]:
+def _rendered(script: bytes, plain: frozenset[str] = frozenset()
+              ) -> tuple[bytes, list[tuple[int, int]]]:
     """The script with each accepted `${{ … }}` replaced by as many `0`s, and their spans.
 
     A scanner, not a regular expression: an unclosed `${{` costs one search, not one per
@@ -526,10 +535,12 @@ def _rendered(script: bytes) -> tuple[bytes, list[tuple[int, int]]]:
         if end < 0:
             _refuse("a GitHub expression ${{ is not closed with }}", start)
         inner = script[start + 3:end].strip().decode("utf-8", "replace")
-        if inner not in _SAFE_EXPRESSIONS:
+        if inner not in _SAFE_EXPRESSIONS and inner not in plain:
             _refuse(f"GitHub expression ${{{{ {inner[:40]} }}}} is rendered into the script "
                     "before bash runs and could be any code; pass it through the step's "
-                    "env: and read \"$NAME\"", start)
+                    "env: and read \"$NAME\", or, when its value is one plain word (letters, "
+                    "digits, ._-/) such as a version, name it in input plain-expressions "
+                    "(--plain-expression)", start)
         parts += [script[position:start], b"0" * (end + 2 - start)]
         spans.append((start, end + 2))
         position = end + 2
@@ -541,8 +552,8 @@ class _Reader:
     """One script, one variable: a single pass over tree-sitter's tree, then the verdicts that
     need the whole script (which variables it sets, as text or as numbers)."""
 
-    def __init__(self, script: bytes, var: str) -> None:
-        self.script, self.spans = _rendered(script)
+    def __init__(self, script: bytes, var: str, plain: frozenset[str] = frozenset()) -> None:
+        self.script, self.spans = _rendered(script, plain)
         self.var = var
         self.text: list[tuple[int, int]] = []  # byte ranges bash keeps as text, in order
         self.quoted: list[tuple[int, int]] = []  # of them, the quoted strings

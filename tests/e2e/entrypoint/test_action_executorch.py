@@ -44,7 +44,7 @@ from support.executorch import (
     make_executorch,
 )
 from support.fake_github import FakeGitHub
-from support.markdown import rendered_text
+from support.markdown import rendered_text, table_rows
 from support.release import all_names, workflow_text, write_template_branch, write_zip
 from support.zip_server import Route, serve_zips
 
@@ -156,16 +156,20 @@ def test_a_template_pr_fails_by_default_against_every_release_line(tmp_path, rep
     summary = rendered_text(run["output"]["summary"])  # as the page shows it
     assert "Release lines" in summary
     assert "main | " in summary and "release/1.0 | " in summary
-    assert (f"release/1.0 still builds {REMOVED}: publishing from it would drop the product"
-            in summary)
-    assert "release/1.0 does not build kernels_new" in summary
-    assert f"main still builds {REMOVED}" not in summary
+    rows = {r[0]: r for r in table_rows(run["output"]["summary"])}
+    assert rows["release/1.0"][3] == (
+        f"be blocked: drop {REMOVED} (still built here, no product in the template); miss "
+        "kernels_new (the template asks for it, not built here)")
+    assert rows["main"][3] == \
+        "be blocked: miss kernels_new (the template asks for it, not built here)"
     # Nothing was built on a PR: the workflow's names are declared.
     assert f"release/1.0: '{REMOVED}' was declared but no template asks" in summary
     titles = sorted(a["title"] for a in fake_github.annotations[run["id"]])
     # kernels_new is missing from both lines' lists: one finding each, not one per line.
     assert titles.count("unfilled-placeholder: kernels_new") == 1
-    assert f"unclaimed-artifact: {REMOVED}" in titles
+    # release/1.0's apple.yml is not in the template branch's tree: listed, not annotated.
+    assert f"unclaimed-artifact: {REMOVED}" not in titles
+    assert f"`release/1.0:{WORKFLOW}:" in run["output"]["text"]
     assert "#### Release lines" in step.summary()
     assert step.outputs()["consistent"] == "false"
     # release/* listed from the clone's origin by git; over http the clone holds no
@@ -206,10 +210,10 @@ def test_a_pr_into_main_is_annotated_on_the_workflow_line_that_dropped_the_name(
     step = _step(fake_github, tmp_path, repo, workspace, "pull_request", payload,
                  {"frameworks-from": FRAMEWORKS_FROM}, sha=head, ref="refs/pull/23/merge")
     result = run_entrypoint(step, workspace)
-    assert result.returncode == 0, result.stdout + result.stderr  # auto: neutral off-template
+    assert result.returncode == 1, result.stdout + result.stderr  # auto: it brings the error
 
     run = fake_github.only_check_run()
-    assert run["conclusion"] == "neutral"
+    assert run["conclusion"] == "failure"
     # kernels_llm stood just before kernels_optimized in main's list: that line now.
     dropped_at = line_of(workspace / WORKFLOW, '"kernels_optimized"')
     found = {(a["path"], a["start_line"], a["title"]) for a in fake_github.annotations[run["id"]]}

@@ -70,9 +70,12 @@ def origin(tmp_path, fake_github: FakeGitHub) -> Origin:
 
 
 def _push_dropping(tmp_path, origin, fake, dropped="kernels_llm", token=TOKEN, workspace=None):
-    """A push to main whose workflow stops building `dropped`: two unfilled placeholders."""
+    """A push to main whose workflow stops building `dropped` and starts building
+    `kernels_new`: two unfilled placeholders on the template (not in main's tree, so listed,
+    not annotated) and two unclaimed names on workflow lines (annotated)."""
     workspace = workspace or clone(origin, "main", tmp_path / "workspace")
-    (workspace / WORKFLOW).write_text(workflow_text([k for k in ALL_KEYS if k != dropped]))
+    (workspace / WORKFLOW).write_text(
+        workflow_text([*(k for k in ALL_KEYS if k != dropped), "kernels_new"]))
     after = commit_all(workspace, "drop") if (workspace / ".git").exists() else "b" * 40
     payload = push_payload(ref="refs/heads/main", before=origin.main, after=after)
     return runner_env(
@@ -127,14 +130,15 @@ def test_verdict_and_exit_code_never_depend_on_the_check_run(
     assert "<details>" in step.summary() and "whole report is in the check run" not in shown
     assert fake_github.check_runs == {}
     assert len(commands) == 2
-    assert all(c.startswith("::error file=Package.swift.template,line=") for c in commands)
+    assert all(c.startswith(f"::error file={WORKFLOW},line=") for c in commands)
+    assert "swiftpm:Package.swift.template:" in shown  # the template side, listed
     level = "::notice" if fault[1] == "not-accessible" else "::warning"
     assert any(line.startswith(level + " title=swiftpm-guard::") for line in out.splitlines())
 
 
 def test_120_findings_reach_the_check_run_in_three_batches(tmp_path, fake_github, capsys):
-    extra = [f"kernels_extra{i:02d}" for i in range(55)]
-    origin = make_origin(tmp_path / "remote", products=[*PRODUCT_KEYS, *extra])
+    extra = [f"kernels_extra{i:02d}" for i in range(55)]  # built, the template has no product
+    origin = make_origin(tmp_path / "remote", frameworks=[*ALL_KEYS, *extra])
     fake_github.add_repo(REPOSITORY, git_dir=origin.bare)
     fake_github.add_token(TOKEN)
     workspace = clone(origin, "main", tmp_path / "workspace")
@@ -157,12 +161,12 @@ def test_120_findings_reach_the_check_run_in_three_batches(tmp_path, fake_github
     assert sizes == [50, 50, 10]
     annotations = fake_github.annotations[run["id"]]
     assert len(annotations) == 110 and len(extra) * 2 == 110
-    assert all(a["path"] == "Package.swift.template" for a in annotations)
+    assert all(a["path"] == WORKFLOW for a in annotations)
 
 
 def test_fallback_shows_ten_errors_and_aggregates_the_rest(tmp_path, fake_github, capsys):
     extra = [f"kernels_extra{i:02d}" for i in range(10)]
-    origin = make_origin(tmp_path / "remote", products=[*PRODUCT_KEYS, *extra])
+    origin = make_origin(tmp_path / "remote", frameworks=[*ALL_KEYS, *extra])
     fake_github.add_repo(REPOSITORY, git_dir=origin.bare)
     workspace = clone(origin, "main", tmp_path / "workspace")
     step = runner_env(
@@ -179,7 +183,8 @@ def test_fallback_shows_ten_errors_and_aggregates_the_rest(tmp_path, fake_github
     errors = [line for line in capsys.readouterr().out.splitlines() if line.startswith("::error")]
     assert len(errors) == 10  # the runner would drop anything past ten
     assert errors[-1].startswith("::error title=swiftpm-guard%3A 11 more errors")
-    assert errors[-1].count("%0A") == 10  # 11 findings, one per line
+    # 11 findings, one line each and one for what to fix
+    assert errors[-1].count("%0A") == 21 and errors[-1].count("%0AFix: add ") == 11
 
 
 def test_template_through_the_contents_api_without_a_clone(tmp_path, origin, fake_github):
@@ -194,13 +199,10 @@ def test_template_through_the_contents_api_without_a_clone(tmp_path, origin, fak
     assert all(r.query == {"ref": ["swiftpm"]} for r in fake_github.calls("repos/get-content"))
     template = tmp_path / "template.swift"
     template.write_text(git(origin.bare, "show", "swiftpm:Package.swift.template"))
-    lines = sorted(
-        a["start_line"] for a in fake_github.annotations[fake_github.only_check_run()["id"]]
-    )
-    assert lines == [
-        line_of(template, "__SHA256_kernels_llm__"),
-        line_of(template, "__SHA256_kernels_llm_debug__"),
-    ]
+    # Not in the workspace's tree: listed with its ref, not annotated.
+    text = fake_github.only_check_run()["output"]["text"]
+    for needle in ("__SHA256_kernels_llm__", "__SHA256_kernels_llm_debug__"):
+        assert f"swiftpm:Package.swift.template:{line_of(template, needle)}" in text
     assert "from 'swiftpm' (contents API)" in step.summary()
 
 
@@ -310,9 +312,10 @@ def test_frameworks_ref_names_where_a_template_pr_reads_the_framework_list(
     run = fake_github.only_check_run()
     assert run["conclusion"] == "failure"
     titles = sorted(a["title"] for a in fake_github.annotations[run["id"]])
+    # The pull request's head is its base: what it shows was there before it.
     assert titles == [
-        "unfilled-placeholder: kernels_llm",
-        "unfilled-placeholder: kernels_llm_debug",
+        "already there: unfilled-placeholder: kernels_llm",
+        "already there: unfilled-placeholder: kernels_llm_debug",
     ]
     assert "from origin/release/1.2" in step.summary()
 

@@ -45,7 +45,7 @@ def test_defaults(tmp_path):
     settings = _settings(tmp_path)
     assert settings.mode == "check" and settings.requested_mode == "auto"
     assert settings.template == "Package.swift.template" and settings.template_ref == "swiftpm"
-    assert settings.pr_conclusion == "neutral" and settings.dry_run is False
+    assert settings.pr_conclusion == "auto" and settings.dry_run is False
     assert settings.token is None and settings.branch is None
     assert settings.details_url == "https://github.com/o/r/actions/runs/9"
     assert set(INPUTS) == {
@@ -57,12 +57,15 @@ def test_defaults(tmp_path):
         "checksums",
         "frameworks",
         "frameworks-from",
+        "plain-expressions",
         "frameworks-ref",
+        "active-refs",
         "run-id",
         "artifact-name",
         "debug-suffix",
         "branch-prefix",
         "check-name",
+        "check-run",
         "pr-conclusion",
         "github-token",
         "dry-run",
@@ -274,13 +277,11 @@ def _pr(tmp_path, base: str, **inputs) -> ActionSettings:
     return _settings(tmp_path, "pull_request", payload, **inputs)
 
 
-def test_pr_conclusion_auto_fails_template_prs_and_stays_neutral_elsewhere(tmp_path):
-    assert _pr(tmp_path, "swiftpm").pr_conclusion == "failure"
-    assert _pr(tmp_path, "main").pr_conclusion == "neutral"
-    assert _pr(tmp_path, "release", **{"template-ref": "release"}).pr_conclusion == "failure"
+def test_pr_conclusion_stays_auto_until_the_base_is_known_and_takes_fixed_values(tmp_path):
+    # `auto` is decided by what the pull request brings (report/check_run.conclusion_for).
+    assert _pr(tmp_path, "swiftpm").pr_conclusion == "auto"
     assert _pr(tmp_path, "swiftpm", **{"pr-conclusion": "neutral"}).pr_conclusion == "neutral"
     assert _pr(tmp_path, "main", **{"pr-conclusion": "failure"}).pr_conclusion == "failure"
-    assert _settings(tmp_path).pr_conclusion == "neutral"  # not a pull request
     with pytest.raises(UsageError, match="pr-conclusion"):
         _settings(tmp_path, **{"pr-conclusion": "green"})
 

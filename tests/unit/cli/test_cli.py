@@ -52,7 +52,7 @@ def test_render_blocks_writes_nothing_but_draft_and_reports(tmp_path, capsys):
     data = json.loads(report.read_text())
     assert data["unfilled"] == ["threadpool", "threadpool_debug"]
     finding = data["findings"][0]
-    assert set(finding) == {"code", "severity", "subject", "file", "line", "message"}
+    assert set(finding) == {"code", "severity", "subject", "file", "line", "message", "ref", "fix"}
     err = capsys.readouterr().err
     assert f"{release.template}:" in err and "unfilled-placeholder" in err
 

@@ -128,7 +128,8 @@ def test_json_dict_is_exactly_the_documented_shape():
         "branches": [
             {"branch": "swiftpm-1.0.0", "version": "1.0.0", "findings": [
                 {"code": "placeholder-left", "severity": "error", "subject": "x",
-                 "file": "Package.swift", "line": 3, "message": "placeholder-left x"}],
+                 "file": "Package.swift", "line": 3, "message": "placeholder-left x",
+                 "ref": None, "fix": None}],
              "tip": None},
             {"branch": "swiftpm-1.0.1", "version": "1.0.1", "findings": [], "tip": None},
         ],

@@ -1,5 +1,7 @@
 from __future__ import annotations
 
+from dataclasses import replace
+
 import pytest
 
 from swiftpm_guard.core.model import Finding, Report, Severity
@@ -138,9 +140,15 @@ def test_clip_leaves_short_text_alone():
     assert clip("short", 100, "text") == ("short", None)
 
 
-def test_title_is_the_verdict_within_255_characters():
+def test_title_names_the_first_problem_within_255_characters():
     output = build_output(_report([_finding(0)]), "s", conclusion="neutral", locate=_same_place)
-    assert output.title.startswith("NOT consistent for 1.2.3") and len(output.title) <= TITLE_MAX
+    assert output.title == "n0: the template asks for it; nothing built it"
+    many = build_output(_report([_finding(i) for i in range(300)]), "s", conclusion="failure",
+                        locate=_same_place)
+    assert many.title == "n0: the template asks for it; nothing built it and 299 more"
+    long = build_output(_report([replace(_finding(0), subject="n" * 400)]), "s",
+                        conclusion="failure", locate=_same_place)
+    assert len(long.title) == TITLE_MAX and long.title.endswith("…")
 
 
 def test_an_unknown_conclusion_is_a_bug():

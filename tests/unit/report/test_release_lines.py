@@ -7,28 +7,36 @@ def _f(code: str, subject: str, severity: Severity = Severity.ERROR) -> Finding:
     return Finding(code=code, severity=severity, subject=subject, message=f"{code} {subject}")
 
 
-def test_the_matrix_names_each_line_and_what_publishing_from_it_would_do():
+def test_the_matrix_says_per_line_whether_it_publishes_and_what_publishing_would_do():
     lines = [
         ReleaseLine("main", (), 18),
         ReleaseLine("release/1.0", (_f("unclaimed-artifact", "backend_mps"),
                                    _f("unclaimed-artifact", "backend_mps_debug"),
                                    _f("unfilled-placeholder", "kernels_new")), 20),
+        ReleaseLine("release/0.4", (_f("unclaimed-artifact", "threadpool", Severity.WARNING),),
+                    14, active=False, last_published="swiftpm-0.4.0 (2024-11-05)"),
+        ReleaseLine("release/0.1", skipped="workflow not found; not checked"),
     ]
     assert line_sentences(lines[1], "_debug") == [
-        "release/1.0 still builds backend_mps: publishing from it would drop the product",
-        "release/1.0 does not build kernels_new: the template asks for it, so publishing from "
-        "it would ship a placeholder",
+        "drop backend_mps (still built here, no product in the template)",
+        "miss kernels_new (the template asks for it, not built here)",
     ]
     text = matrix_markdown(lines, "_debug")
-    assert text.startswith("#### Release lines\n\n| ref | names built | result |\n|---|---|---|\n")
     rows = table_rows(text)  # as GitHub renders it
-    assert ["main", "18", "consistent"] in rows
-    assert any(r[:2] == ["release/1.0", "20"]
-               and r[2].startswith("3 error(s): release/1.0 still builds backend_mps") for r in rows)
+    assert rows[0] == ["ref", "still publishes", "names built", "publishing from it would",
+                       "last published"]
+    assert ["main", "✓", "18", "publish: the template fits", ""] in rows
+    assert ["release/1.0", "✓", "20", "be blocked: drop backend_mps (still built here, no "
+            "product in the template); miss kernels_new (the template asks for it, not built "
+            "here)", ""] in rows
+    # An old line's warnings still say what publishing from it would do.
+    assert ["release/0.4", "✗", "14", "be blocked: drop threadpool (still built here, no "
+            "product in the template)", "swiftpm-0.4.0 (2024-11-05)"] in rows
+    assert "- `release/0.1`: workflow not found; not checked" in text
 
 
 def test_other_errors_are_named_by_code_and_pipes_are_escaped():
     text = matrix_markdown([ReleaseLine("a|b", (_f("bad-checksum", "x"),
                                                _f("missing-stub", "y", Severity.WARNING)), 2)],
                            "_debug")
-    assert "| `a\\|b` | 2 | 1 error(s): bad-checksum |" in text
+    assert "| `a\\|b` | ✓ | 2 | be blocked: bad-checksum |  |" in text

@@ -1,0 +1,79 @@
+"""What to change where: a fix line on each two-way finding, naming the file and line to
+edit and, when the clone's history says for sure, the template commit that introduced the
+line (its subject carries the pull request number, `… (#13401)`)."""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Sequence
+from dataclasses import replace
+from typing import TYPE_CHECKING
+
+from swiftpm_guard.core.checks import base_name
+from swiftpm_guard.core.model import Finding
+
+if TYPE_CHECKING:
+    from collections.abc import Callable
+
+    from swiftpm_guard.jobs.check import CheckRequest, Sources
+    from swiftpm_guard.sources.refs import Blame, Checkout
+
+    _Introduced = Callable[[str, int], str]
+
+#: git blame runs at most this many times per check (one per distinct template line).
+BLAME_MAX = 40
+_PR = re.compile(r"\(#([0-9]{1,7})\)\s*$")
+
+
+def with_fixes(findings: Sequence[Finding], request: CheckRequest, sources: Sources,
+               checkout: Checkout | None) -> tuple[Finding, ...]:
+    blames: dict[tuple[str | None, str, int], Blame | None] = {}
+
+    def introduced(file: str, line: int) -> str:
+        if checkout is None:
+            return ""
+        ref = sources.ref_paths.get(file)
+        key = (ref, file, line)
+        if key not in blames and len(blames) < BLAME_MAX:
+            blames[key] = checkout.blame(ref, file, line)
+        found = blames.get(key)
+        if found is None:
+            return ""
+        pr = _PR.search(found.subject)
+        number = f", PR #{pr.group(1)}" if pr else ""
+        return f" (the line came with {found.commit[:10]} “{found.subject}”{number})"
+
+    return tuple(replace(f, fix=_fix(f, request, sources, introduced)) for f in findings)
+
+
+def _fix(finding: Finding, request: CheckRequest, sources: Sources, introduced: _Introduced
+         ) -> str | None:
+    name = base_name(finding.subject, request.debug_suffix)
+    template = request.templates[0]
+    lists = " or ".join(f"{spec.var} in {spec.path} (job {spec.job})"
+                        for spec in request.frameworks_from) or "the sources"
+    where = _where(finding, sources)
+    if finding.code == "unfilled-placeholder" and finding.file and finding.line:
+        return (f"build {name} (add it to {lists}{_on(finding, request)}), or stop asking for "
+                f"it at {where}{introduced(finding.file, finding.line)}")
+    if finding.code == "unclaimed-artifact":
+        return (f"add {name}'s product and binary target to {template}, or stop building it"
+                f"{' at ' + where if where else ''}")
+    if finding.code == "missing-stub":
+        return f"add a stub folder for {name} holding one source file, beside {template}"
+    return None
+
+
+def _on(finding: Finding, request: CheckRequest) -> str:
+    if finding.ref:
+        return f" on {finding.ref}"
+    return f" on {request.frameworks_refs[0]}" if len(request.frameworks_refs) == 1 else ""
+
+
+def _where(finding: Finding, sources: Sources) -> str:
+    if not finding.file:
+        return ""
+    ref = finding.ref or sources.ref_paths.get(finding.file)
+    line = f":{finding.line}" if finding.line else ""
+    return f"{ref + ':' if ref else ''}{finding.file}{line}"
+

@@ -1,0 +1,42 @@
+"""Which commit brought a template line: said only when the clone's history says for sure."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from support.actions_env import commit_all, git
+from swiftpm_guard.sources.refs import Checkout
+
+
+def _history(root: Path) -> tuple[Path, str, str]:
+    seed = root / "seed"
+    seed.mkdir(parents=True)
+    git(seed, "init", "-q")
+    (seed / "T").write_text("one\n")
+    first = commit_all(seed, "Swift package template (#4242)")
+    (seed / "T").write_text("one\ntwo\n")
+    second = commit_all(seed, "Add two")
+    return seed, first, second
+
+
+def test_a_full_history_names_the_commit_and_its_subject(tmp_path):
+    seed, first, second = _history(tmp_path)
+    checkout = Checkout(seed)
+    found = checkout.blame(None, "T", 1)
+    assert found is not None and found.commit == first
+    assert found.subject == "Swift package template (#4242)"
+    assert checkout.blame(None, "T", 2).commit == second
+    assert checkout.blame(None, "T", 9) is None  # no such line: no guess
+
+
+def test_a_shallow_clone_says_nothing_rather_than_name_its_cut(tmp_path):
+    seed, _first, _second = _history(tmp_path)
+    shallow = tmp_path / "shallow"
+    git(tmp_path, "clone", "-q", "--depth=1", f"file://{seed}", str(shallow))
+    checkout = Checkout(shallow)
+    assert checkout.blame(None, "T", 1) is None  # git would name the cut commit
+    assert checkout.blame(None, "T", 2) is None  # and cannot tell this one either
+
+
+def test_no_clone_no_blame(tmp_path):
+    assert Checkout(tmp_path).blame(None, "T", 1) is None
