@@ -20,9 +20,9 @@ from swiftpm_guard.errors import InfrastructureError
 if TYPE_CHECKING:
     # Re-exported for annotations elsewhere: PyGithub is named only here and in sinks/.
     from github import Github as Github  # noqa: TID251  (PyGithub's home)
+    from github.CheckRun import CheckRun as CheckRun  # noqa: TID251  (PyGithub's home)
     from github.ContentFile import ContentFile as ContentFile  # noqa: TID251  (PyGithub's home)
     from github.Repository import Repository as Repository  # noqa: TID251  (PyGithub's home)
-    from github.CheckRun import CheckRun as CheckRun  # noqa: TID251  (PyGithub's home)
 
 T = TypeVar("T")
 _SECONDARY_MARKERS = ("secondary rate limit", "abuse detection", "please retry your request")
