@@ -71,9 +71,9 @@ def _on(finding: Finding, request: CheckRequest) -> str:
 
 
 def _where(finding: Finding, sources: Sources) -> str:
+    from swiftpm_guard.jobs.placement import shown_place
+
     if not finding.file:
         return ""
-    ref = finding.ref or sources.ref_paths.get(finding.file)
-    line = f":{finding.line}" if finding.line else ""
-    return f"{ref + ':' if ref else ''}{finding.file}{line}"
-
+    return shown_place(finding, sources.ref_paths) or \
+        f"{finding.file}{f':{finding.line}' if finding.line else ''}"

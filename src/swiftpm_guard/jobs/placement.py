@@ -21,7 +21,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-from swiftpm_guard.core.model import Finding
+from swiftpm_guard.core.model import Finding, Severity
 from swiftpm_guard.errors import GuardError
 from swiftpm_guard.infra.fs import exists_in
 
@@ -56,16 +56,33 @@ def place(findings: Sequence[Finding], sources: Sources, request: CheckRequest,
     for finding in findings:
         spot = _relocated(finding, heads, orders, request.debug_suffix) \
             if finding.file in template_side else None
-        ref = finding.ref or (sources.ref_paths.get(finding.file) if finding.file else None)
         if spot is not None:
             moved.append(finding)
             places[finding] = spot
-        elif finding.file and ref is None and exists_in(root, finding.file):
-            places[finding] = (finding.file, finding.line or 1)
         elif finding.file:
-            line = f":{finding.line}" if finding.line else ""
-            elsewhere[finding] = f"{ref + ':' if ref else ''}{finding.file}{line}"
+            where = shown_place(finding, sources.ref_paths)
+            if where is None and exists_in(root, finding.file):
+                places[finding] = (finding.file, finding.line or 1)
+            else:
+                elsewhere[finding] = where or _place_text(finding)
     return Placement(places, elsewhere, tuple(moved))
+
+
+def shown_place(finding: Finding, ref_paths: Mapping[str, str]) -> str | None:
+    """Where a finding not to annotate is, in words; None for one to annotate in the tree.
+
+    A file read from another ref: `release/0.4:.github/workflows/apple.yml:130`. A workspace
+    file's warning that belongs to a line that no longer publishes: `Package.swift.template:39
+    (release/0.2)`, listed rather than annotated, since that line will not publish again."""
+    if finding.file is not None and finding.file in ref_paths:
+        return f"{finding.ref or ref_paths[finding.file]}:{_place_text(finding)}"
+    if finding.ref and finding.severity is not Severity.ERROR:
+        return f"{_place_text(finding)} ({finding.ref})"
+    return None
+
+
+def _place_text(finding: Finding) -> str:
+    return f"{finding.file}{f':{finding.line}' if finding.line else ''}"
 
 
 def pull_request_into_main(request: CheckRequest) -> bool:

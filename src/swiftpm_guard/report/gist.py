@@ -25,15 +25,22 @@ class Problem:
     def severity(self) -> Severity:
         return self.finding.severity
 
+    @property
+    def refs(self) -> tuple[str, ...]:
+        """The release lines it is on, when every member names one."""
+        named = [m.ref for m in self.members]
+        return tuple(sorted({r for r in named if r})) if all(named) else ()
+
 
 def problems(findings: Iterable[Finding], debug_suffix: str = "_debug",
              existing: Collection[Finding] = ()) -> list[Problem]:
-    """Findings folded by (code, severity, base name, ref): errors the change introduces
-    first, then those already there, then warnings and notices."""
+    """Findings folded by (code, severity, base name): a twin and the same problem on several
+    release lines are one. Errors the change introduces first, then those already there,
+    then warnings and notices."""
     groups: dict[tuple[object, ...], list[Finding]] = {}
     for finding in findings:
         key = (finding.code, finding.severity, base_name(finding.subject, debug_suffix),
-               finding.ref)
+               bool(finding.ref))
         groups.setdefault(key, []).append(finding)
     folded = []
     for members in groups.values():
@@ -49,12 +56,13 @@ def headline(problem: Problem, builder: str | None, debug_suffix: str = "_debug"
     """`kernels_torchao: the template asks for it; main does not build it`."""
     finding = problem.finding
     name = base_name(finding.subject, debug_suffix)
-    who = finding.ref or builder
+    who = _lines(problem.refs) if problem.refs else builder
+    several = len(problem.refs) > 1
     said = {
         "unfilled-placeholder": f"{name}: the template asks for it; " + (
-            f"{who} does not build it" if who else "nothing built it"),
-        "unclaimed-artifact": f"{name}: {who or 'the build'} builds it; no template has its "
-                              "product",
+            f"{who} {'do' if several else 'does'} not build it" if who else "nothing built it"),
+        "unclaimed-artifact": f"{name}: {who or 'the build'} {'build' if several else 'builds'} "
+                              "it; no template has its product",
         "missing-checksum": f"{name}: only declared, so no checksum to fill",
         "missing-stub": f"{name}: the product has no stub folder",
         "branch-exists": f"{finding.subject} is already published",
@@ -63,6 +71,13 @@ def headline(problem: Problem, builder: str | None, debug_suffix: str = "_debug"
         first = finding.message.split("; ", 1)[0]
         said = first if finding.subject in first else f"{finding.subject}: {first}"
     return said
+
+
+def _lines(refs: Sequence[str]) -> str:
+    """`release/0.4`, `release/0.4 and release/0.5`, `release/0.2, release/0.3 and 4 more`."""
+    if len(refs) <= 2:
+        return " and ".join(refs)
+    return f"{refs[0]}, {refs[1]} and {len(refs) - 2} more"
 
 
 def title(report: Report, folded: Sequence[Problem], builder: str | None,
@@ -84,8 +99,10 @@ def title(report: Report, folded: Sequence[Problem], builder: str | None,
     said = headline(first, builder, debug_suffix)
     if first.existing:
         said += " (already there before this change)"
-    rest = len(errors) - 1
-    return said + (f" and {rest} more" if rest else "")
+    new = sum(not p.existing for p in errors) - (not first.existing)
+    old = sum(p.existing for p in errors) - first.existing
+    said += f" and {new} more" if new else ""
+    return said + (f"; {old} more already there" if old else "")
 
 
 @dataclass(frozen=True, slots=True)

@@ -35,7 +35,7 @@ def test_the_title_leads_with_an_error_the_change_brings():
     folded = problems([old, warning, new], existing=[old])
     assert [p.finding for p in folded] == [new, old, warning]
     assert title(_report([old, warning, new]), folded, "main") == \
-        "b: the template asks for it; main does not build it and 1 more"
+        "b: the template asks for it; main does not build it; 1 more already there"
     only_old = problems([old], existing=[old])
     assert title(_report([old]), only_old, "main") == \
         "a: main builds it; no template has its product (already there before this change)"
