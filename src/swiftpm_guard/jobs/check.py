@@ -240,9 +240,7 @@ def _builder(request: CheckRequest, result: CheckResult, checkout: Checkout | No
     if request.frameworks_from and request.workflows_from_refs and checkout is not None:
         return request.frameworks_refs[0] if request.frameworks_refs \
             else checkout.default_branch()
-    if request.frameworks_from and request.workspace_branch:
-        return request.workspace_branch
-    return None
+    return request.workspace_branch  # what the workspace's sources were built from
 
 
 def _against_base(result: CheckResult, request: CheckRequest, adapters: Adapters,

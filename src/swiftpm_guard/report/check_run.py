@@ -8,7 +8,6 @@ Workflow-command annotations (the fallback) are built from the same `Annotation`
 
 from __future__ import annotations
 
-import dataclasses
 from collections.abc import Callable, Collection, Iterable, Sequence
 from typing import TYPE_CHECKING
 
@@ -169,37 +168,35 @@ def _ordered(findings: Iterable[Finding]) -> list[Finding]:
     )
 
 
-def audit_annotations(report: AuditReport) -> list[Annotation]:
-    """One per finding with a file and line, errors first, each naming its branch (the path
-    is not in the checked-out commit)."""
-    found: list[tuple[bool, str, Annotation]] = []
+def audit_listing(report: AuditReport) -> list[str]:
+    """Each finding as `branch:path:line`, errors first: the audited files live on published
+    branches, never in the commit the check run is for, so none is annotated (the same path
+    there is another file, or none)."""
+    found: list[tuple[bool, str, str]] = []
     for branch in report.branches:
         for finding in branch.findings:
-            if not finding.file or not finding.line:
-                continue
-            plain = annotation_of(finding, finding.file, finding.line)
-            title = f"{branch.branch}: {plain.title}"
-            named = dataclasses.replace(
-                plain, title=title if len(title) <= TITLE_MAX else title[: TITLE_MAX - 1] + "…",
-                message=clip_bytes(f"{branch.branch}: {plain.message}", MESSAGE_MAX_BYTES))
-            found.append((finding.severity is not Severity.ERROR, branch.branch, named))
+            where = f"{branch.branch}:{finding.file or ''}" + (
+                f":{finding.line}" if finding.file and finding.line else "")
+            found.append((finding.severity is not Severity.ERROR, branch.branch,
+                          f"- {code(where.rstrip(':'))} **{finding.severity}** "
+                          f"{code(finding.code)} {md.message(finding.message)}"))
     found.sort(key=lambda item: (item[0], item[1]))
-    return [annotation for _warning, _branch, annotation in found]
+    return [line for _warning, _branch, line in found]
 
 
 def audit_output(report: AuditReport, markdown: str, *, conclusion: str) -> CheckRunOutput:
     from swiftpm_guard.report import audit as audit_report
-    annotations = audit_annotations(report)
+    listed = audit_listing(report)
     cut: list[str] = []
-    if len(annotations) > ANNOTATIONS_MAX:
-        cut.append(
-            f"annotations: {len(annotations) - ANNOTATIONS_MAX} findings past the first "
-            f"{ANNOTATIONS_MAX} are only in the summary and the JSON report"
-        )
-        annotations = annotations[:ANNOTATIONS_MAX]
+    text = None
+    if listed:
+        text, text_cut = clip("#### Findings by branch (not annotated: their files are on "
+                              "the published branches)\n\n" + "\n".join(listed) + "\n",
+                              TEXT_MAX, "text")
+        cut += [text_cut] if text_cut else []
     return assemble(conclusion=conclusion,
                     title=audit_report.verdict(report).removeprefix("swiftpm-guard "),
-                    markdown=markdown, text=None, annotations=tuple(annotations), cut=cut)
+                    markdown=markdown, text=text, annotations=(), cut=cut)
 
 
 # -- the job summary beside the check run -----------------------------------------------------

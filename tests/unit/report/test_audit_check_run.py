@@ -1,4 +1,5 @@
-"""An audit's check-run output: annotations only where a finding has a file and line."""
+"""An audit's check-run output: no annotation (its files are on published branches, not in
+the checked commit), every finding listed as `branch:path:line` in the text."""
 
 from __future__ import annotations
 
@@ -12,7 +13,7 @@ def _finding(code, subject, severity=Severity.ERROR, file="Package.swift", line=
                    file=file, line=line)
 
 
-def test_annotations_name_their_branch_errors_first_and_need_a_line():
+def test_findings_are_listed_by_branch_errors_first_and_never_annotated():
     report = AuditReport("origin", "swiftpm-*", (
         BranchAudit("swiftpm-1.0.0", "1.0.0", (
             _finding("stray-file", ".DS_Store", Severity.WARNING, ".Package.swift/.DS_Store",
@@ -25,22 +26,21 @@ def test_annotations_name_their_branch_errors_first_and_need_a_line():
         )),
     ))
     output = audit_output(report, "## audit\n", conclusion="failure")
-    assert [(a.path, a.line, a.level, a.title) for a in output.annotations] == [
-        ("Package.swift", 40, "failure", "swiftpm-1.0.1: placeholder-left: a"),
-        ("Package.swift", 3, "warning", "swiftpm-1.0.1: unrecognised-manifest: Package.swift"),
-    ]
-    assert all(a.message.startswith("swiftpm-1.0.1: ") for a in output.annotations)
+    assert output.annotations == ()
+    listed = [line.split(" ", 2)[1] for line in (output.text or "").splitlines()
+              if line.startswith("- ")]
+    assert listed == ["`swiftpm-1.0.1:Package.swift:40`", "`swiftpm-1.0.1`",
+                      "`swiftpm-1.0.0:.Package.swift/.DS_Store`",
+                      "`swiftpm-1.0.1:Package.swift:3`"]
     assert output.title.startswith("audit: NOT consistent: 2 branches, 1 with errors")
     assert output.summary == "## audit\n" and output.cut == ()
 
 
-def test_past_the_limit_the_summary_says_what_was_not_annotated():
-    findings = tuple(_finding("placeholder-left", f"n{i}", line=i + 1)
-                     for i in range(ANNOTATIONS_MAX + 5))
+def test_a_long_listing_is_cut_and_says_so():
+    findings = tuple(_finding("placeholder-left", f"n{i}", line=i + 1) for i in range(3000))
     report = AuditReport("o", "swiftpm-*", (BranchAudit("swiftpm-1.0.0", "1.0.0", findings),))
     output = audit_output(report, "text", conclusion="failure")
-    assert len(output.annotations) == ANNOTATIONS_MAX
-    assert output.summary.startswith("> cut: annotations: 5 findings past the first 1000")
+    assert output.annotations == () and output.cut and output.cut[0].startswith("text:")
 
 
 # -- issue 23: ExecuTorch's scale, one set of counts, within GitHub's limits --------------------
