@@ -19,11 +19,11 @@ from swiftpm_guard.sources import workflow
 TEXT = "jobs:\n  build:\n    steps:\n      - run: FRAMEWORKS=( a b )\n"
 
 
-def _segfault(_scripts, _var):
+def _segfault(_scripts, _var, _plain=frozenset()):
     os.kill(os.getpid(), signal.SIGSEGV)
 
 
-def _hang(_scripts, _var):
+def _hang(_scripts, _var, _plain=frozenset()):
     time.sleep(60)
 
 

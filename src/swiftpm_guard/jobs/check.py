@@ -202,10 +202,11 @@ def check(request: CheckRequest, adapters: Adapters = QUIET) -> CheckResult:
     On a pull request the base is evaluated too: what it has already is `existing`."""
     checkout = checkout_of(request, adapters) if request.reads_refs else None
     result = _checked(request, adapters, checkout)
+    builder = _builder(request, result, checkout)
     findings = with_fixes(result.report.findings, request, result.sources,
-                          checkout or checkout_of(request, QUIET))
+                          checkout or checkout_of(request, QUIET), builder)
     result = replace(result, report=replace(result.report, findings=findings),
-                     builder=_builder(request, result, checkout))
+                     builder=builder)
     if request.base_ref is not None and checkout is not None:
         result = _against_base(result, request, adapters, checkout)
     return replace(result, placement=place(result.report.findings, result.sources, request,

@@ -26,7 +26,8 @@ _PR = re.compile(r"\(#([0-9]{1,7})\)\s*$")
 
 
 def with_fixes(findings: Sequence[Finding], request: CheckRequest, sources: Sources,
-               checkout: Checkout | None) -> tuple[Finding, ...]:
+               checkout: Checkout | None, builder: str | None = None) -> tuple[Finding, ...]:
+    """Each finding with its fix line; `builder` is the branch whose lists built the names."""
     blames: dict[tuple[str | None, str, int], Blame | None] = {}
 
     def introduced(file: str, line: int) -> str:
@@ -43,18 +44,20 @@ def with_fixes(findings: Sequence[Finding], request: CheckRequest, sources: Sour
         number = f", PR #{pr.group(1)}" if pr else ""
         return f" (the line came with {found.commit[:10]} “{found.subject}”{number})"
 
-    return tuple(replace(f, fix=_fix(f, request, sources, introduced)) for f in findings)
+    return tuple(replace(f, fix=_fix(f, request, sources, introduced, builder))
+                 for f in findings)
 
 
-def _fix(finding: Finding, request: CheckRequest, sources: Sources, introduced: _Introduced
-         ) -> str | None:
+def _fix(finding: Finding, request: CheckRequest, sources: Sources, introduced: _Introduced,
+         builder: str | None) -> str | None:
     name = base_name(finding.subject, request.debug_suffix)
     template = request.templates[0]
     lists = " or ".join(f"{spec.var} in {spec.path} (job {spec.job})"
                         for spec in request.frameworks_from) or "the sources"
     where = _where(finding, sources)
     if finding.code == "unfilled-placeholder" and finding.file and finding.line:
-        return (f"build {name} (add it to {lists}{_on(finding, request)}), or stop asking for "
+        on = finding.ref or builder
+        return (f"build {name} (add it to {lists}{' on ' + on if on else ''}), or stop asking for "
                 f"it at {where}{introduced(finding.file, finding.line)}")
     if finding.code == "unclaimed-artifact":
         return (f"add {name}'s product and binary target to {template}, or stop building it"
@@ -62,12 +65,6 @@ def _fix(finding: Finding, request: CheckRequest, sources: Sources, introduced: 
     if finding.code == "missing-stub":
         return f"add a stub folder for {name} holding one source file, beside {template}"
     return None
-
-
-def _on(finding: Finding, request: CheckRequest) -> str:
-    if finding.ref:
-        return f" on {finding.ref}"
-    return f" on {request.frameworks_refs[0]}" if len(request.frameworks_refs) == 1 else ""
 
 
 def _where(finding: Finding, sources: Sources) -> str:
