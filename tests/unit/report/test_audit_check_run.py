@@ -4,7 +4,7 @@ the checked commit), every finding listed as `branch:path:line` in the text."""
 from __future__ import annotations
 
 from swiftpm_guard.core.audit import AuditReport, BranchAudit
-from swiftpm_guard.core.model import ANNOTATIONS_MAX, Finding, Severity
+from swiftpm_guard.core.model import Finding, Severity
 from swiftpm_guard.report.check_run import audit_output
 
 
