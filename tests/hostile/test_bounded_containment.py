@@ -272,3 +272,25 @@ def test_the_json_depth_cap_is_linear_and_exact() -> None:
         loads(b'"\\"' * 1_000_000)  # one unterminated string: scanned once
     assert time.monotonic() - started < 5
     assert json.loads(b"[]") == loads(b"[]")
+
+
+# -- the runner's own files: a step output or summary path that is a FIFO -------------------------
+
+
+@pytest.mark.parametrize("reader", [False, True], ids=["no-reader", "a-reader"])
+def test_a_fifo_for_the_step_outputs_or_summary_cannot_block(tmp_path: Path, reader: bool
+                                                             ) -> None:
+    from swiftpm_guard.errors import InputError
+    from swiftpm_guard.sinks import actions_io
+
+    fifo = tmp_path / "output.fifo"
+    os.mkfifo(fifo)
+    held = os.open(fifo, os.O_RDONLY | os.O_NONBLOCK) if reader else None
+    try:
+        for write in (lambda: actions_io.write_outputs(fifo, {"a": "1"}),
+                      lambda: actions_io.append_summary(fifo, "text")):
+            with pytest.raises(InputError, match="FIFO nobody reads|not a regular file"):
+                _finishes(write, 20, _feed_fifo(fifo))
+    finally:
+        if held is not None:
+            os.close(held)

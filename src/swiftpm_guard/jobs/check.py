@@ -511,9 +511,8 @@ def _check_lines(request: CheckRequest, checkout: Checkout, scratch: Path) -> Ch
                               len({a.name for a in result.sources.artifacts}),
                               active=line.active, last_published=line.last_published)
                   for line, (_ref, result) in zip(weighed, checked, strict=True))
-    unmatched = tuple(ReleaseLine(p, skipped="matches no branch") for p in plan.unmatched)
     return replace(first, report=replace(first.report, findings=merge(weighed)),
-                   sources=sources, lines=(*lines, *skipped, *unmatched))
+                   sources=sources, lines=(*lines, *skipped))
 
 
 def _plan(request: CheckRequest, checkout: Checkout) -> LinePlan:
@@ -524,7 +523,11 @@ def _plan(request: CheckRequest, checkout: Checkout) -> LinePlan:
     absent = [p for p in patterns if not is_glob(p) and p not in listed]
     if listed and absent:
         raise UsageError(f"frameworks-ref {absent[0]!r} is not a branch of the remote")
-    return plan_lines(patterns, listed)
+    plan = plan_lines(patterns, listed)
+    if plan.unmatched:  # a typo (`relese/*`) must not leave the check against main alone
+        raise UsageError(f"frameworks-ref {plan.unmatched[0]!r} matches no branch of the "
+                         "remote")
+    return plan
 
 
 def _last_published(line: str, request: CheckRequest, checkout: Checkout) -> str | None:

@@ -90,11 +90,9 @@ def format_outputs(values: Mapping[str, str], delimiter: Callable[[], str] | Non
 
 
 def _append(path: Path, text: str, what: str) -> None:
-    try:
-        with path.open("a", encoding="utf-8") as stream:
-            stream.write(text)
-    except OSError as error:
-        raise InputError(f"cannot write the {what}: {error.strerror}", file=str(path)) from None
+    from swiftpm_guard.sinks.files import append_text
+
+    append_text(path, text, what)
 
 
 def write_outputs(path: Path, values: Mapping[str, str]) -> None:

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import contextlib
 import errno
+import fcntl
 import os
 import stat
 from collections.abc import Sequence
@@ -130,6 +131,26 @@ def _can_create_in(folder: Path, shown: str) -> None:
 
 
 def _appendable(path: Path, what: str) -> None:
+    os.close(_open_append(path, what))
+
+
+def append_text(path: Path, text: str, what: str) -> None:
+    """Append to a runner file (step outputs, job summary) opened the bounded way: never
+    blocking on a FIFO, refused unless a regular file."""
+    descriptor = _open_append(path, what)
+    try:
+        fcntl.fcntl(descriptor, fcntl.F_SETFL,
+                    fcntl.fcntl(descriptor, fcntl.F_GETFL) & ~os.O_NONBLOCK)
+        data = text.encode("utf-8")
+        while data:
+            data = data[os.write(descriptor, data):]
+    except OSError as error:
+        raise InputError(f"cannot write the {what}: {error.strerror}", file=str(path)) from None
+    finally:
+        os.close(descriptor)
+
+
+def _open_append(path: Path, what: str) -> int:
     flags = os.O_WRONLY | os.O_APPEND | os.O_NONBLOCK | os.O_NOCTTY | getattr(os, "O_CLOEXEC", 0)
     try:
         descriptor = os.open(path, flags)
@@ -137,9 +158,7 @@ def _appendable(path: Path, what: str) -> None:
         # ENXIO: a FIFO nobody reads (O_NONBLOCK opens fail instead of waiting).
         reason = "a FIFO nobody reads" if error.errno == errno.ENXIO else error.strerror
         raise InputError(f"cannot append to the {what}: {reason}", file=str(path)) from None
-    try:
-        mode = os.fstat(descriptor).st_mode
-    finally:
+    if not stat.S_ISREG(os.fstat(descriptor).st_mode):
         os.close(descriptor)
-    if not stat.S_ISREG(mode):
         raise InputError(f"the {what} is not a regular file", file=str(path))
+    return descriptor

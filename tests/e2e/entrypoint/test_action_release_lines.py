@@ -289,3 +289,14 @@ def test_output_files_belong_to_the_workspace_owner(tmp_path, history, fake_gith
     folder = workspace / ".swiftpm-guard"
     for path in (folder, *folder.iterdir()):
         assert (path.stat().st_uid, path.stat().st_gid) == (1001, 1001), path
+
+
+@pytest.mark.parametrize("refs", ["main relese/*", "relese/*", "main release/9.9"])
+def test_a_frameworks_ref_that_matches_nothing_is_exit_2_naming_it(
+        tmp_path, history, fake_github, refs):
+    _, _, step, result = _template_pr(tmp_path, history, fake_github,
+                                      {**LINES, "frameworks-ref": refs})
+    assert result.returncode == 2, result.stdout + result.stderr
+    wrong = refs.split()[-1]
+    assert f"::error title=swiftpm-guard::frameworks-ref '{wrong}'" in result.stdout
+    assert fake_github.check_runs == {}
