@@ -289,7 +289,7 @@ def test_a_fifo_for_the_step_outputs_or_summary_cannot_block(tmp_path: Path, rea
     try:
         for write in (lambda: actions_io.write_outputs(fifo, {"a": "1"}),
                       lambda: actions_io.append_summary(fifo, "text")):
-            with pytest.raises(InputError, match="FIFO nobody reads|not a regular file"):
+            with pytest.raises(InputError, match=r"FIFO nobody reads|not a regular file"):
                 _finishes(write, 20, _feed_fifo(fifo))
     finally:
         if held is not None:

@@ -294,7 +294,7 @@ def test_output_files_belong_to_the_workspace_owner(tmp_path, history, fake_gith
 @pytest.mark.parametrize("refs", ["main relese/*", "relese/*", "main release/9.9"])
 def test_a_frameworks_ref_that_matches_nothing_is_exit_2_naming_it(
         tmp_path, history, fake_github, refs):
-    _, _, step, result = _template_pr(tmp_path, history, fake_github,
+    _, _, _step, result = _template_pr(tmp_path, history, fake_github,
                                       {**LINES, "frameworks-ref": refs})
     assert result.returncode == 2, result.stdout + result.stderr
     wrong = refs.split()[-1]
