@@ -11,6 +11,7 @@ and a block that must be shown exactly (a rendered manifest) through `block`, be
 
 from __future__ import annotations
 
+import os
 import secrets
 import sys
 from typing import TextIO
@@ -65,3 +66,9 @@ def package_text(text: str) -> None:
     outside text, and piping it to a file must give the file."""
     sys.stdout.write(text)
     sys.stdout.flush()
+
+
+def reader_left() -> None:
+    """stdout's reader closed the pipe: point stdout at /dev/null, so that Python's final flush
+    at exit does not raise again."""
+    os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())

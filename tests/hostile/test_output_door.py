@@ -139,3 +139,16 @@ def test_the_lint_rule_refuses_another_door(module: str, source: str) -> None:
                           check=False)
     assert done.returncode == 1, done.stdout + done.stderr
     assert "T201" in done.stdout or "TID251" in done.stdout, done.stdout
+
+
+def test_a_reader_that_leaves_gets_no_traceback():
+    """`swiftpm-guard codes | head -1`: the pipe closes early; exit 141, nothing on stderr."""
+    import subprocess
+    import sys
+
+    done = subprocess.Popen([sys.executable, "-m", "swiftpm_guard", "codes"],
+                            stdout=subprocess.PIPE, stderr=subprocess.PIPE)
+    assert done.stdout is not None and done.stderr is not None
+    done.stdout.close()
+    err = done.stderr.read()
+    assert done.wait(timeout=60) == 141 and b"Traceback" not in err and err == b""

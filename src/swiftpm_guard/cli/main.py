@@ -15,7 +15,7 @@ from typing import Any, NoReturn
 from swiftpm_guard import __version__
 from swiftpm_guard.cli import audit, check, publish
 from swiftpm_guard.cli.options import Parser
-from swiftpm_guard.console import log, package_text, say
+from swiftpm_guard.console import log, package_text, reader_left, say
 from swiftpm_guard.core.model import CODES
 from swiftpm_guard.errors import GuardError, InputError
 from swiftpm_guard.jobs.adapters import Adapters
@@ -97,4 +97,9 @@ def main(argv: Sequence[str] | None = None) -> int:
 
 def run() -> NoReturn:
     """The `swiftpm-guard` command (console script, `python -m swiftpm_guard`)."""
-    sys.exit(main())
+    try:
+        sys.exit(main())
+    except BrokenPipeError:
+        # `swiftpm-guard codes | head`: the reader left; no traceback (exit 128 + SIGPIPE).
+        reader_left()
+        sys.exit(141)
