@@ -150,5 +150,6 @@ def test_a_reader_that_leaves_gets_no_traceback():
                             stdout=subprocess.PIPE, stderr=subprocess.PIPE)
     assert done.stdout is not None and done.stderr is not None
     done.stdout.close()
-    err = done.stderr.read()
+    with done.stderr:
+        err = done.stderr.read()
     assert done.wait(timeout=60) == 141 and b"Traceback" not in err and err == b""
