@@ -4,7 +4,7 @@ VENV   := .venv
 BIN    := $(VENV)/bin
 STAMP  := $(VENV)/.installed
 
-.PHONY: demo test lint typecheck unit bench fuzz clean
+.PHONY: demo test lint typecheck unit bench docs fuzz clean
 
 $(STAMP): pyproject.toml src/swiftpm_guard/__init__.py
 	test -x $(BIN)/python || $(PYTHON) -m venv $(VENV)
@@ -33,9 +33,12 @@ fuzz: $(STAMP)
 	PYTHON=$(BIN)/python bash fuzz/all.sh $(FUZZ_SECONDS)
 
 bench: $(STAMP)
-	$(BIN)/python benchmarks/hash_bench.py
-	$(BIN)/python benchmarks/audit_bench.py
-	$(BIN)/python benchmarks/url_bench.py
+	$(BIN)/python benchmarks/performance_page.py
+
+# The reference pages under docs/reference/, generated from action.yml, the CLI's parser, the
+# finding codes and the JSON Schemas (tests/unit/test_docs.py fails when one is stale).
+docs: $(STAMP)
+	$(BIN)/python scripts/docs.py
 
 clean:
 	rm -rf $(VENV) demo-out

@@ -18,9 +18,9 @@ def _action() -> dict:
     return yaml.safe_load((ROOT / "action.yml").read_text())
 
 
-def _readme_table(heading: str) -> dict[str, list[str]]:
-    text = (ROOT / "README.md").read_text()
-    section = text.split(f"### {heading}\n", 1)[1].split("\n#", 1)[0]
+def _reference_table(page: str) -> dict[str, list[str]]:
+    """The rows of a generated reference page (docs/reference/inputs.md, outputs.md)."""
+    section = (ROOT / "docs" / "reference" / page).read_text()
     rows = {}
     for line in section.splitlines():
         cells = [c.strip() for c in line.strip().strip("|").split("|")]
@@ -105,10 +105,11 @@ def test_the_code_writes_every_declared_output(tmp_path):
     assert all(spec.get("description") for spec in _action()["outputs"].values())
 
 
-def test_the_readme_documents_every_input_and_output_and_nothing_else():
-    inputs = _readme_table("Inputs")
+def test_the_reference_documents_every_input_and_output_and_nothing_else():
+    inputs = _reference_table("inputs.md")
     assert set(inputs) == set(_action()["inputs"])
     for name, (default, meaning) in inputs.items():
-        assert default.strip("`") == str(_action()["inputs"][name].get("default", "")), name
+        shown = "" if default == "(empty)" else default.strip("`")
+        assert shown == str(_action()["inputs"][name].get("default", "")), name
         assert meaning, name
-    assert set(_readme_table("Outputs")) == set(_action()["outputs"])
+    assert set(_reference_table("outputs.md")) == set(_action()["outputs"])

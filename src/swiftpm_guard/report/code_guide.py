@@ -1,0 +1,90 @@
+"""What each finding code weighs by default and what to change (pure): the findings reference
+page (`docs/reference/findings.md`) is generated from this and `core.model.CODES`."""
+
+from __future__ import annotations
+
+#: code → (default severity, what to change). `--warn CODE` turns an error into a warning.
+GUIDE: dict[str, tuple[str, str]] = {
+    "unfilled-placeholder": ("error", "Build the name (add it to the workflow's FRAMEWORKS, or "
+                             "the zip to the artifacts), or remove the template's line asking "
+                             "for it. The fix line names the file, the line and the commit that "
+                             "brought it."),
+    "unclaimed-artifact": ("error", "Add the product and binary target to the template, or "
+                           "stop building the name. On a release line that no longer publishes "
+                           "it is a warning."),
+    "missing-checksum": ("error", "Give the zip or a checksums line for the name: `render` and "
+                         "`publish` need every checksum (a workflow list only declares names)."),
+    "missing-stub": ("error", "Add `.Package.swift/<name>/` beside the template with one Swift "
+                     "source file (a `dummy.swift`)."),
+    "empty-stub": ("error", "Put a Swift source file in the stub folder: SwiftPM rejects a "
+                   "source target without sources."),
+    "orphan-stub": ("error", "Remove the stub folder, or add the product it belongs to."),
+    "unknown-role": ("warning", "Declare the name inside `let products = …` or `let targets = "
+                     "…`, or add its stub folder, or run with the real SwiftPM (`swift`)."),
+    "stray-file": ("warning", "Remove the file from the stub root (a `.DS_Store`)."),
+    "stub-symlink": ("error", "Replace the link by a real folder: links are never followed."),
+    "bad-checksum": ("error", "Fix the checksum source: 64 lowercase hex digits, as "
+                     "`shasum -a 256` prints."),
+    "conflicting-artifact": ("error", "Use one source per name, or rebuild: two sources give "
+                             "the name different checksums."),
+    "version-mismatch": ("error", "Rebuild the zip for this version, or pass the right "
+                         "`--version`."),
+    "bad-version": ("error", "Name the branch `<prefix>X.Y.Z` or `<prefix>X.Y.Z.YYYYMMDD`, or "
+                    "pass `--version-pattern`."),
+    "missing-version": ("warning", "Use `__VERSION__` in the binary target URLs so each "
+                        "release points at its own zips."),
+    "malformed-placeholder": ("error", "Spell the placeholder exactly: `__SHA256_<name>__`, "
+                              "`__VERSION__`."),
+    "zip-layout": ("error", "Rebuild the zip with `zip -ry <name>-<version>.zip "
+                   "<name>.xcframework` from the folder holding it: one `<name>.xcframework/` "
+                   "at the root, no `__MACOSX/`."),
+    "swift-error": ("error", "Fix the template line SwiftPM names (its message is quoted)."),
+    "not-live-code": ("error", "Move the line out of the comment, string or compiled-out "
+                      "`#if` branch, or close the comment or string before it."),
+    "undecidable-condition": ("error", "Ask for the same names in every branch of the `#if`, "
+                              "or run with the real SwiftPM on each host."),
+    "swift-syntax": ("error", "Fix the syntax error the static reader names, or run with the "
+                     "real SwiftPM for its own message."),
+    "url": ("error", "Make the binary target URL https, ending in `.zip`, holding the version "
+            "and the target's name."),
+    "checksum-mismatch": ("error", "Give each binary target its own name's checksum "
+                          "placeholder."),
+    "placeholder-left": ("error", "Republish the version with `publish --update` and every "
+                         "checksum: consumers of this branch cannot resolve it."),
+    "duplicate-checksum": ("error", "Republish with the right zips: two names share one "
+                           "checksum."),
+    "reused-checksum": ("error", "Check the checksum list the version was published from: a "
+                        "name kept another version's checksum."),
+    "branch-version": ("error", "Republish: the manifest's version is not the branch's."),
+    "manifest-unreadable": ("error", "Republish the branch: its Package.swift is missing, too "
+                            "large or not UTF-8."),
+    "unrecognised-manifest": ("warning", "Check the branch by hand: no checksum was "
+                              "recognised."),
+    "edited-after-publish": ("warning", "Review the edit; to republish on top of it use "
+                             "`publish --update`, never `--allow-overwrite`."),
+    "url-missing": ("error", "Upload the zip to the URL the manifest names, or fix the base "
+                    "URL."),
+    "url-error": ("error", "Check the host: the URL answered neither the zip nor 404 after "
+                  "retries."),
+    "url-checksum": ("error", "Upload the zip the checksum was taken from, or republish with "
+                     "the served zip's checksum."),
+    "url-not-zip": ("error", "Serve the zip itself at the URL (not an HTML page)."),
+    "url-no-artifact": ("error", "Upload a zip holding `<name>.xcframework/Info.plist` at its "
+                        "root."),
+    "url-exists": ("error", "An earlier run uploaded this version without publishing: publish "
+                   "those zips, or replace them by running without `verify-absent`."),
+    "zip-plist": ("error", "Rebuild the XCFramework with `xcodebuild -create-xcframework`: its "
+                  "Info.plist is missing or not XCFramework metadata."),
+    "zip-library-missing": ("error", "Rebuild the XCFramework: a library its Info.plist lists "
+                            "is not in the zip."),
+    "zip-symlinks": ("error", "Zip with `-y` so a macOS framework keeps its symlinks."),
+    "zip-mixed": ("error", "Ship the `.xcframework` and the `.artifactbundle` in separate "
+                  "zips."),
+    "zip-signature": ("notice", "Sign all zips of the release or none, if that was not meant."),
+    "resolve-failed": ("error", "Fix the target SwiftPM names (its own error is quoted)."),
+    "resolve-error": ("error", "Read SwiftPM's error; check every target's URL and checksum."),
+    "resolved": ("notice", "Nothing: SwiftPM downloaded and accepted the target."),
+    "branch-exists": ("error", "Release another version, or add a commit on top with "
+                      "`update: true` (`publish --update`); a published version is never "
+                      "rewritten unless `allow-overwrite` says so."),
+}
