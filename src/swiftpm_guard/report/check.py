@@ -249,11 +249,12 @@ def _bases(findings: Sequence[Finding], code: str, debug_suffix: str) -> list[st
 
 def line_sentences(line: ReleaseLine, debug_suffix: str) -> list[str]:
     """What goes wrong when publishing from this ref with this template, in words."""
-    said = [f"drop {name} (still built here, no product in the template)"
-            for name in _bases(line.findings, "unclaimed-artifact", debug_suffix)]
-    said += [f"miss {name} (the template asks for it, not built here)"
-             for name in _bases(line.findings, "unfilled-placeholder", debug_suffix)]
-    return said
+    dropped = _bases(line.findings, "unclaimed-artifact", debug_suffix)
+    missed = _bases(line.findings, "unfilled-placeholder", debug_suffix)
+    said = [f"drop {', '.join(dropped)} (built here, no product in the template)"] \
+        if dropped else []
+    return said + ([f"miss {', '.join(missed)} (the template asks, not built here)"]
+                   if missed else [])
 
 
 def _would(line: ReleaseLine, debug_suffix: str) -> str:

@@ -158,10 +158,10 @@ def test_a_template_pr_fails_by_default_against_every_release_line(tmp_path, rep
     assert "main | " in summary and "release/1.0 | " in summary
     rows = {r[0]: r for r in table_rows(run["output"]["summary"])}
     assert rows["release/1.0"][3] == (
-        f"be blocked: drop {REMOVED} (still built here, no product in the template); miss "
-        "kernels_new (the template asks for it, not built here)")
+        f"be blocked: drop {REMOVED} (built here, no product in the template); miss "
+        "kernels_new (the template asks, not built here)")
     assert rows["main"][3] == \
-        "be blocked: miss kernels_new (the template asks for it, not built here)"
+        "be blocked: miss kernels_new (the template asks, not built here)"
     # Nothing was built on a PR: the workflow's names are declared.
     assert f"release/1.0: '{REMOVED}' was declared but no template asks" in summary
     titles = sorted(a["title"] for a in fake_github.annotations[run["id"]])
