@@ -25,7 +25,7 @@ BENCHMARKS = (
     ("Hashing zips", ["hash_bench.py", "--count", "8", "--size-mb", "32"]),
     ("Auditing published branches", ["audit_bench.py", "--branches", "200"]),
     ("Growth: time and memory as untrusted inputs grow", ["growth_bench.py", "--steps", "3"]),
-    ("Publishing", ["publish_bench.py"]),
+    ("Publishing", ["publish_bench.py", "--runs", "5"]),
     ("Fetching and verifying hosted zips", ["url_bench.py", "--count", "4", "--size-mb", "32"]),
 )
 

@@ -23,12 +23,8 @@ from support.git_http import git_http_server
 from support.git_remote import make_template_remote
 from support.release import write_release
 from swiftpm_guard.jobs.check import CheckRequest
-from swiftpm_guard.jobs.publish import (
-    PreflightRequest,
-    PublishRequest,
-    preflight,
-    publish,
-)
+from swiftpm_guard.jobs.preflight import PreflightRequest, preflight
+from swiftpm_guard.jobs.publish import PublishRequest, publish
 
 TOKEN = "bench-token-0123456789"
 
@@ -49,15 +45,12 @@ def bench(label: str, url: str, root: Path, runs: int) -> None:
         version = f"1.2.3.2025{index:04d}"
         release = write_release(root / f"release-{version}", version=version)
         pending.append(
-            CheckRequest(
-                templates=(Path("Package.swift.template"),),
-                version=version,
-                artifacts=(release.artifacts,),
-            )
+            CheckRequest(templates=("Package.swift.template",), version=version,
+                         root=release.root, artifacts=("artifacts",))
         )
 
     def one_publish() -> None:
-        result = publish(PublishRequest(settings=pending.pop(), repo=url, token=TOKEN))
+        result = publish(PublishRequest(check=pending.pop(), repo=url, token=TOKEN))
         if not result.pushed:
             raise SystemExit(f"{label}: not pushed: {result.skipped}")
 
