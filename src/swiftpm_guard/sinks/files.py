@@ -137,7 +137,7 @@ def _appendable(path: Path, what: str) -> None:
 def append_text(path: Path, text: str, what: str) -> None:
     """Append to a runner file (step outputs, job summary) opened the bounded way: never
     blocking on a FIFO, refused unless a regular file."""
-    descriptor = _open_append(path, what)
+    descriptor = _open_append(path, what, create=True)
     try:
         fcntl.fcntl(descriptor, fcntl.F_SETFL,
                     fcntl.fcntl(descriptor, fcntl.F_GETFL) & ~os.O_NONBLOCK)
@@ -150,10 +150,10 @@ def append_text(path: Path, text: str, what: str) -> None:
         os.close(descriptor)
 
 
-def _open_append(path: Path, what: str) -> int:
+def _open_append(path: Path, what: str, *, create: bool = False) -> int:
     flags = os.O_WRONLY | os.O_APPEND | os.O_NONBLOCK | os.O_NOCTTY | getattr(os, "O_CLOEXEC", 0)
     try:
-        descriptor = os.open(path, flags)
+        descriptor = os.open(path, flags | (os.O_CREAT if create else 0), 0o644)
     except OSError as error:
         # ENXIO: a FIFO nobody reads (O_NONBLOCK opens fail instead of waiting).
         reason = "a FIFO nobody reads" if error.errno == errno.ENXIO else error.strerror

@@ -176,4 +176,4 @@ def test_schema_prints_each_shipped_schema(capsys):
         assert main(["schema", kind]) == 0
         schema = json.loads(capsys.readouterr().out)
         assert schema["$schema"].endswith("2020-12/schema")
-        assert schema["properties"]["kind"] == {"const": kind}
+        assert schema["properties"]["kind"]["const"] == kind
