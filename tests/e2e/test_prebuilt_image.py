@@ -157,7 +157,7 @@ def test_pulled_by_digest_into_an_empty_store_it_runs_the_pull_request_check(
     scenario = pull_request_check(tmp_path, fake)
     result = scenario.job.run(client, released.reference)
 
-    assert result.exit_code == 0, result  # errors on a PR: neutral by default
+    assert result.exit_code == 0, result  # errors on a PR, pr-conclusion: neutral
     run = fake.only_check_run()
     assert run["head_sha"] == scenario.head and run["conclusion"] == "neutral"
     assert {a["title"] for a in fake.annotations[run["id"]]} == {

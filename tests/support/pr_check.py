@@ -45,5 +45,6 @@ def pull_request_check(root: Path, fake: FakeGitHub) -> PullRequestCheck:
                                          base_ref="main", base_sha=origin.main)
     job.extra_volumes = {str(origin.bare): str(origin.bare)}
     job.inputs = action_inputs(REPO_ROOT / "action.yml",
-                               {"frameworks-from": env.FRAMEWORKS_FROM}, token=TOKEN)
+                               {"frameworks-from": env.FRAMEWORKS_FROM,
+                                "pr-conclusion": "neutral"}, token=TOKEN)
     return PullRequestCheck(job, head, origin.swiftpm)
