@@ -478,7 +478,8 @@ class _Refusal(Exception):
 
 def _refuse(message: str, node_or_offset: Any) -> NoReturn:
     offset = node_or_offset if isinstance(node_or_offset, int) else node_or_offset.start_byte
-    raise _Refusal(message, offset)
+    # Messages quote the script (`${FRAMEWORKS# … }` may span lines): always one line.
+    raise _Refusal(" ".join(message.split()), offset)
 
 
 @cache
