@@ -21,6 +21,8 @@ rewrites them with `SWIFTPM_GUARD_RECORD_DUMPS=1`.
   static reader asks for `delta`, SwiftPM evaluates no binary target `delta` (a built `delta`
   would vanish: the static reader alone says consistent).
 - `jinja`: a Jinja2 template computing products from `checksums` (every read name unknown-role).
+- `release-shape`: `support/release.py`'s real shape (`let products`/`let targets` dictionaries,
+  wrappers at `.Package.swift/<key>`): the static reading and SwiftPM agree on everything.
 """
 
 from __future__ import annotations
@@ -28,6 +30,8 @@ from __future__ import annotations
 import json
 from dataclasses import dataclass
 from pathlib import Path
+
+from support.release import all_names, template_text
 
 VERSION = "1.0.0"
 DUMPS = Path(__file__).resolve().parent / "swiftpm_dumps"
@@ -185,6 +189,8 @@ LAYOUTS = {
                ("alpha", "beta", "gamma")),
         Layout("stale-entry", _STALE_ENTRY, ("alpha", "alpha_debug"), ("alpha", "delta")),
         Layout("jinja", _JINJA, (), ("alpha", "beta"), file="Package.swift.j2"),
+        Layout("release-shape", template_text(("alpha", "beta"), ("gamma",)),
+               tuple(all_names(("alpha", "beta"))), ("alpha", "beta", "gamma")),
     )
 }
 
@@ -201,9 +207,9 @@ def write_layout(root: Path, layout: Layout) -> Path:
     return template
 
 
-def jinja_checksums(layout: Layout) -> dict[str, str]:
-    """What a Jinja layout is rendered with for the record: every built name, token as value."""
-    return {n: f"__SHA256_{n}__" for base in layout.frameworks for n in (base, f"{base}_debug")}
+def built_names(layout: Layout) -> list[str]:
+    """Every name the layout's release builds (each framework and its debug twin)."""
+    return [n for base in layout.frameworks for n in (base, f"{base}_debug")]
 
 
 def record_path(layout: Layout) -> Path:
@@ -234,3 +240,31 @@ def record(layout: Layout, dump: dict[str, object], describe: dict[str, object],
         "describe": {**describe, "stdout": ""},  # the package graph: not read, not kept
     }
 
+
+
+def capture(layout: Layout, swift: str, root: Path, cache: Path,
+            swift_version: str = "") -> dict[str, object]:
+    """What `swift` prints for the layout, as a record: run the way `check` runs SwiftPM, through
+    its result cache in `cache` (so a check of the same layout in the session is a hit)."""
+    from swiftpm_guard.core.model import Artifact, Location
+    from swiftpm_guard.core.render import render
+    from swiftpm_guard.infra.swiftpm import SwiftPM, package_files
+    from swiftpm_guard.sources.template import load_template
+
+    template, _ = load_template(write_layout(root, layout))
+    built = {n: Artifact(n, None, Location("--frameworks")) for n in built_names(layout)}
+    package = package_files(render(template, VERSION, built))
+    runner = SwiftPM(swift, cache_dir=cache)
+    runner.evaluate(package)
+    stored = runner.cache.load(runner.cache.key(swift, package.digest()))
+    assert stored is not None, f"no cache entry in {cache}"
+    return record(layout, stored["dump"], stored["describe"], swift_version)
+
+
+def swift_version(swift: str) -> str:
+    import subprocess
+
+    done = subprocess.run([swift, "--version"], capture_output=True, text=True, timeout=300,
+                          check=False)
+    lines = done.stdout.strip().splitlines()
+    return lines[0] if lines else ""
