@@ -29,7 +29,7 @@ from swiftpm_guard.core.checks import stub_findings as static_stub_findings
 from swiftpm_guard.core.model import Finding, Rendered, Role, Severity, Template
 
 if TYPE_CHECKING:
-    from swiftpm_guard.core.swiftpm_evaluation import Evaluation
+    from swiftpm_guard.core.swiftpm_evaluation import EvaluatedTarget, Evaluation
 
 DISAGREES = "static-disagrees"
 #: The codes the static reading derives from its guessed roles; SwiftPM's evaluation replaces them.
@@ -115,13 +115,11 @@ def _lines(rendered: Rendered) -> dict[str, int | None]:
     return lines
 
 
-def _user_line(rendered: Rendered, evaluation: Evaluation, users: Iterable[str],
-               folder: str) -> int | None:
+def _user_line(lines: dict[str, int | None], by_name: dict[str, EvaluatedTarget],
+               users: Iterable[str], folder: str) -> int | None:
     """The template line of the folder's name, else of a binary target a user depends on."""
-    lines = _lines(rendered)
     if lines.get(folder) is not None:
         return lines[folder]
-    by_name = {t.name: t for t in evaluation.targets}
     for user in users:
         for dependency in by_name[user].dependencies if user in by_name else ():
             if lines.get(dependency) is not None:
@@ -134,10 +132,12 @@ def stub_findings(rendered: Rendered, evaluation: Evaluation, root: str) -> list
     template = rendered.template
     shape = evaluated_roles(evaluation, root)
     stubs = {stub.name: stub for stub in template.stubs}
+    lines = _lines(rendered)
+    by_name = {t.name: t for t in evaluation.targets}
     findings: list[Finding] = []
     for folder, users in sorted(shape.stub_users.items()):
         stub = stubs.get(folder)
-        line = _user_line(rendered, evaluation, users, folder)
+        line = _user_line(lines, by_name, users, folder)
         if stub is None:
             findings.append(Finding(
                 code="missing-stub", severity=Severity.ERROR, subject=folder,
