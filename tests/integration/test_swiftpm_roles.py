@@ -136,6 +136,19 @@ def test_a_jinja_template_computing_products_gets_swiftpms_roles(tmp_path, swift
         4, 4, "swiftpm")
 
 
+def test_a_jinja_loop_that_skips_names_is_unclaimed_by_swiftpms_targets(tmp_path, swift,
+                                                                         swift_cache):
+    # Iterating over `checksums` reads every name, the skipped `legacy` too: without SwiftPM
+    # only the liveness check (its checksum is in no live string) refuses.
+    (code_off, off), (code, report) = both("jinja-filtered", tmp_path, swift, swift_cache)
+
+    assert code_off == 1 and off["unclaimed"] == []
+    assert subjects(off, "not-live-code") == ["legacy", "legacy_debug"]
+    assert code == 1 and report["unclaimed"] == ["legacy", "legacy_debug"]
+    assert subjects(report, "static-disagrees") == ["legacy", "legacy_debug"]
+    assert report["products"] == 2
+
+
 def test_a_missing_stub_folder_of_computed_products_is_named_by_swiftpms_target(
         tmp_path, swift, swift_cache):
     layout = LAYOUTS["wrapper-stubs"]

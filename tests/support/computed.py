@@ -21,6 +21,9 @@ rewrites them with `SWIFTPM_GUARD_RECORD_DUMPS=1`.
   static reader asks for `delta`, SwiftPM evaluates no binary target `delta` (a built `delta`
   would vanish: the static reader alone says consistent).
 - `jinja`: a Jinja2 template computing products from `checksums` (every read name unknown-role).
+- `jinja-filtered`: the same, skipping `legacy*` names while iterating over `checksums`: the
+  iteration reads every name, so the static reading asks for `legacy` (and takes a built one
+  for claimed) where SwiftPM evaluates no such target.
 - `release-shape`: `support/release.py`'s real shape (`let products`/`let targets` dictionaries,
   wrappers at `.Package.swift/<key>`): the static reading and SwiftPM agree on everything.
 """
@@ -167,6 +170,12 @@ let package = Package(
 )
 """
 
+_JINJA_FILTERED = _JINJA.replace(
+    "{%- for name, checksum in checksums|dictsort %}",
+    '{%- for name, checksum in checksums|dictsort if not name.startswith("legacy") %}',
+).replace("// A Jinja2 template computing products from every checksum it is given (issue 24).",
+          "// A Jinja2 template computing products from the checksums it keeps (issue 24).")
+
 STUB = b"// Wrapper target stub: SwiftPM needs a source.\n"
 
 
@@ -189,6 +198,8 @@ LAYOUTS = {
                ("alpha", "beta", "gamma")),
         Layout("stale-entry", _STALE_ENTRY, ("alpha", "alpha_debug"), ("alpha", "delta")),
         Layout("jinja", _JINJA, (), ("alpha", "beta"), file="Package.swift.j2"),
+        Layout("jinja-filtered", _JINJA_FILTERED, (), ("alpha", "legacy"),
+               file="Package.swift.j2"),
         Layout("release-shape", template_text(("alpha", "beta"), ("gamma",)),
                tuple(all_names(("alpha", "beta"))), ("alpha", "beta", "gamma")),
     )

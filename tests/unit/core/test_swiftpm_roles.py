@@ -87,7 +87,8 @@ def test_the_records_are_evaluations_of_every_layout():
         evaluation = recorded(layout)
         assert evaluation.ok and evaluation.dumped, layout.name
         built = {n for base in layout.frameworks for n in (base, f"{base}_debug")}
-        stale = {"delta", "delta_debug"}  # stale-entry builds what its template never uses
+        # stale-entry and jinja-filtered build what their manifests never use
+        stale = {"delta", "delta_debug", "legacy", "legacy_debug"}
         assert {t.name for t in evaluation.binary_targets} == built - stale, layout.name
 
 
@@ -204,6 +205,21 @@ def test_a_jinja_template_computing_products_gets_swiftpms_roles_and_counts():
     assert [p.name for p in item.placeholders] == ["alpha", "alpha_debug", "beta", "beta_debug"]
     assert swiftpm.consistent and swiftpm.findings == ()
     assert (swiftpm.products, swiftpm.binary_targets) == (4, 4)
+
+
+def test_a_jinja_template_iterating_over_checksums_asks_for_every_name_swiftpm_decides():
+    static, swiftpm, item = static_and_swiftpm(LAYOUTS["jinja-filtered"])
+
+    # The loop reads every checksum, the skipped ones too: the static reading asks for
+    # 'legacy', and only its liveness check (no live string holds that checksum) refuses.
+    assert {p.name for p in item.placeholders} == {"alpha", "alpha_debug", "legacy",
+                                                   "legacy_debug"}
+    assert static.unclaimed == () and codes(static, "not-live-code") == ["legacy",
+                                                                         "legacy_debug"]
+    assert not swiftpm.consistent and swiftpm.unclaimed == ("legacy", "legacy_debug")
+    assert codes(swiftpm, DISAGREES) == ["legacy", "legacy_debug"]
+    assert codes(swiftpm, "unknown-role") == []
+    assert (swiftpm.products, swiftpm.binary_targets) == (2, 2)
 
 
 def test_a_role_the_text_names_wrongly_is_flagged_with_both_readings():
