@@ -181,7 +181,7 @@ def disagreements(rendered: Rendered, evaluation: Evaluation, root: str) -> list
         if name not in evaluated:
             said.setdefault(name, []).append(
                 "the template asks for its checksum, but SwiftPM evaluates no binary target "
-                f"'{name}' (a built '{name}' counts as claimed without SwiftPM, and would vanish)")
+                f"'{name}' (without SwiftPM, a built '{name}' counts as claimed)")
     for name in shape.binary_targets:
         if name not in lines:
             said.setdefault(name, []).append(
