@@ -176,7 +176,7 @@ def _template_findings(item: Rendered, built: dict[str, Artifact],
     return findings
 
 
-def _roles(item: Rendered) -> dict[str, Role]:
+def static_roles(item: Rendered) -> dict[str, Role]:
     """Each requested name's role: the template's word first, then a stub folder's evidence."""
     stubs = {stub.name for stub in item.template.stubs}
     roles: dict[str, Role] = {}
@@ -200,7 +200,7 @@ def _stub_findings(item: Rendered) -> list[Finding]:
     stubs = {stub.name: stub for stub in template.stubs}
     where = {p.name: p.location for p in reversed(item.placeholders)}
     findings: list[Finding] = []
-    roles = _roles(item)
+    roles = static_roles(item)
     for name, role in sorted(roles.items()):
         loc = where[name]
         if role is Role.PRODUCT and name not in stubs:
@@ -251,7 +251,7 @@ def _unclaimed_finding(artifact: Artifact, options: CheckOptions) -> Finding:
 
 def _summary(item: Rendered) -> TemplateSummary:
     names = tuple(dict.fromkeys(p.name for p in item.placeholders))
-    roles = _roles(item)
+    roles = static_roles(item)
     products = (None if any(r is Role.UNKNOWN for r in roles.values())
                 else sum(r is Role.PRODUCT for r in roles.values()))
     return TemplateSummary(path=item.template.path, placeholders=tuple(sorted(names)),

@@ -298,6 +298,9 @@ CODES: dict[str, str] = {
     "is declared twice",
     "undecidable-condition": "an #if whose value depends on the host or the compiler (or that "
     "the static reader cannot evaluate) has branches asking for different names",
+    "static-disagrees": "SwiftPM evaluates other binary targets, roles, stub folders or product "
+    "counts than the static reading (what runs without SwiftPM) takes from the text; the "
+    "verdict follows SwiftPM (warning)",
     "swift-syntax": "without SwiftPM: tree-sitter-swift finds a syntax error in the manifest",
     "url": "a binary target URL is not https, not .zip, or lacks the version or its own name",
     "checksum-mismatch": "SwiftPM evaluates a binary target's checksum to another artifact's",

@@ -18,7 +18,7 @@ from dataclasses import dataclass, replace
 from typing import Any
 from urllib.parse import urlsplit
 
-from swiftpm_guard.core import json_depth
+from swiftpm_guard.core import json_depth, swiftpm_roles
 from swiftpm_guard.core.checks import CheckOptions, apply_warn, base_name
 from swiftpm_guard.core.lines import split_lines
 from swiftpm_guard.core.model import (
@@ -97,11 +97,15 @@ class EvaluatedProduct:
 
 @dataclass(frozen=True, slots=True)
 class Evaluation:
-    """The evaluated manifest (empty when SwiftPM rejected it) and SwiftPM's errors."""
+    """The evaluated manifest (empty when SwiftPM rejected it) and SwiftPM's errors.
+
+    `dumped`: `dump-package` evaluated the manifest, so its products and targets are SwiftPM's
+    answer even when `describe` then failed to load the package (a missing stub folder)."""
 
     products: tuple[EvaluatedProduct, ...]
     targets: tuple[EvaluatedTarget, ...]
     diagnostics: tuple[Diagnostic, ...]
+    dumped: bool = True
 
     @property
     def ok(self) -> bool:
@@ -119,7 +123,7 @@ class UnreadableOutput(ValueError):
 def interpret(dump: CommandResult, describe: CommandResult) -> Evaluation:
     """Both runs → one Evaluation; raises UnreadableOutput when neither makes sense."""
     if dump.returncode != 0:
-        return Evaluation((), (), _diagnostics(dump))
+        return Evaluation((), (), _diagnostics(dump), dumped=False)
     products, targets = _parse_dump(dump.stdout)
     diagnostics = _diagnostics(describe) if describe.returncode != 0 else ()
     return Evaluation(products, targets, diagnostics)
@@ -198,8 +202,9 @@ def _dependency_names(dependencies: Any) -> list[str]:
     return names
 
 
-#: Findings the evaluation recomputes; the static ones are dropped once SwiftPM has spoken.
-_TWO_WAY = frozenset({"unfilled-placeholder", "unclaimed-artifact"})
+#: Findings the evaluation recomputes; the static ones are dropped once SwiftPM has spoken:
+#: the two-way comparison, and what the static reading derived from its guessed roles.
+_REPLACED = frozenset({"unfilled-placeholder", "unclaimed-artifact"}) | swiftpm_roles.ROLE_CODES
 _TOKEN = re.compile(r"__SHA256_([A-Za-z0-9_]+)__")
 # SwiftPM refuses these URLs before it prints anything we could check ourselves.
 _URL_REFUSED = re.compile(r"(?:invalid URL scheme|unsupported extension) for binary target ")
@@ -347,25 +352,35 @@ def two_way(evaluations: Sequence[tuple[Rendered, Evaluation]], built: Mapping[s
 
 def apply_evaluations(report: Report, evaluated: Sequence[tuple[Rendered, Evaluation]],
                       built: Mapping[str, Artifact], options: CheckOptions,
-                      status: SwiftStatus) -> Report:
-    """The static report, with SwiftPM's errors added and, when it evaluated every manifest,
-    its counts and two-way comparison in place of the text's."""
+                      status: SwiftStatus, *,
+                      stub_roots: Mapping[str, str] | None = None) -> Report:
+    """The static report, with SwiftPM's errors added and, when it evaluated every manifest
+    (`dump-package` answered, even if `describe` then failed), its answer in place of the
+    text's: the counts, the two-way comparison, the roles and stub folders, and where the
+    static reading differs from it (`static-disagrees`). `stub_roots` maps a template's path
+    to where its stub folders sat in the package SwiftPM read (else `swiftpm_roles.stub_root`)."""
     findings: list[Finding] = []
     for rendered, evaluation in evaluated:
         findings += diagnostic_findings(rendered, evaluation.diagnostics)
         findings += target_findings(rendered, evaluation, built, options.version)
-    if not evaluated or not all(e.ok for _r, e in evaluated):
+    if not evaluated or not all(e.dumped for _r, e in evaluated):
         return replace(report, swiftpm=status,
                                findings=report.findings + _warn(findings, options))
     unfilled, unclaimed, two_way_findings = two_way(evaluated, built, options.debug_suffix)
-    kept = tuple(f for f in report.findings if f.code not in _TWO_WAY)
+    findings += two_way_findings
+    for rendered, evaluation in evaluated:
+        root = (stub_roots or {}).get(rendered.template.path) or \
+            swiftpm_roles.stub_root(rendered.template)
+        findings += swiftpm_roles.stub_findings(rendered, evaluation, root)
+        findings += swiftpm_roles.disagreements(rendered, evaluation, root)
+    kept = tuple(f for f in report.findings if f.code not in _REPLACED)
     counts = {r.template.path: e for r, e in evaluated}
     templates = tuple(_summary(t, counts.get(t.path)) for t in report.templates)
     primary = evaluated[0][1]
     return replace(report, templates=templates, unfilled=tuple(unfilled),
                    unclaimed=tuple(unclaimed), products=len(primary.products),
                    binary_targets=len(primary.binary_targets), counts_source="swiftpm",
-                   swiftpm=status, findings=kept + _warn(findings + two_way_findings, options))
+                   swiftpm=status, findings=kept + _warn(findings, options))
 
 
 def _summary(summary: TemplateSummary, evaluation: Evaluation | None) -> TemplateSummary:

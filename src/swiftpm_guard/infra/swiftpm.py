@@ -92,10 +92,12 @@ _DESCRIBE = ("package", "describe", "--type", "json")
 
 @dataclass(frozen=True, slots=True)
 class PackageFiles:
-    """Everything SwiftPM will see: the manifest and the stub tree (dirs have `data=None`)."""
+    """Everything SwiftPM will see: the manifest and the stub tree (dirs have `data=None`).
+    `stub_root` is where the stub tree sits in the package (its entries' first folder)."""
 
     manifest: str
     entries: tuple[tuple[str, bytes | None], ...] = ()
+    stub_root: str | None = None
 
     def digest(self) -> str:
         hasher = hashlib.sha256()
@@ -160,7 +162,7 @@ def package_files(rendered: Rendered) -> PackageFiles:
                 f"{STUBS_MAX_ENTRIES} entries; not stubs",
                 file=str(root),
             )
-    return PackageFiles(rendered.text, tuple(entries))
+    return PackageFiles(rendered.text, tuple(entries), stub_root=place)
 
 
 def _stub_place(template_dir: Path, stubs: Path) -> str:

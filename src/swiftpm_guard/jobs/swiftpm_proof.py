@@ -34,19 +34,27 @@ def prove(report: Report, rendered: Sequence[Rendered], built: Mapping[str, Arti
 
     runner = SwiftPM(executable, cache_dir=cache_dir)
     evaluated = []
+    stub_roots: dict[str, str] = {}
     seconds = 0.0
     cached = True
     for item in rendered:
-        run = runner.evaluate(package_files(item))
+        files = package_files(item)
+        run = runner.evaluate(files)
         evaluated.append((item, run.evaluation))
+        if files.stub_root is not None:
+            stub_roots[item.template.path] = files.stub_root
         seconds += run.seconds
         cached = cached and run.cached
-    rejected = [i.template.path for i, e in evaluated if not e.ok]
+    rejected = [i.template.path for i, e in evaluated if not e.dumped]
+    unloaded = [i.template.path for i, e in evaluated if e.dumped and not e.ok]
     reason = f"evaluated with {executable}"
     if rejected:
         reason += f"; SwiftPM rejected {', '.join(rejected)}, so the counts are static"
+    elif unloaded:
+        reason += (f"; SwiftPM evaluated {', '.join(unloaded)} but could not load the package "
+                   "(see swift-error); the counts and roles are SwiftPM's")
     status = SwiftStatus(used=True, reason=reason, seconds=round(seconds, 3), cached=cached)
-    return apply_evaluations(report, evaluated, built, options, status)
+    return apply_evaluations(report, evaluated, built, options, status, stub_roots=stub_roots)
 
 
 def _fallback(report: Report, rendered: Sequence[Rendered], options: CheckOptions,

@@ -84,6 +84,10 @@ GUIDE: dict[str, tuple[str, str]] = {
     "resolve-failed": ("error", "Fix the target SwiftPM names (its own error is quoted)."),
     "resolve-error": ("error", "Read SwiftPM's error; check every target's URL and checksum."),
     "resolved": ("notice", "Nothing: SwiftPM downloaded and accepted the target."),
+    "static-disagrees": ("warning", "Make the template say what SwiftPM evaluates (products in "
+                         "`let products = …`, binary-only targets in `let targets = …`, stub "
+                         "folders named after their binary target), so a check without "
+                         "SwiftPM reads it the same."),
     "branch-exists": ("error", "Release another version, or add a commit on top with "
                       "`update: true` (`publish --update`); a published version is never "
                       "rewritten unless `allow-overwrite` says so."),

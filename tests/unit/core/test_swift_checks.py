@@ -147,7 +147,7 @@ def test_a_full_evaluation_replaces_static_counts_and_two_way():
 
     report = apply_evaluations(
         static_report((stale, kept)),
-        [(rendered(), evaluation)],
+        [(rendered(placeholders=("a", "a_debug")), evaluation)],
         built,
         CheckOptions(version="1.2.3"),
         STATUS,
@@ -161,7 +161,8 @@ def test_a_full_evaluation_replaces_static_counts_and_two_way():
 
 def test_a_rejected_manifest_keeps_static_counts_and_adds_swift_errors():
     evaluation = Evaluation(
-        (), (), (Diagnostic("unterminated string literal", "Package.swift", 105, 9),)
+        (), (), (Diagnostic("unterminated string literal", "Package.swift", 105, 9),),
+        dumped=False,
     )
     report = apply_evaluations(
         static_report(()), [(rendered(), evaluation)], {}, CheckOptions(version="1.2.3"), STATUS
@@ -177,7 +178,7 @@ def test_warn_downgrades_swift_findings():
     evaluation = Evaluation((), (binary("a", "nope"),), ())
     report = apply_evaluations(
         static_report(()),
-        [(rendered(), evaluation)],
+        [(rendered(placeholders=("a",)), evaluation)],
         {"a": artifact("a", SHA_A)},
         CheckOptions(version="1.2.3", warn=frozenset({"bad-checksum"})),
         STATUS,

@@ -1,0 +1,312 @@
+"""Roles, stub folders and the static reading's disagreements from what SwiftPM evaluated (pure).
+
+The evaluations are the real SwiftPM's (Swift 6.0.3) output for the computed-products layouts
+of `support/computed.py`, recorded in `support/swiftpm_dumps/`; the swiftpm tier checks the
+records are still what SwiftPM prints.
+"""
+
+from __future__ import annotations
+
+import pytest
+
+from support.computed import LAYOUTS, VERSION, Layout, load_record
+from swiftpm_guard.core.checks import CheckOptions, check
+from swiftpm_guard.core.model import (
+    Artifact,
+    Location,
+    Rendered,
+    Report,
+    Severity,
+    Stub,
+    SwiftStatus,
+    Template,
+)
+from swiftpm_guard.core.render import render
+from swiftpm_guard.core.swiftpm_evaluation import (
+    CommandResult,
+    EvaluatedProduct,
+    EvaluatedTarget,
+    Evaluation,
+    apply_evaluations,
+    interpret,
+)
+from swiftpm_guard.core.swiftpm_roles import (
+    DISAGREES,
+    disagreements,
+    evaluated_roles,
+    stub_findings,
+    stub_root,
+)
+
+STATUS = SwiftStatus(used=True, reason="evaluated", seconds=1.0)
+OPTIONS = CheckOptions(version=VERSION)
+ROOT = ".Package.swift"
+
+
+def template_of(layout: Layout, *, stubs: tuple[str, ...] | None = None, text: str | None = None,
+                empty: frozenset[str] = frozenset()) -> Template:
+    names = layout.stubs if stubs is None else stubs
+    return Template(
+        path=layout.file,
+        text=layout.text if text is None else text,
+        flavour="jinja" if layout.file.endswith(".j2") else "placeholder",
+        stubs=tuple(Stub(n, Location(f"{ROOT}/{n}"), n not in empty) for n in names),
+        stubs_dir=ROOT if names else None,
+    )
+
+
+def declared(layout: Layout) -> list[Artifact]:
+    return [Artifact(n, None, Location("--frameworks"))
+            for base in layout.frameworks for n in (base, f"{base}_debug")]
+
+
+def recorded(layout: Layout, describe: CommandResult | None = None) -> Evaluation:
+    record = load_record(layout)
+    dump = CommandResult.from_dict(record["dump"])
+    return interpret(dump, describe or CommandResult.from_dict(record["describe"]))
+
+
+def static_and_swiftpm(layout: Layout, template: Template | None = None,
+                       evaluation: Evaluation | None = None) -> tuple[Report, Report, Rendered]:
+    template = template or template_of(layout)
+    artifacts = declared(layout)
+    item = render(template, VERSION, {a.name: a for a in artifacts})
+    static = check([item], artifacts, OPTIONS)
+    built = {a.name: a for a in artifacts}
+    swiftpm = apply_evaluations(static, [(item, evaluation or recorded(layout))], built, OPTIONS,
+                                STATUS, stub_roots={template.path: ROOT})
+    return static, swiftpm, item
+
+
+def codes(report: Report, code: str) -> list[str]:
+    return sorted(f.subject for f in report.findings if f.code == code)
+
+
+def test_the_records_are_evaluations_of_every_layout():
+    for layout in LAYOUTS.values():
+        evaluation = recorded(layout)
+        assert evaluation.ok and evaluation.dumped, layout.name
+        built = {n for base in layout.frameworks for n in (base, f"{base}_debug")}
+        # stale-entry and jinja-filtered build what their manifests never use
+        stale = {"delta", "delta_debug", "legacy", "legacy_debug"}
+        assert {t.name for t in evaluation.binary_targets} == built - stale, layout.name
+
+
+def test_roles_follow_products_through_wrappers_and_stub_folders_follow_paths():
+    roles = evaluated_roles(recorded(LAYOUTS["wrapper-stubs"]), ROOT)
+
+    assert roles.products == ("alpha", "alpha_debug", "beta", "beta_debug")
+    assert roles.exposed_by == {"alpha": "alpha", "alpha_debug": "alpha_debug", "beta": "beta",
+                                "beta_debug": "beta_debug"}
+    assert roles.stub_users == {f"{n}_wrapper": (f"{n}_wrapper",)
+                                for n in ("alpha", "alpha_debug", "beta", "beta_debug")}
+    assert {n: str(roles.role(n)) for n in ("alpha", "gamma")} == {
+        "alpha": "product", "gamma": "binary-only"}
+
+
+def test_a_product_listing_its_binary_target_needs_no_stub_folder():
+    roles = evaluated_roles(recorded(LAYOUTS["direct-products"]), ROOT)
+
+    assert roles.exposed_by["alpha"] == "alpha" and "gamma" not in roles.exposed_by
+    assert roles.stub_users == {}
+
+
+def test_one_product_over_every_wrapper_exposes_them_all():
+    roles = evaluated_roles(recorded(LAYOUTS["one-product"]), ROOT)
+
+    assert roles.products == ("Computed",)
+    assert set(roles.exposed_by.values()) == {"Computed"}
+    assert sorted(roles.exposed_by) == ["alpha", "alpha_debug", "beta", "beta_debug"]
+    assert sorted(roles.stub_users) == ["alpha", "alpha_debug", "beta", "beta_debug"]
+
+
+def test_reachability_is_transitive_by_name_and_safe_on_cycles():
+    evaluation = Evaluation(
+        (EvaluatedProduct("P", ("outer",)), EvaluatedProduct("Q", ("missing",))),
+        (
+            EvaluatedTarget("outer", "regular", path="./.Package.swift/outer",
+                            dependencies=("inner", "ghost")),
+            EvaluatedTarget("inner", "regular", path="Sources/inner",
+                            dependencies=("outer", "bin")),
+            EvaluatedTarget("bin", "binary", url="https://x/bin-1.zip"),
+            EvaluatedTarget("alone", "binary", url="https://x/alone-1.zip"),
+            EvaluatedTarget("deep", "regular", path=".Package.swift/deep/Sources"),
+        ),
+        (),
+    )
+    roles = evaluated_roles(evaluation, ROOT)
+
+    assert roles.exposed_by == {"bin": "P"}
+    assert roles.stub_users == {"outer": ("outer",), "deep": ("deep",)}
+
+
+# -- the check with SwiftPM, on each layout --------------------------------------------------
+
+def test_computed_products_with_wrapper_stubs_pass_with_swiftpm():
+    static, swiftpm, _ = static_and_swiftpm(LAYOUTS["wrapper-stubs"])
+    folders = ["alpha_debug_wrapper", "alpha_wrapper", "beta_debug_wrapper", "beta_wrapper"]
+
+    # Without SwiftPM: every role unknown, every folder an orphan; it blocks.
+    assert not static.consistent and static.products is None
+    assert codes(static, "unknown-role") == ["alpha", "alpha_debug", "beta", "beta_debug",
+                                             "gamma", "gamma_debug"]
+    assert codes(static, "orphan-stub") == folders
+    # With SwiftPM: its roles and folders decide, and the report says where the text misled.
+    assert swiftpm.consistent, swiftpm.findings
+    assert codes(swiftpm, "unknown-role") == codes(swiftpm, "orphan-stub") == []
+    assert (swiftpm.products, swiftpm.binary_targets, swiftpm.counts_source) == (4, 6, "swiftpm")
+    assert codes(swiftpm, DISAGREES) == folders
+    said = {f.subject: f for f in swiftpm.findings if f.code == DISAGREES}
+    assert all(f.severity is Severity.WARNING for f in said.values())
+    assert "without SwiftPM the check reports orphan-stub for it; SwiftPM evaluates target " \
+           "'alpha_wrapper' at .Package.swift/alpha_wrapper" in said["alpha_wrapper"].message
+
+
+def test_products_over_binary_targets_need_no_stubs_and_the_static_guess_is_flagged():
+    static, swiftpm, _ = static_and_swiftpm(LAYOUTS["direct-products"])
+    names = ["alpha", "alpha_debug", "beta", "beta_debug"]
+
+    assert codes(static, "missing-stub") == names and not static.consistent
+    assert swiftpm.consistent, swiftpm.findings
+    assert codes(swiftpm, "missing-stub") == []
+    assert codes(swiftpm, DISAGREES) == names
+    [alpha] = [f for f in swiftpm.findings if f.code == DISAGREES and f.subject == "alpha"]
+    assert alpha.line == 13 and alpha.file == "Package.swift.template"
+    assert "reports missing-stub for it; no target SwiftPM evaluates has the path " \
+           ".Package.swift/alpha, so none is needed" in alpha.message
+
+
+def test_a_product_count_the_static_reading_gets_wrong_is_flagged_once():
+    static, swiftpm, _ = static_and_swiftpm(LAYOUTS["one-product"])
+
+    assert static.consistent and static.products == 4
+    assert swiftpm.consistent and (swiftpm.products, swiftpm.templates[0].products) == (1, 1)
+    [count] = [f for f in swiftpm.findings if f.code == DISAGREES]
+    assert count.subject == "products"
+    assert "counts 4 products; SwiftPM evaluates 1 (Computed)" in count.message
+
+
+def test_a_placeholder_swiftpm_never_evaluates_is_flagged_where_the_static_reading_passes():
+    static, swiftpm, _ = static_and_swiftpm(LAYOUTS["stale-entry"])
+
+    # The static reading takes 'delta' for claimed: consistent, and 'delta' would vanish.
+    assert static.consistent and static.unclaimed == ()
+    assert not swiftpm.consistent
+    assert swiftpm.unclaimed == ("delta", "delta_debug")
+    [stale] = [f for f in swiftpm.findings if f.code == DISAGREES]
+    assert (stale.subject, stale.line) == ("delta", 18)
+    assert "SwiftPM evaluates no binary target 'delta'" in stale.message
+
+
+def test_a_jinja_template_computing_products_gets_swiftpms_roles_and_counts():
+    static, swiftpm, item = static_and_swiftpm(LAYOUTS["jinja"])
+
+    assert len(codes(static, "unknown-role")) == 4 and static.products is None
+    assert [p.name for p in item.placeholders] == ["alpha", "alpha_debug", "beta", "beta_debug"]
+    assert swiftpm.consistent and swiftpm.findings == ()
+    assert (swiftpm.products, swiftpm.binary_targets) == (4, 4)
+
+
+def test_a_jinja_template_iterating_over_checksums_asks_for_every_name_swiftpm_decides():
+    static, swiftpm, item = static_and_swiftpm(LAYOUTS["jinja-filtered"])
+
+    # The loop reads every checksum, the skipped ones too: the static reading asks for
+    # 'legacy', and only its liveness check (no live string holds that checksum) refuses.
+    assert {p.name for p in item.placeholders} == {"alpha", "alpha_debug", "legacy",
+                                                   "legacy_debug"}
+    assert static.unclaimed == () and codes(static, "not-live-code") == ["legacy",
+                                                                         "legacy_debug"]
+    assert not swiftpm.consistent and swiftpm.unclaimed == ("legacy", "legacy_debug")
+    assert codes(swiftpm, DISAGREES) == ["legacy", "legacy_debug"]
+    assert codes(swiftpm, "unknown-role") == []
+    assert (swiftpm.products, swiftpm.binary_targets) == (2, 2)
+
+
+def test_a_role_the_text_names_wrongly_is_flagged_with_both_readings():
+    # The direct-products manifest, its products dictionary misnamed `let frameworkTargets`:
+    # the static reading takes every product for a binary-only target.
+    layout = LAYOUTS["direct-products"]
+    text = layout.text.replace("let products:", "let frameworkTargets:").replace(
+        "products.keys", "frameworkTargets.keys").replace("products[name]",
+                                                         "frameworkTargets[name]")
+    _, swiftpm, _ = static_and_swiftpm(layout, template_of(layout, text=text))
+
+    said = {f.subject: f.message for f in swiftpm.findings if f.code == DISAGREES}
+    assert sorted(said) == ["alpha", "alpha_debug", "beta", "beta_debug", "products"]
+    assert "takes it for a binary-only target; SwiftPM evaluates it as a product (product " \
+           "'alpha' reaches it)" in said["alpha"]
+    assert "counts 0 products; SwiftPM evaluates 4" in said["products"]
+
+
+def test_a_missing_stub_folder_is_named_by_its_target_when_describe_fails():
+    layout = LAYOUTS["wrapper-stubs"]
+    describe = CommandResult(1, "", "error: invalid custom path '.Package.swift/alpha_wrapper' "
+                                    "for target 'alpha_wrapper'\n")
+    template = template_of(layout, stubs=tuple(s for s in layout.stubs if s != "alpha_wrapper"))
+    _, swiftpm, _ = static_and_swiftpm(layout, template, recorded(layout, describe))
+
+    assert swiftpm.counts_source == "swiftpm" and swiftpm.products == 4
+    [missing] = [f for f in swiftpm.findings if f.code == "missing-stub"]
+    assert (missing.subject, missing.line) == ("alpha_wrapper", 13)  # the line of 'alpha'
+    assert "SwiftPM evaluates target 'alpha_wrapper' at .Package.swift/alpha_wrapper" in \
+           missing.message
+    assert [f.subject for f in swiftpm.findings if f.code == "swift-error"] == ["alpha_wrapper"]
+    assert codes(swiftpm, "unknown-role") == codes(swiftpm, "orphan-stub") == []
+
+
+def test_an_empty_stub_folder_swiftpm_uses_is_empty_and_one_it_does_not_is_an_orphan():
+    layout = LAYOUTS["one-product"]
+    template = template_of(layout, stubs=(*layout.stubs, "old"), empty=frozenset({"alpha"}))
+    item = render(template, VERSION, {})
+
+    found = {(f.code, f.subject) for f in stub_findings(item, recorded(layout), ROOT)}
+
+    assert found == {("empty-stub", "alpha"), ("orphan-stub", "old")}
+
+
+def test_the_release_shape_agrees_so_swiftpm_changes_nothing_but_the_counts_source():
+    static, swiftpm, item = static_and_swiftpm(LAYOUTS["release-shape"])
+
+    assert disagreements(item, recorded(LAYOUTS["release-shape"]), ROOT) == []
+    assert static.findings == swiftpm.findings == ()
+    assert (static.products, static.binary_targets) == (swiftpm.products, swiftpm.binary_targets)
+    assert (swiftpm.products, swiftpm.counts_source) == (4, "swiftpm")
+
+
+def test_names_the_text_gives_no_role_are_not_a_disagreement():
+    # The issue's shape with the dictionary named `frameworks`: the static reading says
+    # unknown-role (a warning) and claims nothing SwiftPM contradicts.
+    layout = LAYOUTS["direct-products"]
+    text = layout.text.replace("let products:", "let frameworks:").replace(
+        "products.keys", "frameworks.keys").replace("products[name]", "frameworks[name]")
+    static, swiftpm, _ = static_and_swiftpm(layout, template_of(layout, text=text))
+
+    assert static.consistent and len(codes(static, "unknown-role")) == 4
+    assert swiftpm.findings == () and swiftpm.products == 4
+
+
+def test_a_rejected_manifest_keeps_the_static_roles():
+    layout = LAYOUTS["wrapper-stubs"]
+    rejected = interpret(CommandResult(1, "", "error: 'package': duplicate target named 'x'\n"),
+                         CommandResult(0, "{}", ""))
+    static, swiftpm, _ = static_and_swiftpm(layout, evaluation=rejected)
+
+    assert not rejected.dumped and swiftpm.counts_source == "static"
+    assert codes(swiftpm, "unknown-role") == codes(static, "unknown-role")
+    assert codes(swiftpm, DISAGREES) == []
+
+
+@pytest.mark.parametrize(
+    ("path", "stubs_dir", "root"),
+    [
+        ("Package.swift.template", None, ".Package.swift"),
+        ("Package.swift.template", ".Package.swift", ".Package.swift"),
+        ("swiftpm/Package.swift.template", "swiftpm/.swift", ".swift"),
+        ("swiftpm/Package.swift.template", "swiftpm/stubs/x", "stubs/x"),
+        ("/w/swiftpm/Package.swift.template", "/w/elsewhere/stubs", "stubs"),
+        ("Package.swift.template", "../stubs", "stubs"),
+    ],
+)
+def test_stub_root_is_where_package_files_puts_the_stubs(path, stubs_dir, root):
+    assert stub_root(Template(path=path, text="", flavour="placeholder",
+                              stubs_dir=stubs_dir)) == root
