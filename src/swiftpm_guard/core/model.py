@@ -114,6 +114,9 @@ class Template:
     #: Where the stub folders are on disk, when that is not `stubs_dir` (a template read from
     #: a ref is shown by its path in the ref but sits in a scratch folder).
     stubs_path: str | None = None
+    #: A version-specific manifest the template ref holds as is (`Package@swift-6.0.swift`):
+    #: published unrendered, so checked as it is (core.manifest_files).
+    verbatim: bool = False
 
 
 @dataclass(frozen=True, slots=True)
