@@ -19,10 +19,20 @@ from __future__ import annotations
 
 import posixpath
 import re
-from collections.abc import Iterable, Sequence
+from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
 
+from swiftpm_guard.core.audit import read_published
 from swiftpm_guard.core.lines import LineIndex
+from swiftpm_guard.core.model import (
+    Artifact,
+    Finding,
+    Location,
+    Placeholder,
+    Rendered,
+    Severity,
+    Template,
+)
 from swiftpm_guard.core.render import scan
 from swiftpm_guard.errors import InputError
 
@@ -150,3 +160,30 @@ def check_verbatim(path: str, text: str) -> None:
             f"as is: it is published unrendered and SwiftPM reads it instead of Package.swift; "
             f"rename it {name}.template to have it rendered",
             file=path, line=line)
+
+
+def render_verbatim(template: Template, version: str, built: Mapping[str, Artifact]) -> Rendered:
+    """A version-specific manifest published as it is, read as the audit reads a published
+    one: its text unchanged; the names it asks for are its binary targets' checksum sites, so
+    both directions and the stub rules apply as to a template; a checksum that is not the one
+    built for this version is an error (the same file ships with every version)."""
+    published = read_published(template.text)
+    placeholders = tuple(Placeholder(site.name, Location(template.path, site.line), site.role)
+                         for site in published.sites if site.name is not None)
+    findings = []
+    for site in published.sites:
+        artifact = built.get(site.name) if site.name is not None else None
+        if artifact is None or artifact.sha256 is None or artifact.sha256 == site.value:
+            continue
+        findings.append(Finding(
+            code="checksum-mismatch", severity=Severity.ERROR, subject=artifact.name,
+            file=template.path, line=site.line,
+            message=f"{template.path} is published as it is, with every version, and its "
+                    f"checksum of '{artifact.name}' ({site.value[:12]}…) is not the one built "
+                    f"for {version} ({artifact.sha256[:12]}…): whoever SwiftPM reads it for "
+                    "gets another build or a checksum failure; make it a template "
+                    f"({posixpath.basename(template.path)}.template) to have it filled in"))
+    # Without a binary target it points at no release: no version to use.
+    used = not placeholders or published.version == version
+    return Rendered(template=template, text=template.text, placeholders=placeholders,
+                    version_used=used, findings=tuple(findings))

@@ -303,7 +303,8 @@ CODES: dict[str, str] = {
     "the static reader cannot evaluate) has branches asking for different names",
     "swift-syntax": "without SwiftPM: tree-sitter-swift finds a syntax error in the manifest",
     "url": "a binary target URL is not https, not .zip, or lacks the version or its own name",
-    "checksum-mismatch": "SwiftPM evaluates a binary target's checksum to another artifact's",
+    "checksum-mismatch": "SwiftPM evaluates a binary target's checksum to another artifact's "
+    "(or a version-specific manifest published as it is states another checksum)",
     "placeholder-left": "audit: a published manifest still holds a placeholder",
     "duplicate-checksum": "audit: one checksum published under two different names",
     "reused-checksum": "audit: one name's checksum published again for another version",

@@ -25,7 +25,7 @@ from swiftpm_guard.core.checks import (
 from swiftpm_guard.core.checks import (
     check as check_rendered,
 )
-from swiftpm_guard.core.manifest_files import ManifestSet
+from swiftpm_guard.core.manifest_files import ManifestSet, render_verbatim
 from swiftpm_guard.core.model import (
     CODES,
     Artifact,
@@ -339,6 +339,8 @@ def with_hosted(result: CheckResult, request: CheckRequest, adapters: Adapters) 
 def _render(template: Template, version: str, built: Mapping[str, Artifact],
             seconds: float) -> Rendered:
     """Jinja templates may come from a pull request: they render in a bounded child."""
+    if template.verbatim:
+        return render_verbatim(template, version, built)
     if template.flavour != "jinja":
         return render(template, version, built)
     return call_isolated(render, template, version, built, file=template.path, seconds=seconds)
