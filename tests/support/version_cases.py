@@ -34,7 +34,6 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from swiftpm_guard.cli.main import main
-from swiftpm_guard.core.manifest_files import is_version_specific
 from swiftpm_guard.core.model import Artifact, Location, Template
 from swiftpm_guard.core.render import render
 
@@ -227,11 +226,12 @@ def _built() -> dict[str, Artifact]:
 
 
 def published_tree(case: VersionCase) -> dict[str, str]:
-    """The branch as publish leaves it: each template rendered under its manifest's name."""
+    """The branch as publish leaves it: each template rendered under its manifest's name
+    (by SwiftPM's pattern here, not the code under test's)."""
     tree = {}
     for file in case.files:
         text = file.text()
-        if file.form == "template" and (file.index == 0 or is_version_specific(file.published)):
+        if file.form == "template" and (file.index == 0 or _version(file.published)):
             rendered = render(Template(path=file.name, text=text, flavour="placeholder"),
                               VERSION, _built())
             tree["Package.swift" if file.index == 0 else file.published] = rendered.text
