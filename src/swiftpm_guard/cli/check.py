@@ -44,8 +44,9 @@ def _add_common(parser: argparse.ArgumentParser) -> None:
     add_source_arguments(parser, refs=True)
     template = parser.add_argument_group("template")
     template.add_argument("--template", action="append", required=True, metavar="PATH",
-                          help="Package.swift template (repeat for Package@swift-X.swift "
-                               "variants); *.j2 renders with sandboxed Jinja2")
+                          help="Package.swift template; every Package@swift-X.swift template "
+                               "or manifest beside it is checked too (repeat for others); *.j2 "
+                               "renders with sandboxed Jinja2")
     template.add_argument("--stubs-dir", metavar="DIR",
                           help="stub folders (default: .Package.swift/ or .swift/ beside it)")
     add_version_arguments(template, required=parser.prog.endswith("render"))

@@ -94,8 +94,10 @@ class CheckRequest:
 
     Paths are relative to `root` (the CLI's working folder, the action's workspace) and shown
     as given; `confined` keeps them inside it. Templates come from `root`, or from
-    `template_ref` of the repository there; framework lists from `root`, or with
-    `workflows_from_refs` from each of `frameworks_refs` (default: the default branch).
+    `template_ref` of the repository there, each named `Package.swift` template with every
+    version-specific template or manifest beside it (core.manifest_files); framework lists
+    from `root`, or with `workflows_from_refs` from each of `frameworks_refs` (default: the
+    default branch).
     """
 
     templates: tuple[str, ...]
