@@ -1,7 +1,7 @@
 """The differential tier's longer run: many seeded manifests, the static reader against SwiftPM.
 
     python benchmarks/swift_differential.py [--seeds 1-5] [--cases 300] [--swift PATH]
-        [--refused all|N] [--cache DIR] [--jobs 2]
+        [--refused all|N] [--cache DIR] [--jobs 2] [--versions N]
 
 Each seed generates `--cases` manifests (tests/support/swift_cases.py) and runs them through
 `check --swift off` (and the core's reading alone) and `swift package dump-package`
@@ -11,7 +11,9 @@ with its manifest, and every case where the check with SwiftPM would flag `stati
 for other names than the two readings differ on; `--show-refusals` also prints the refusals
 SwiftPM would have accepted.
 `--cache` keeps SwiftPM's answers by manifest hash, so a rerun after a reader change costs only
-the static side. Exits 1 on any violation.
+the static side. `--versions N` also runs N template branches with version-specific manifests
+per seed (tests/support/version_cases.py), each a `dump-package` of its own, and checks which
+file SwiftPM read against SwiftPM 6.0.3's rule. Exits 1 on any violation.
 """
 
 from __future__ import annotations
@@ -26,6 +28,7 @@ ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT / "tests"))
 sys.path.insert(0, str(ROOT / "src"))
 
+from support import version_cases  # noqa: E402
 from support.differential import comparison_violation, describe, run, summary  # noqa: E402
 from support.swift_cases import generate  # noqa: E402
 
@@ -46,6 +49,8 @@ def main() -> int:
     parser.add_argument("--cache", type=Path)
     parser.add_argument("--jobs", type=int, default=2)
     parser.add_argument("--show-refusals", action="store_true")
+    parser.add_argument("--versions", type=int, default=0,
+                        help="template branches with version-specific manifests per seed")
     args = parser.parse_args()
     limit = None if args.refused == "all" else int(args.refused)
     failed = False
@@ -63,7 +68,27 @@ def main() -> int:
                     failed = failed or bool(wrong)
                     print(f"  {wrong or 'refused, SwiftPM accepts'}\n"
                           f"  {describe(outcome)}", flush=True)
+            if args.versions:
+                failed = _versions(seed, args, Path(scratch) / f"{seed}-versions") or failed
     return 1 if failed else 0
+
+
+def _versions(seed: int, args: argparse.Namespace, folder: Path) -> bool:
+    """The version-specific cases of one seed; True on a violation or a misread rule."""
+    cases = version_cases.generate(seed, args.versions)
+    outcomes = version_cases.run(cases, args.swift, folder, jobs=args.jobs)
+    counts: dict[str, int] = {}
+    for outcome in outcomes:
+        counts[outcome.kind] = counts.get(outcome.kind, 0) + 1
+    print(f"seed {seed}, version-specific: {counts}", flush=True)
+    bad = False
+    for outcome in outcomes:
+        misread = outcome.swiftpm.ok and outcome.swiftpm.read != outcome.predicted
+        if outcome.violation or misread:
+            bad = True
+            print(f"  {outcome.violation or 'SwiftPM read another file than predicted'}\n"
+                  f"  {version_cases.describe(outcome)}", flush=True)
+    return bad
 
 
 if __name__ == "__main__":

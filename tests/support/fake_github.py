@@ -433,6 +433,12 @@ class FakeGitHub:
     ) -> _Reply:
         ref = query.get("ref", [repo.default_branch])[0]
         path = params["path"].strip("/")
+        if not path:  # `contents/`: the root folder, as GitHub documents it
+            entries = self._git(repo, "ls-tree", "-z", "--long", f"{ref}^{{tree}}")
+            if entries is None:
+                raise _Reply(404, _error("Not Found"))
+            return _Reply(200, [self._content(repo, ref, e[4], e)
+                                for e in map(_ls_entry, filter(None, entries.split(b"\0")))])
         listing = self._git(repo, "ls-tree", "-z", "--long", f"{ref}", "--", path)
         if not listing:
             raise _Reply(404, _error("Not Found"))

@@ -24,6 +24,10 @@ import jsonschema
 SUBSET = Path(__file__).resolve().parent / "github-openapi" / "openapi-subset.json"
 #: Path parameters that may hold slashes (`contents/dir/file`, `git/ref/heads/a/b`).
 _GREEDY = {"path", "ref"}
+#: Path parameters GitHub lets a client leave empty: `GET …/contents/` is the root folder
+#: ("If you omit the path parameter, you will receive the contents of the repository's root
+#: directory", GitHub's REST reference for repository contents).
+_OPTIONAL = {"path"}
 
 
 def schema_path() -> Path:
@@ -168,6 +172,12 @@ def _check_value(param: Mapping[str, Any], raw: str | None, what: str) -> list[s
     return _errors(schema, value, what)
 
 
+def _parameter(name: str) -> str:
+    if name in _GREEDY:
+        return ".*" if name in _OPTIONAL else ".+"
+    return "[^/]+"
+
+
 class Spec:
     """The operations of the subset, matched by method and concrete path."""
 
@@ -177,7 +187,7 @@ class Spec:
         for template, item in document["paths"].items():
             regex = re.sub(
                 r"\\{([a-z_]+)\\}",
-                lambda m: f"(?P<{m.group(1)}>{'.+' if m.group(1) in _GREEDY else '[^/]+'})",
+                lambda m: f"(?P<{m.group(1)}>{_parameter(m.group(1))})",
                 re.escape(template),
             )
             for method, spec in item.items():

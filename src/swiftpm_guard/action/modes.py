@@ -8,7 +8,8 @@
 from __future__ import annotations
 
 import json
-from collections.abc import Sequence
+import posixpath
+from collections.abc import Iterable, Sequence
 from typing import TYPE_CHECKING
 
 from swiftpm_guard.action.delivery import (
@@ -24,6 +25,7 @@ from swiftpm_guard.action.delivery import (
 )
 from swiftpm_guard.action.settings import ActionSettings
 from swiftpm_guard.console import command
+from swiftpm_guard.core.manifest_files import manifest_of
 from swiftpm_guard.core.model import Phrase
 from swiftpm_guard.core.names import manifest_path
 from swiftpm_guard.core.render import scan
@@ -109,9 +111,9 @@ def run_check(settings: ActionSettings, adapters: Adapters, notes: Sequence[str]
     result = check(request, adapters)
     report = result.report
     files = [("report.json", check_report.to_json(report).encode())]
-    manifest = _complete_manifest(settings, result)
-    if manifest is not None:
-        files.append(("Package.swift", manifest.encode()))
+    manifests = _complete_manifests(settings, result)
+    files += [(name, text.encode()) for name, text in manifests]
+    manifest = manifests[0][1] if manifests else None
     sections = _sections(settings, request, result)
     reading = reading_of(settings, result)
     suffix = settings.debug_suffix
@@ -151,14 +153,21 @@ def logs(result: CheckResult) -> tuple[tuple[str, ...], tuple[str, ...]]:
             tuple(check_report.console_line(f) for f in findings if of(f) is not None))
 
 
-def _complete_manifest(settings: ActionSettings, result: CheckResult) -> str | None:
-    """The manifest, when consistent and every checksum was known (a PR check has none)."""
-    rendered = result.rendered[0] if result.rendered else None
-    if rendered is None or settings.version is None or not result.report.consistent:
-        return None
-    if any(t.kind == "checksum" for t in scan(rendered.text)):
-        return None
-    return rendered.text
+def _complete_manifests(settings: ActionSettings, result: CheckResult
+                        ) -> list[tuple[str, str]]:
+    """(file name, text) of every manifest, when consistent and every checksum was known (a
+    PR check has none): `Package.swift`, then the version-specific ones SwiftPM may read."""
+    if not result.rendered or settings.version is None or not result.report.consistent:
+        return []
+    if any(t.kind == "checksum" for r in result.rendered for t in scan(r.text)):
+        return []
+    return _named_files((manifest_of(r.template.path), r.text) for r in result.rendered)
+
+
+def _named_files(manifests: Iterable[tuple[str, str]]) -> list[tuple[str, str]]:
+    """The first manifest as `Package.swift` (the output `manifest`), the others by name."""
+    return [("Package.swift" if index == 0 else posixpath.basename(path), text)
+            for index, (path, text) in enumerate(manifests)]
 
 
 def _sections(settings: ActionSettings, request: CheckRequest,
@@ -258,7 +267,7 @@ def _deliver_publish(settings: ActionSettings, adapters: Adapters, result: Publi
     document = {**check_report.to_dict(report), "publish": result.as_dict()}
     files = [("report.json", (json.dumps(document, indent=2, ensure_ascii=False) + "\n").encode())]
     if report.consistent and result.manifests:
-        files.append(("Package.swift", result.manifests[0][1].encode()))
+        files += [(name, text.encode()) for name, text in _named_files(result.manifests)]
     notes = [publish_report.dry_run_note(remote.url)] if settings.dry_run else []
     section = publish_report.publish_section(
         branch=result.branch, pushed=result.pushed, commit=result.commit, remote=remote.url,

@@ -44,8 +44,9 @@ def _add_common(parser: argparse.ArgumentParser) -> None:
     add_source_arguments(parser, refs=True)
     template = parser.add_argument_group("template")
     template.add_argument("--template", action="append", required=True, metavar="PATH",
-                          help="Package.swift template (repeat for Package@swift-X.swift "
-                               "variants); *.j2 renders with sandboxed Jinja2")
+                          help="Package.swift template; every Package@swift-X.swift template "
+                               "or manifest beside it is checked too (repeat for others); *.j2 "
+                               "renders with sandboxed Jinja2")
     template.add_argument("--stubs-dir", metavar="DIR",
                           help="stub folders (default: .Package.swift/ or .swift/ beside it)")
     add_version_arguments(template, required=parser.prog.endswith("render"))
@@ -60,14 +61,23 @@ def manifest_name(template: Path) -> str:
     return name if name != template.name else name + ".out"
 
 
-def _targets(option: str, where: str, templates: Sequence[str]) -> list[Path]:
-    """Where each rendered template goes: the path itself, or a folder for several."""
+def _targets(option: str, where: str, names: Sequence[str]) -> list[Path]:
+    """Where each rendered manifest (by file name) goes: the path itself, or a folder for
+    several."""
     path = Path(where)
-    if len(templates) == 1 and not path.is_dir():
+    if len(names) == 1 and not path.is_dir():
         return [path]
     if not path.is_dir():
-        raise UsageError(f"{option} {where}: several templates need an existing folder")
-    return [path / manifest_name(Path(t)) for t in templates]
+        raise UsageError(f"{option} {where}: several templates need an existing folder (they "
+                         f"make {', '.join(names)}; SwiftPM may read any of them, so each is "
+                         "rendered)")
+    return [path / name for name in names]
+
+
+def _manifest_names(result: CheckResult) -> list[str]:
+    """The file name each rendered template (or version-specific manifest) is written as."""
+    return [Path(r.template.path).name if r.template.verbatim
+            else manifest_name(Path(r.template.path)) for r in result.rendered]
 
 
 def _report_files(args: argparse.Namespace, result: CheckResult) -> list[tuple[Path, bytes]]:
@@ -90,10 +100,16 @@ def run(args: argparse.Namespace, adapters: Adapters) -> int:
     from swiftpm_guard.sinks.files import write_atomically
     is_render = args.command == "render"
     request = check_request(args, args.template, args.stubs_dir, require_checksums=is_render)
-    outputs = _targets("--output", args.output, request.templates) if is_render else []
-    drafts = (_targets("--draft", args.draft, request.templates)
-              if is_render and args.draft else [])
+    named = [manifest_name(Path(t)) for t in request.templates]
+    if is_render:  # before anything runs, for what the command line names
+        _targets("--output", args.output, named)
+        if args.draft:
+            _targets("--draft", args.draft, named)
     result = check(request, adapters)
+    # The version-specific manifests found beside the template are rendered too.
+    names = _manifest_names(result)
+    outputs = _targets("--output", args.output, names) if is_render else []
+    drafts = _targets("--draft", args.draft, names) if is_render and args.draft else []
     report = result.report
     texts = [r.text.encode("utf-8") for r in result.rendered]
     files = _report_files(args, result) + list(zip(drafts, texts, strict=False))

@@ -358,8 +358,15 @@ class BranchAudit:
     branch: str
     version: str | None  # the version the branch name carries
     findings: tuple[Finding, ...]
-    manifest: PublishedManifest | None = None  # Package.swift as read, for URL checks
+    #: (path, as read) of `Package.swift` and every version-specific manifest SwiftPM may read
+    #: instead, for URL checks.
+    manifests: tuple[tuple[str, PublishedManifest], ...] = ()
     tip: TipCommit | None = None  # the branch's tip commit, when it was read
+
+    @property
+    def manifest(self) -> PublishedManifest | None:
+        """`Package.swift` as read (None when the branch has none that can be read)."""
+        return next((m for path, m in self.manifests if path == "Package.swift"), None)
 
     @property
     def has_errors(self) -> bool:
@@ -449,7 +456,7 @@ def _audit_branch(branch: PublishedBranch,
             f"branch '{branch.name}' does not carry a version matching "
             f"{options.version_pattern} after '{options.branch_prefix}'",
         ))
-    primary: PublishedManifest | None = None
+    read: list[tuple[str, PublishedManifest]] = []
     named: list[Placeholder] = []
     uses: list[tuple[str, _Use]] = []
     for manifest in branch.manifests:
@@ -459,8 +466,7 @@ def _audit_branch(branch: PublishedBranch,
                                      manifest.path))
             continue
         published = read_published(manifest.text)
-        if manifest.path == "Package.swift":
-            primary = published
+        read.append((manifest.path, published))
         findings += _placeholder_findings(manifest.path, manifest.text)
         findings += _checksum_findings(published, manifest.path)
         findings += _version_findings(published, manifest, version)
@@ -484,9 +490,11 @@ def _audit_branch(branch: PublishedBranch,
         f"'{name}' in the stub root is not a stub folder; it ships with this branch",
         f"{branch.stubs_dir}/{name}", severity=Severity.WARNING,
     ) for name in branch.stray]
+    result = BranchAudit(branch.name, version, (), tuple(read), branch.tip)
+    primary = result.manifest
     findings += tip_findings(branch.tip, branch.name, version,
                              primary.version if primary else None)
-    return BranchAudit(branch.name, version, tuple(findings), primary, branch.tip), uses
+    return dataclasses.replace(result, findings=tuple(findings)), uses
 
 
 

@@ -95,7 +95,11 @@ def check(rendered: Sequence[Rendered], artifacts: Sequence[Artifact], options: 
 
 
 def _substituted(item: Rendered, built: dict[str, Artifact]) -> dict[str, str]:
-    """What stands in the manifest for each requested name: its checksum, else the token."""
+    """What stands in the manifest for each requested name: its checksum, else the token.
+    A verbatim manifest's names come from its checksum literals (core.manifest_files), which
+    are what stands there: nothing was substituted."""
+    if item.template.verbatim:
+        return {}
     values = {}
     for placeholder in item.placeholders:
         artifact = built.get(placeholder.name)
@@ -154,7 +158,13 @@ def _template_findings(item: Rendered, built: dict[str, Artifact],
             continue
         seen.add(name)
         artifact = built.get(name)
-        if artifact is None:
+        if artifact is None and item.template.verbatim:
+            findings.append(_finding(
+                "unfilled-placeholder", name, where.file, where.line,
+                f"{path} (published as it is) declares binary target '{name}' but no source "
+                "built it; whoever SwiftPM reads it for fetches a zip this release lacks",
+            ))
+        elif artifact is None:
             findings.append(_finding(
                 "unfilled-placeholder", name, where.file, where.line,
                 f"the template asks for '{name}' but no source built it; publishing stays "

@@ -114,6 +114,9 @@ class Template:
     #: Where the stub folders are on disk, when that is not `stubs_dir` (a template read from
     #: a ref is shown by its path in the ref but sits in a scratch folder).
     stubs_path: str | None = None
+    #: A version-specific manifest the template ref holds as is (`Package@swift-6.0.swift`):
+    #: published unrendered, so checked as it is (core.manifest_files).
+    verbatim: bool = False
 
 
 @dataclass(frozen=True, slots=True)
@@ -303,7 +306,8 @@ CODES: dict[str, str] = {
     "verdict follows SwiftPM (warning)",
     "swift-syntax": "without SwiftPM: tree-sitter-swift finds a syntax error in the manifest",
     "url": "a binary target URL is not https, not .zip, or lacks the version or its own name",
-    "checksum-mismatch": "SwiftPM evaluates a binary target's checksum to another artifact's",
+    "checksum-mismatch": "SwiftPM evaluates a binary target's checksum to another artifact's "
+    "(or a version-specific manifest published as it is states another checksum)",
     "placeholder-left": "audit: a published manifest still holds a placeholder",
     "duplicate-checksum": "audit: one checksum published under two different names",
     "reused-checksum": "audit: one name's checksum published again for another version",

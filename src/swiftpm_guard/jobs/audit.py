@@ -42,21 +42,22 @@ def audit_repository(repo: str, pattern: str, options: AuditOptions, *,
 
 def url_findings(report: AuditReport,
                  urls: UrlSettings) -> tuple[dict[str, list[Finding]], HostedStats]:
-    """Fetch every named binary target of every branch (each distinct URL once)."""
+    """Fetch every named binary target of every manifest of every branch (each distinct URL
+    once)."""
     from swiftpm_guard.sources.hosted import verify_with_stats
 
     found: dict[str, list[Finding]] = {}
     targets: list[tuple[str, HostedZip]] = []
     for branch in report.branches:
-        if branch.manifest is None:
-            continue
-        zips, problems = zips_of_published(branch.manifest, "Package.swift", branch.version,
-                                           urls)
-        targets += [(branch.branch, z) for z in zips]
-        found[branch.branch] = [Finding(
-            code="url-error", severity=Severity.ERROR, subject=branch.branch,
-            message=f"cannot compute zip URLs: {problem}", file="Package.swift",
-        ) for problem in problems]
+        found[branch.branch] = []
+        # A version-specific manifest is what some SwiftPM reads instead: its zips too.
+        for path, manifest in branch.manifests:
+            zips, problems = zips_of_published(manifest, path, branch.version, urls)
+            targets += [(branch.branch, z) for z in zips]
+            found[branch.branch] += [Finding(
+                code="url-error", severity=Severity.ERROR, subject=branch.branch,
+                message=f"cannot compute zip URLs: {problem}", file=path,
+            ) for problem in problems]
     results, stats = verify_with_stats([z for _b, z in targets], urls)
     for (branch_name, _zip), finding in zip(targets, results, strict=True):
         if finding is not None:

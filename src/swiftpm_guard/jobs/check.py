@@ -25,6 +25,7 @@ from swiftpm_guard.core.checks import (
 from swiftpm_guard.core.checks import (
     check as check_rendered,
 )
+from swiftpm_guard.core.manifest_files import ManifestSet, render_verbatim
 from swiftpm_guard.core.model import (
     CODES,
     Artifact,
@@ -67,7 +68,7 @@ from swiftpm_guard.sources.artifacts import (
     read_declared,
     scan_zip_folder,
 )
-from swiftpm_guard.sources.template import load_template
+from swiftpm_guard.sources.template import load_template, manifests_beside
 from swiftpm_guard.sources.workflow import read_workflow_frameworks
 
 if TYPE_CHECKING:
@@ -93,8 +94,10 @@ class CheckRequest:
 
     Paths are relative to `root` (the CLI's working folder, the action's workspace) and shown
     as given; `confined` keeps them inside it. Templates come from `root`, or from
-    `template_ref` of the repository there; framework lists from `root`, or with
-    `workflows_from_refs` from each of `frameworks_refs` (default: the default branch).
+    `template_ref` of the repository there, each named `Package.swift` template with every
+    version-specific template or manifest beside it (core.manifest_files); framework lists
+    from `root`, or with `workflows_from_refs` from each of `frameworks_refs` (default: the
+    default branch).
     """
 
     templates: tuple[str, ...]
@@ -338,6 +341,8 @@ def with_hosted(result: CheckResult, request: CheckRequest, adapters: Adapters) 
 def _render(template: Template, version: str, built: Mapping[str, Artifact],
             seconds: float) -> Rendered:
     """Jinja templates may come from a pull request: they render in a bounded child."""
+    if template.verbatim:
+        return render_verbatim(template, version, built)
     if template.flavour != "jinja":
         return render(template, version, built)
     return call_isolated(render, template, version, built, file=template.path, seconds=seconds)
@@ -358,33 +363,52 @@ def read_sources(request: CheckRequest, checkout: Checkout | None = None,
 
 def _templates(request: CheckRequest, checkout: Checkout | None, scratch: Path | None
                ) -> tuple[list[Template], list[Finding], list[Phrase], dict[str, str]]:
+    """The named templates and, beside a named `Package.swift` template, every version-specific
+    template or manifest (core.manifest_files): each is a manifest some SwiftPM reads."""
     templates: list[Template] = []
     findings: list[Finding] = []
     if request.template_ref is None:
         stubs = request.path(request.stubs_dir) if request.stubs_dir else None
-        for shown in request.templates:
-            template, found = load_template(request.path(shown), display=str(Path(shown)),
-                                            stubs_dir=stubs)
+        named = tuple(str(Path(shown)) for shown in request.templates)
+        found = manifests_beside(named, lambda folder: request.path(folder or "."))
+        for shown in found.paths:
+            template, loaded = load_template(request.path(shown), display=shown,
+                                             stubs_dir=stubs, verbatim=shown in found.verbatim)
             templates.append(template)
-            findings += found
+            findings += loaded
         branch = request.workspace_branch
         where = Phrase.of("template ", request.templates[0], " from the workspace (", branch,
                           ")") if branch else Phrase.of("template ", request.templates[0],
                                                          " from the workspace")
-        return templates, findings, [where], {}
-    from swiftpm_guard.sources.refs import load_template_from_ref
+        return templates, list(dict.fromkeys(findings)), [where, *_beside(found, named)], {}
+    from swiftpm_guard.sources.refs import load_template_from_ref, manifests_in_ref
 
     assert checkout is not None and scratch is not None  # CheckRequest.reads_refs
     reader = checkout.reader(request.template_ref)
+    found = manifests_in_ref(reader, request.templates)
     paths: dict[str, str] = {}
-    for shown in request.templates:
-        template, found = load_template_from_ref(reader, shown, scratch / "template-ref")
+    for shown in found.paths:
+        template, loaded = load_template_from_ref(reader, shown, scratch / "template-ref",
+                                                  verbatim=shown in found.verbatim)
         templates.append(template)
-        findings += found
+        findings += loaded
         paths[template.path] = request.template_ref
         paths.update((stub.location.file, request.template_ref) for stub in template.stubs)
     where = Phrase.of("template ", request.templates[0], f" from {reader.where}")
-    return templates, findings, [where], paths
+    beside = _beside(found, request.templates)
+    return templates, list(dict.fromkeys(findings)), [where, *beside], paths
+
+
+def _beside(found: ManifestSet, named: tuple[str, ...]) -> list[Phrase]:
+    """The version-specific manifests read beside the named templates, in words."""
+    extra = [path for path in found.paths if path not in named]
+    if not extra:
+        return []
+    parts = ["version-specific manifests beside it: "]
+    for path in extra:
+        parts += [path, ", "]
+    parts[-1] = " (SwiftPM may read one instead of Package.swift)"
+    return [Phrase.of(*parts)]
 
 
 def read_artifacts(request: CheckRequest, checkout: Checkout | None = None,

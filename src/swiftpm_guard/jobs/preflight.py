@@ -31,6 +31,7 @@ from swiftpm_guard.jobs.publish import (
     branch_exists,
     check_remote_token,
     local_remote_exists,
+    manifests_at,
 )
 from swiftpm_guard.sinks.git_push import NETWORK_TIMEOUT, ScratchRepo
 from swiftpm_guard.sources.template import load_exported, wanted
@@ -114,6 +115,7 @@ def _absent(repo: ScratchRepo, request: PreflightRequest, options: UrlSettings, 
     """`url-exists` for each zip URL of this version that is already served (`unpublished`:
     the branch, when it does not exist)."""
     commit = repo.fetch(request.template, depth=1)
-    repo.export(commit, wanted(request.templates), tree)
-    templates, _stub_findings = load_exported(tree, request.templates)
+    found, _entries = manifests_at(repo, commit, request.templates)
+    repo.export(commit, wanted(found.paths), tree)
+    templates, _stub_findings = load_exported(tree, found)
     return verify_urls.absent(templates, request.version, options, unpublished=unpublished)

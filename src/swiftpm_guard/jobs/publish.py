@@ -19,6 +19,7 @@ from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field, replace
 from pathlib import Path
 
+from swiftpm_guard.core.manifest_files import ManifestSet, manifest_of, manifest_set
 from swiftpm_guard.core.model import Finding, Report, Severity
 from swiftpm_guard.core.names import (
     DEFAULT_AUTHOR,
@@ -58,6 +59,7 @@ from swiftpm_guard.sinks.git_push import (
     GitError,
     PushStatus,
     ScratchRepo,
+    TreeEntry,
     commit_onto,
     tree_of,
 )
@@ -169,6 +171,16 @@ class PublishResult:
     diff_note: str | None = None  # why there is no diff
     excluded: tuple[str, ...] = ()  # template-ref paths left out of the published tree
     updated_from: str | None = None  # --update: the published tip the new commit is on
+    #: The template-ref paths rendered (replaced by their manifests in the published tree),
+    #: and the version-specific manifests checked and published as the template ref has them.
+    templates: tuple[str, ...] = ()
+    verbatim: tuple[str, ...] = ()
+
+    def rendered_files(self) -> dict[str, bytes]:
+        """What the publish commit adds: every rendered manifest (the verbatim ones are in
+        the template ref's tree already, byte for byte and mode for mode)."""
+        return {path: text.encode("utf-8") for path, text in self.manifests
+                if path not in self.verbatim}
 
     @property
     def report(self) -> Report:
@@ -267,7 +279,7 @@ def publish(request: PublishRequest, adapters: Adapters = QUIET, *,
         if request.dry_run:
             found, note = compare_with_published(
                 repo, refs, branch=request.branch, prefix=request.branch_prefix,
-                version=request.version, templates=request.templates,
+                version=request.version, templates=result.templates + result.verbatim,
                 rendered=result.checked.rendered, template_commit=result.template_commit)
             result = replace(result, diff=found, diff_note=note)
         skipped = _skip_reason(request, result.report)
@@ -275,6 +287,14 @@ def publish(request: PublishRequest, adapters: Adapters = QUIET, *,
             say(f"not pushing {result.branch}: {skipped}")
             return replace(result, skipped=skipped)
         return _push(repo, request, result, say)
+
+
+def manifests_at(repo: ScratchRepo, commit: str, templates: tuple[str, ...]
+                 ) -> tuple[ManifestSet, list[TreeEntry]]:
+    """The named templates and the version-specific templates and manifests beside them in
+    `commit` (core.manifest_files), and the commit's whole tree."""
+    entries = repo.tree(commit)
+    return manifest_set(templates, ((e.path, e.what) for e in entries)), entries
 
 
 def _skip_reason(request: PublishRequest, report: Report) -> str | None:
@@ -321,20 +341,19 @@ def _check(repo: ScratchRepo, request: PublishRequest, refs: Mapping[str, str], 
     template_commit = repo.fetch(request.template, depth=1)
     say(f"template {short_branch(request.template)} at {template_commit[:12]}")
     tree = work / "tree"
-    repo.export(template_commit, wanted(request.templates), tree)
-    excluded = tuple(
-        e.path for e in repo.tree(template_commit) if is_excluded(e.path, request.exclude)
-    )
+    found, entries = manifests_at(repo, template_commit, request.templates)
+    repo.export(template_commit, wanted(found.paths), tree)
+    excluded = tuple(e.path for e in entries if is_excluded(e.path, request.exclude))
     if excluded:
         say(f"left out of the published tree: {', '.join(excluded)}")
     remote_commit = refs.get(request.branch)
     observed = _observed(request, remote_commit, request.remote.url)
     checkout, read = read_from
-    templates, stub_findings = load_exported(tree, request.templates)
+    templates, stub_findings = load_exported(tree, found)
     sources = Sources(templates=tuple(templates), artifacts=read.artifacts,
                       findings=(*observed, *read.findings, *stub_findings), reads=read.reads,
                       ref_paths={**read.ref_paths, **dict.fromkeys(
-                          request.templates, short_branch(request.template))})
+                          found.paths, short_branch(request.template))})
     checked = with_hosted(evaluate(sources, request.check), request.check, adapters)
     checked = replace(checked, placement=place(checked.report.findings, sources, request.check,
                                                checkout))
@@ -346,10 +365,9 @@ def _check(repo: ScratchRepo, request: PublishRequest, refs: Mapping[str, str], 
         commit=None,
         template_commit=template_commit,
         remote_commit=remote_commit,
-        manifests=tuple(
-            (manifest_path(t), r.text)
-            for t, r in zip(request.templates, checked.rendered, strict=True)
-        ),
+        manifests=tuple((manifest_of(r.template.path), r.text) for r in checked.rendered),
+        templates=found.templates,
+        verbatim=found.verbatim,
         snippet=consumer_snippet(request.package_url or request.remote.package_url(), name),
         excluded=excluded,
     )
@@ -361,9 +379,8 @@ def _push(repo: ScratchRepo, request: PublishRequest, result: PublishResult,
     name, seen = result.branch, result.remote_commit
     if request.update and seen is not None:
         return _update(repo, request, result, seen, say)
-    commit = repo.commit(result.template_commit, remove=(*request.templates, *result.excluded),
-                         add={path: text.encode("utf-8") for path, text in result.manifests},
-                         message=request.version)
+    commit = repo.commit(result.template_commit, remove=(*result.templates, *result.excluded),
+                         add=result.rendered_files(), message=request.version)
     result = replace(result, commit=commit)
     if commit == seen:
         # Same tree, parent, message, identity and second: the remote already holds it.
@@ -393,8 +410,8 @@ def _update(repo: ScratchRepo, request: PublishRequest, result: PublishResult, s
         repo,
         result.template_commit,
         parent=tip,
-        remove=(*request.templates, *result.excluded),
-        add={path: text.encode("utf-8") for path, text in result.manifests},
+        remove=(*result.templates, *result.excluded),
+        add=result.rendered_files(),
         # The trailer names the template commit: the tip's parent is the old tip, so a later
         # dry run could not otherwise say which template built this tree.
         message=f"{request.version}\n\n{UPDATE_MARK} on top of {tip}.\n\n"

@@ -14,8 +14,9 @@ import posixpath
 import re
 from collections.abc import Mapping, Sequence
 
+from swiftpm_guard.core.manifest_files import manifest_of
 from swiftpm_guard.core.model import Rendered
-from swiftpm_guard.core.names import manifest_path, short_branch
+from swiftpm_guard.core.names import short_branch
 from swiftpm_guard.core.package_diff import (
     PackageDiff,
     TemplateCommit,
@@ -65,7 +66,7 @@ def compare_with_published(repo: ScratchRepo, refs: Mapping[str, str], *, branch
 def _manifests(repo: ScratchRepo, entries: Sequence[TreeEntry], templates: Sequence[str],
                name: str) -> tuple[list[str], str | None]:
     """The texts of the manifests the templates become, as the branch holds them."""
-    wanted = [manifest_path(t) for t in templates]
+    wanted = [manifest_of(t) for t in templates]
     found = [e for e in entries if e.path in wanted and e.kind == "blob"]
     if not found:
         return [], f"{name} holds no {wanted[0]} to compare with"

@@ -35,6 +35,9 @@ def publish_section(*, branch: str, pushed: bool, commit: str | None, remote: st
     else:
         state = f"{code(branch)} was **not pushed**: {text(str(skipped))}."
     lines = ["#### Publish", "", state, ""]
+    if len(manifests) > 1:  # version-specific ones: SwiftPM reads one by its own version
+        lines += ["Manifests, each rendered and checked (SwiftPM reads the one for its "
+                  "version): " + ", ".join(code(path) for path, _text in manifests), ""]
     if excluded:
         lines += ["Left out of the published tree (input `exclude-paths`): "
                   + ", ".join(code(p) for p in excluded), ""]

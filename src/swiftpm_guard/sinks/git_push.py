@@ -147,6 +147,13 @@ class TreeEntry:
     size: int | None
     path: str
 
+    @property
+    def what(self) -> str:
+        """"file", "symlink", "submodule" or "dir", as the template readers name kinds."""
+        if self.kind == "blob":
+            return "symlink" if self.mode == "120000" else "file"
+        return "submodule" if self.kind == "commit" else "dir"
+
 
 class ScratchRepo(PublishGit):
     """A temporary bare repository: fetch from, build a commit in, and push to one remote.

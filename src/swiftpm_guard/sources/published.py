@@ -12,7 +12,6 @@ from __future__ import annotations
 import contextlib
 import fnmatch
 import os
-import re
 import tempfile
 from collections.abc import Iterable, Iterator, Sequence
 from dataclasses import dataclass
@@ -20,6 +19,7 @@ from pathlib import Path, PurePosixPath
 
 from swiftpm_guard.core.audit import ManifestFile, PublishedBranch, TipCommit
 from swiftpm_guard.core.lines import split_lines
+from swiftpm_guard.core.manifest_files import is_manifest_name
 from swiftpm_guard.core.model import Location, Stub
 from swiftpm_guard.core.names import ALL_KINDS, DEFAULT_BRANCH_GLOB, Remote, validate_ref_glob
 from swiftpm_guard.errors import InfrastructureError, InputError
@@ -148,7 +148,6 @@ def list_branches(git_dir: str, pattern: str, *,
 
 #: Stub folders nested deeper than this are not searched for sources.
 _MAX_STUB_DEPTH = 8
-_MANIFEST_RE = re.compile(r"Package(?:@swift-[0-9][0-9.]*)?\.swift")
 _TREE, _BLOB_MODES = "40000", frozenset({"100644", "100755"})
 
 
@@ -228,7 +227,7 @@ def read_branches(git_dir: str, pattern: str = DEFAULT_PATTERN, *,
     objects.load([f"{commit}^{{tree}}" for _name, commit in branches])
     roots = {commit: objects.tree(f"{commit}^{{tree}}") or [] for _name, commit in branches}
     manifest_oids = [e.oid for entries in roots.values() for e in entries
-                     if e.mode in _BLOB_MODES and _MANIFEST_RE.fullmatch(e.name)]
+                     if e.mode in _BLOB_MODES and is_manifest_name(e.name)]
     sizes = objects.sizes(manifest_oids)
     stub_roots = {commit: _stub_root(entries) for commit, entries in roots.items()}
     objects.load([o for o in manifest_oids if sizes.get(o, 0) <= max_manifest_bytes]
@@ -264,7 +263,7 @@ def _stub_root(entries: list[_Entry]) -> _Entry | None:
 
 def _manifests(entries: list[_Entry], objects: Objects, sizes: dict[str, int],
                limit: int) -> tuple[ManifestFile, ...]:
-    found = sorted((e for e in entries if _MANIFEST_RE.fullmatch(e.name)),
+    found = sorted((e for e in entries if is_manifest_name(e.name)),
                    key=lambda e: (e.name != "Package.swift", e.name))
     if not found or found[0].name != "Package.swift":
         found.insert(0, _Entry("", "Package.swift", ""))

@@ -18,6 +18,7 @@ from pathlib import Path, PurePosixPath
 from typing import TYPE_CHECKING, Protocol
 
 from swiftpm_guard.core.lines import split_lines
+from swiftpm_guard.core.manifest_files import ManifestSet, manifest_set
 from swiftpm_guard.core.model import Finding, Severity, Template
 from swiftpm_guard.core.names import ALL_KINDS, Remote, WorkflowSpec, strip_userinfo
 from swiftpm_guard.errors import InfrastructureError, InputError, Missing, UsageError, os_problem
@@ -58,6 +59,10 @@ class RefReader(Protocol):
         """"file", "dir", "symlink" or "submodule" for `path` itself; None when absent."""
         ...
 
+    def listing(self, folder: str) -> list[TreeEntry]:
+        """The entries directly in `folder` ("" is the root); none when it is absent."""
+        ...
+
 
 def _inside(root: Path, path: str) -> Path:
     parts = PurePosixPath(path).parts
@@ -95,11 +100,22 @@ def _write(local: Path, data: bytes, shown: str) -> None:
         raise InputError(f"path {os_problem(error)}", file=_clip(shown)) from None
 
 
+def manifests_in_ref(reader: RefReader, templates: Sequence[str]) -> ManifestSet:
+    """The named templates and the version-specific templates and manifests beside the named
+    `Package.swift` ones in the ref (core.manifest_files)."""
+    entries = [(entry.path, entry.kind)
+               for folder in dict.fromkeys(posixpath.dirname(t) for t in templates)
+               for entry in reader.listing(folder)]
+    return manifest_set(templates, entries)
+
+
 def load_template_from_ref(
-    reader: RefReader, template: str, scratch: Path
+    reader: RefReader, template: str, scratch: Path, *, verbatim: bool = False
 ) -> tuple[Template, list[Finding]]:
-    """The template at `template` in the ref, with its stub folders, shown by its ref path."""
-    data = reader.read(template, max_bytes=TEMPLATE_MAX_BYTES, what="template")
+    """The template at `template` in the ref, with its stub folders, shown by its ref path;
+    `verbatim`: a version-specific manifest published as it is (sources.template)."""
+    data = reader.read(template, max_bytes=TEMPLATE_MAX_BYTES,
+                       what="manifest" if verbatim else "template")
     local = _inside(scratch, template)
     _write(local, data, template)
     parent = posixpath.dirname(template)
@@ -116,7 +132,7 @@ def load_template_from_ref(
             links = [_link_finding(e.path, reader.where, "stub folder") for e in entries
                      if e.kind == "symlink" and posixpath.dirname(e.path) == root]
             break
-    loaded, findings = load_template(local, display=template)
+    loaded, findings = load_template(local, display=template, verbatim=verbatim)
     return loaded, [*findings, *links]
 
 
@@ -231,6 +247,18 @@ class GitRef:
                     file=folder,
                 )
         return entries or None
+
+    def listing(self, folder: str) -> list[TreeEntry]:
+        where = [folder.rstrip("/") + "/"] if folder else []
+        listed = _git(self.workspace, "ls-tree", "-z", self.commit, "--", *where)
+        if listed.returncode != 0:
+            return []
+        entries = []
+        for raw in filter(None, listed.stdout.split(b"\0")):
+            meta, _, path = raw.decode("utf-8", "replace").partition("\t")
+            mode, kind, _sha = meta.split()
+            entries.append(TreeEntry(path, _kind(mode, kind)))
+        return entries
 
 
 def _kind(mode: str, kind: str) -> str:
@@ -352,6 +380,12 @@ class ContentsRef:
             return "dir"
         # The API answers a link to a file with that file; only other links say "symlink".
         return _KINDS.get(found.type, "file")
+
+    def listing(self, folder: str) -> list[TreeEntry]:
+        found = self._get(folder.rstrip("/"))
+        if not isinstance(found, list):
+            return []
+        return [TreeEntry(item.path, _KINDS.get(item.type, "file")) for item in found]
 
     def tree(self, folder: str) -> list[TreeEntry] | None:
         entries: list[TreeEntry] = []

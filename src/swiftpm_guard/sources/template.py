@@ -7,6 +7,7 @@ import posixpath
 from collections.abc import Callable, Sequence
 from pathlib import Path
 
+from swiftpm_guard.core.manifest_files import ManifestSet, check_verbatim, manifest_set
 from swiftpm_guard.core.model import Finding, Location, Severity, Stub, Template
 from swiftpm_guard.errors import InputError
 from swiftpm_guard.infra.fs import (
@@ -24,13 +25,17 @@ STUB_DIRS = (".Package.swift", ".swift")
 SOURCE_SUFFIXES = frozenset({".swift", ".c", ".m", ".mm", ".cpp", ".cc", ".cxx", ".s", ".S"})
 
 
-def load_template(path: Path, *, display: str | None = None,
-                  stubs_dir: Path | None = None) -> tuple[Template, list[Finding]]:
-    """Read one template and the stub folders that belong to it."""
+def load_template(path: Path, *, display: str | None = None, stubs_dir: Path | None = None,
+                  verbatim: bool = False) -> tuple[Template, list[Finding]]:
+    """Read one template and the stub folders that belong to it; `verbatim`: a
+    version-specific manifest published as it is, refused when a placeholder is left in it."""
     shown = display or str(path)
-    text = read_text(path, display=shown, max_bytes=TEMPLATE_MAX_BYTES, what="template")
+    what = "manifest" if verbatim else "template"
+    text = read_text(path, display=shown, max_bytes=TEMPLATE_MAX_BYTES, what=what)
     if not text.strip():
-        raise InputError("template is empty", file=shown)
+        raise InputError(f"{what} is empty", file=shown)
+    if verbatim:
+        check_verbatim(shown, text)
     flavour = "jinja" if path.name.endswith(".j2") else "placeholder"
     root, root_shown, findings = _stub_root(path, shown, stubs_dir)
     stubs: tuple[Stub, ...] = ()
@@ -39,7 +44,7 @@ def load_template(path: Path, *, display: str | None = None,
                         display=root_shown, what="stub folder")
         stubs, findings = _scan_stubs(root, root_shown, tree)
     template = Template(path=shown, text=text, flavour=flavour, stubs=stubs, stubs_dir=root_shown,
-                        stubs_path=str(root) if root is not None else None)
+                        stubs_path=str(root) if root is not None else None, verbatim=verbatim)
     return template, findings
 
 
@@ -120,14 +125,42 @@ def wanted(templates: Sequence[str]) -> Callable[[str], bool]:
     return lambda path: path in exact or path.startswith(roots)
 
 
-def load_exported(root: Path, templates: Sequence[str]) -> tuple[list[Template], list[Finding]]:
-    """The templates exported under `root`, shown by their path in the ref."""
+def load_exported(root: Path, found: ManifestSet) -> tuple[list[Template], list[Finding]]:
+    """The templates and version-specific manifests exported under `root`, shown by their path
+    in the ref; the stub findings of a folder they share once."""
     loaded: list[Template] = []
     findings: list[Finding] = []
-    for path in templates:
+    for path in found.paths:
         if not (root / path).is_file():
             raise InputError("not a file in the template ref", file=path)
-        template, stub_findings = load_template(root / path, display=path)
+        template, stub_findings = load_template(root / path, display=path,
+                                                verbatim=path in found.verbatim)
         loaded.append(template)
         findings += stub_findings
-    return loaded, findings
+    return loaded, list(dict.fromkeys(findings))
+
+
+def manifests_beside(templates: Sequence[str], folder: Callable[[str], Path]
+                     ) -> ManifestSet:
+    """The named templates and the version-specific templates and manifests in the folders
+    of the named `Package.swift` ones (`folder` says where a shown folder is on disk)."""
+    entries: list[tuple[str, str]] = []
+    for shown in dict.fromkeys(posixpath.dirname(t) for t in templates):
+        entries += _listing(folder(shown), shown)
+    return manifest_set(templates, entries)
+
+
+def _listing(folder: Path, shown: str) -> list[tuple[str, str]]:
+    """(shown path, kind) of every entry directly in `folder`; nothing when it is unreadable
+    (loading the named template then says why)."""
+    try:
+        with os.scandir(folder) as listing:
+            return [(posixpath.join(shown, entry.name), _kind(entry)) for entry in listing]
+    except OSError:
+        return []
+
+
+def _kind(entry: os.DirEntry[str]) -> str:
+    if entry.is_symlink():
+        return "symlink"
+    return "dir" if entry.is_dir(follow_symlinks=False) else "file"

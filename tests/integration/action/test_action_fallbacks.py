@@ -194,8 +194,10 @@ def test_template_through_the_contents_api_without_a_clone(tmp_path, origin, fak
     step = _push_dropping(tmp_path, origin, fake_github, workspace=workspace)
     assert action.main(step.env, policy=_policy(Clock())) == 1
     paths = [r.path.split("/contents/", 1)[1] for r in fake_github.calls("repos/get-content")]
-    assert paths[:2] == ["Package.swift.template", ".Package.swift"]
-    assert len(paths) == 2 + 18  # the template, the stub root, one listing per stub folder
+    assert paths[:3] == ["", "Package.swift.template", ".Package.swift"]
+    # The root's listing (version-specific manifests beside the template), the template, the
+    # stub root, one listing per stub folder.
+    assert len(paths) == 3 + 18
     assert all(r.query == {"ref": ["swiftpm"]} for r in fake_github.calls("repos/get-content"))
     template = tmp_path / "template.swift"
     template.write_text(git(origin.bare, "show", "swiftpm:Package.swift.template"))
