@@ -221,7 +221,7 @@ def link(rng: random.Random, name: str, members: list[Member]
         target = "../" * (path.count("/") + rng.randint(0, 2)) + "etc/passwd"
     elif how == "out_of_bundle":
         path = f"{bundle}/Headers"
-        target = f"../../ios-arm64/Headers"
+        target = "../../ios-arm64/Headers"
     elif how == "through":
         path = f"{bundle}/Escape"
         target = "Versions/Current/" + "../" * rng.randint(2, 5) + "x"
