@@ -95,8 +95,10 @@ def _part(rng: random.Random) -> str:
 
 def deflate_all(rng: random.Random, name: str, members: list[Member]
                 ) -> tuple[list[Member], str, bool]:
+    # Only what no other change has touched: a payload or size set stays as it was said.
     return ([replace(m, method=DEFLATED) if not m.is_dir and not m.link and m.method == STORED
-             else m for m in members], "every file deflated", False)
+             and m.payload is None and m.size is None else m for m in members],
+            "every file deflated", False)
 
 
 def other_method(rng: random.Random, name: str, members: list[Member]
@@ -216,7 +218,9 @@ def link(rng: random.Random, name: str, members: list[Member]
     part = rng.choice(("plist", "binary", "header"))
     path = _path(name, part)
     if how == "absolute":
-        target = rng.choice(("/etc/passwd", "/tmp", "/"))
+        # Not a folder for Info.plist: SwiftPM would search all of it (the whole machine).
+        target = rng.choice(("/etc/passwd",) if part == "plist" else ("/etc/passwd", "/tmp",
+                                                                      "/"))
     elif how == "up":
         target = "../" * (path.count("/") + rng.randint(0, 2)) + "etc/passwd"
     elif how == "out_of_bundle":

@@ -5,7 +5,8 @@ The guard, twice (the default check, and `--verify-zips`), two ways each: the bu
 the zips served over loopback HTTPS). No error finding is its claim that SwiftPM accepts the
 zip. SwiftPM is one `swift package resolve` of a package whose binary targets are all the
 cases, served by the same server (each target's checksum the served bytes'), read per target
-(core/resolution.py); a target the resolve did not reach is resolved again alone.
+(core/resolution.py); targets a resolve-wide failure left unreached are resolved again in
+halves.
 
 The invariant: wherever `--verify-zips` says consistent, SwiftPM accepts the zip; wherever the
 default check says consistent, SwiftPM accepts it or the case's damage is in data only the full
@@ -126,14 +127,25 @@ def consumer(targets: Sequence[ResolveTarget]) -> str:
 
 def resolve(targets: Sequence[ResolveTarget], swift: str, ca_file: Path,
             cache: Path) -> dict[str, TargetOutcome]:
+    """Each target's outcome. A resolve-wide failure (one zip can end the whole resolve: an
+    Info.plist linked to a folder outside makes SwiftPM search it) leaves targets not
+    reached: those are resolved again in halves until each is reached or alone."""
     resolver = Resolver(swift, cache_dir=cache, ca_file=ca_file, timeout=600)
-    run = resolver.resolve("Package.swift", PackageFiles(consumer(targets)), targets)
-    found = {o.name: o for o in run.resolution.targets}
-    for target in targets:  # not reached in the batch (a resolve-wide failure): alone
-        if found[target.name].state is State.NOT_REACHED:
-            alone = resolver.resolve("Package.swift", PackageFiles(consumer([target])),
-                                     [target])
-            found[target.name] = alone.resolution.targets[0]
+    found: dict[str, TargetOutcome] = {}
+    pending = [list(targets)]
+    while pending:
+        batch = pending.pop()
+        run = resolver.resolve("Package.swift", PackageFiles(consumer(batch)), batch)
+        unreached = []
+        for target, outcome in zip(batch, run.resolution.targets, strict=True):
+            if outcome.state is State.NOT_REACHED and len(batch) > 1:
+                unreached.append(target)
+            else:
+                found[target.name] = outcome
+        if unreached:
+            half = (len(unreached) + 1) // 2
+            pending += [unreached[:half], unreached[half:]] if len(unreached) > 1 \
+                else [unreached]
     return found
 
 

@@ -320,7 +320,7 @@ def link_findings(contents: ZipContents, file: str) -> list[Finding]:
         if boundary and resolved != boundary and not resolved.startswith(boundary + "/"):
             found.append(_finding(
                 "zip-link", file, name,
-                f"{name} is a symlink to {shown!r}, which resolves to {resolved[:200]}, "
+                f"{name} is a symlink to {shown!r}, which resolves to {resolved[:200]!r}, "
                 f"outside {boundary}: the bundle does not hold what the link names, so a "
                 "copy of the bundle (Xcode's embedding) carries a dangling link"))
     return _capped(found, "zip-link", file, "symlink entries leave the archive or their bundle")
