@@ -18,6 +18,13 @@ BASH_PARSE_SECONDS = 20.0
 ZIP_MAX_ENTRIES = 200_000
 #: The central directory zipfile reads whole: a real one is well under a megabyte.
 ZIP_DIRECTORY_MAX_BYTES = 64 * 1024 * 1024
+#: Reading one zip's small entries (metadata, symlink targets; at most 512 MiB by their caps).
+ZIP_READ_SECONDS = 120.0
+#: `--verify-zips`, per zip: the declared uncompressed bytes it decompresses (a real
+#: xcframework zip holds well under a gigabyte; deflate runs at a few hundred MB/s), and
+#: how long it may take. Past either bound the zip is `zip-unverified`, not passed.
+ZIP_VERIFY_MAX_BYTES = 16 * 1024**3
+ZIP_VERIFY_SECONDS = 300.0
 
 #: One git process that talks to a remote: a slow runner can take a while, not forever.
 GIT_NETWORK_SECONDS = 180.0

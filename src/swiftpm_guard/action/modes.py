@@ -75,8 +75,9 @@ def check_request(settings: ActionSettings) -> CheckRequest:
         default_branch=event.default_branch,
         debug_suffix=settings.debug_suffix,
         swift=settings.swift,
-        urls=UrlSettings(base_url=settings.base_url),
+        urls=UrlSettings(base_url=settings.base_url, verify_zips=settings.verify_zips),
         verify_urls=settings.verify_urls,
+        verify_zips=settings.verify_zips,
         resolve=ResolveSettings(swift=settings.resolve_swift) if settings.resolve_swift else None,
     )
 
@@ -349,7 +350,8 @@ def run_audit(settings: ActionSettings, adapters: Adapters) -> int:
     remote = _remote(settings, adapters)
     report = audit_repository(
         remote.url, settings.branches, AuditOptions(branch_prefix=settings.branch_prefix),
-        urls=UrlSettings(base_url=settings.base_url) if settings.verify_urls else None,
+        urls=UrlSettings(base_url=settings.base_url, verify_zips=settings.verify_zips)
+        if settings.verify_urls else None,
         git_config=remote.git_config())
     tips = [line for line in (audit_report.tip_line(b) for b in report.branches)
             if line is not None]

@@ -85,6 +85,9 @@ class ActionSettings:
     author: str = DEFAULT_AUTHOR
     allow_overwrite: bool = False
     verify_urls: bool = False
+    #: Input verify-zips: every entry of every zip (built, and downloaded with verify-urls)
+    #: decompressed and checked, as SwiftPM's unzip tests it.
+    verify_zips: bool = False
     #: Input resolve: the swift that resolves a throwaway consumer, or None (no proof asked).
     resolve_swift: str | None = None
     base_url: str | None = None
@@ -247,6 +250,7 @@ def _behaviour(value: Value) -> dict[str, Any]:
         "verify_absent": boolean("verify-absent", value("verify-absent")),
         "absent_on_403": boolean("absent-on-403", value("absent-on-403")),
         "verify_urls": boolean("verify-urls", value("verify-urls")),
+        "verify_zips": boolean("verify-zips", value("verify-zips")),
         "base_url": validate_base_url(base_url, "input base-url") if base_url else None,
     }
 
@@ -302,6 +306,7 @@ INPUTS: dict[str, str] = {
     "author": DEFAULT_AUTHOR,
     "allow-overwrite": "false",
     "verify-urls": "false",
+    "verify-zips": "false",
     "resolve": "false",
     "base-url": "",
     "branches": DEFAULT_PATTERN,

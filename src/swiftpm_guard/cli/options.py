@@ -18,7 +18,7 @@ from swiftpm_guard.core.names import (
 )
 from swiftpm_guard.core.urls import DEFAULT_URL_TEMPLATE, UrlSettings
 from swiftpm_guard.errors import UsageError
-from swiftpm_guard.limits import GIT_NETWORK_SECONDS
+from swiftpm_guard.limits import GIT_NETWORK_SECONDS, ZIP_VERIFY_MAX_BYTES, ZIP_VERIFY_SECONDS
 
 if TYPE_CHECKING:
     from swiftpm_guard.jobs.check import CheckRequest
@@ -127,6 +127,7 @@ def check_request(args: argparse.Namespace, templates: list[str], stubs_dir: str
                         swift_cache=Path(args.swift_cache) if args.swift_cache else None,
                         urls=url_settings(args),
                         verify_urls=bool(getattr(args, "verify_urls", False)),
+                        verify_zips=bool(getattr(args, "verify_zips", False)),
                         resolve=resolve_settings(args), **extra)
 
 
@@ -161,6 +162,14 @@ def add_url_arguments(parser: argparse.ArgumentParser, *, flag: str = "--verify-
         group.add_argument(flag, action="store_true",
                            help="download every binary target's zip and compare its SHA-256 "
                                 "with the manifest's checksum, as SwiftPM will")
+        group.add_argument("--verify-zips", action="store_true",
+                           help="decompress every entry of every zip (--artifacts, a run's "
+                                "artifact, and with --verify-urls each download) and check "
+                                "its size and CRC, as SwiftPM's `unzip -t` does; without it "
+                                "only the metadata entries and symlinks the rules read are. "
+                                f"Bounded per zip: {ZIP_VERIFY_MAX_BYTES >> 30} GiB "
+                                f"uncompressed, {ZIP_VERIFY_SECONDS:g} s (zip-unverified "
+                                "past either)")
     group.add_argument("--url-template", default=DEFAULT_URL_TEMPLATE, metavar="TEMPLATE",
                        help="zip URL with {base_url}, {name}, {version} (default %(default)s)")
     group.add_argument("--base-url", metavar="URL",
@@ -176,7 +185,8 @@ def add_url_arguments(parser: argparse.ArgumentParser, *, flag: str = "--verify-
 def url_settings(args: argparse.Namespace) -> UrlSettings:
     return UrlSettings(template=args.url_template, base_url=args.base_url,
                        timeout=args.url_timeout, retries=args.url_retries, jobs=args.url_jobs,
-                       absent_on_403=getattr(args, "absent_on_403", False))
+                       absent_on_403=getattr(args, "absent_on_403", False),
+                       verify_zips=bool(getattr(args, "verify_zips", False)))
 
 
 # -- the real SwiftPM resolving a consumer -----------------------------------------------------

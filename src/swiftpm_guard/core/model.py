@@ -293,8 +293,9 @@ CODES: dict[str, str] = {
     "missing-version": "the template never uses __VERSION__ (warning)",
     "malformed-placeholder": "a near-miss such as __SHA256_x_ or __VERSION",
     "zip-layout": "a zip is unreadable or not extractable (a local header missing or unlike its "
-    "central-directory entry, too many entries), lacks <name>.xcframework/ at its root, or has "
-    "__MACOSX/",
+    "central-directory entry, too many entries; an entry SwiftPM's unzip cannot extract: a "
+    "method other than stored or deflate, stored sizes that differ, a bad CRC or deflate "
+    "stream, a name it cannot place), lacks <name>.xcframework/ at its root, or has __MACOSX/",
     "swift-error": "SwiftPM rejects the rendered package (its message, with the manifest line)",
     "not-live-code": "the package, a binary target, a placeholder or a checksum is not live "
     "Swift code (in a comment or string, or after an unterminated /* or string), or the package "
@@ -326,6 +327,10 @@ CODES: dict[str, str] = {
     "zip-plist": "a zip's <name>.xcframework/Info.plist is missing or not XCFramework metadata",
     "zip-library-missing": "a library path the xcframework's Info.plist lists is not in the zip",
     "zip-symlinks": "a macOS framework in a zip stores copies where its symlinks belong",
+    "zip-link": "a symlink entry whose target, resolved in the archive, leaves it or its "
+    "framework bundle (an absolute path, .. past the root)",
+    "zip-unverified": "--verify-zips: a zip's entries could not all be verified within the "
+    "bound (16 GiB uncompressed, 300 s per zip)",
     "zip-mixed": "a zip holds both an .xcframework and an .artifactbundle",
     "zip-signature": "some zips of a folder are code-signed and others not (notice)",
     "resolve-failed": "resolve: the real SwiftPM rejects a binary target (its exact error)",

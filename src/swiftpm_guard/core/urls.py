@@ -56,6 +56,9 @@ class UrlSettings:
     absent_on_403: bool = False
     #: Look inside each downloaded zip as SwiftPM does (spooled to a temporary file on disk).
     archive_contents: bool = True
+    #: `--verify-zips`: decompress and check every entry of each downloaded zip, as `unzip -t`
+    #: does (bounded per zip), not only the metadata entries and symlinks the rules read.
+    verify_zips: bool = False
 
     def __post_init__(self) -> None:
         validate_url_template(self.template)

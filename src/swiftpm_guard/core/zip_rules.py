@@ -1,11 +1,15 @@
 """What a framework zip must hold for SwiftPM and Xcode, judged from its entry list (pure).
 
-The reading (the central directory and the few small metadata entries) is
-sources/zip_contents.py; this module only judges. `derive_artifacts` is SwiftPM's own search
-(Swift 6.0, Workspace+BinaryArtifacts.swift): after unzipping, the first folder, from the
-top down, holding an `Info.plist` that decodes as XCFramework metadata (or an `info.json`
-that reads as an artifact bundle's) is the artifact; the folder's name does not matter. No
-such folder: "does not contain a binary artifact", for every consumer.
+The reading (the central directory, the few small entries the rules read, and with the full
+check every entry's data) is sources/zip_archive.py; this module only judges. What does not
+extract as Info-ZIP's unzip 6.0 extracts it (SwiftPM's extractor on Linux and macOS: `unzip -t`,
+then `unzip -d`) arrives as `Damage`; symlink entries with the target they hold.
+
+`derive_artifacts` is SwiftPM's own search (Swift 6.0, Workspace+BinaryArtifacts.swift):
+after unzipping, the first folder, from the top down, holding an `Info.plist` that decodes as
+XCFramework metadata (or an `info.json` that reads as an artifact bundle's) is the artifact;
+the folder's name does not matter. No such folder: "does not contain a binary artifact", for
+every consumer.
 """
 
 from __future__ import annotations
@@ -27,7 +31,8 @@ _OPTIONAL = ("HeadersPath", "SupportedPlatformVariant")
 @dataclass(frozen=True, slots=True)
 class ZipEntry:
     name: str  # as stored; folders end in "/"
-    is_link: bool = False  # a Unix symlink (external_attr file type S_IFLNK)
+    is_link: bool = False  # a symlink unzip creates (S_IFLNK from a system whose modes it reads)
+    target: str | None = None  # a link's target as stored (None: not read)
 
     @property
     def is_dir(self) -> bool:
@@ -35,11 +40,22 @@ class ZipEntry:
 
 
 @dataclass(frozen=True, slots=True)
+class Damage:
+    """One entry SwiftPM's unzip cannot extract, and why (its method, sizes, CRC, stream)."""
+
+    entry: str
+    why: str
+
+
+@dataclass(frozen=True, slots=True)
 class ZipContents:
-    """A zip's entries and the metadata files' bytes (by entry name; absent if too large)."""
+    """A zip's entries and the metadata files' bytes (by entry name; absent if too large), the
+    entries that do not extract, and why the full check (if asked) did not finish."""
 
     entries: tuple[ZipEntry, ...]
     metadata: Mapping[str, bytes]
+    damaged: tuple[Damage, ...] = ()
+    unverified: str | None = None
 
 
 @dataclass(frozen=True, slots=True)
@@ -158,9 +174,12 @@ def plist_findings(contents: ZipContents, file: str, name: str) -> list[Finding]
     data = contents.metadata.get(plist_name)
     names = {e.name.rstrip("/") for e in contents.entries}
     if data is None:
-        if root not in folders(contents):
-            return []  # no such root: zip-layout's finding already
-        why = "is too large to read" if plist_name in names else "is missing"
+        if root not in folders(contents) or any(d.entry == plist_name
+                                                for d in contents.damaged):
+            return []  # no such root, or it does not extract: zip-layout's finding already
+        linked = any(e.is_link and e.name == plist_name for e in contents.entries)
+        why = ("is a symlink (SwiftPM reads through it; the guard does not follow it)"
+               if linked else "is too large to read" if plist_name in names else "is missing")
         return [_finding("zip-plist", file, plist_name,
                          f"{plist_name} {why}: SwiftPM finds no binary artifact in this zip")]
     decoded = decode_xcframework(data)
@@ -229,7 +248,123 @@ def signature_findings(contents: ZipContents, file: str) -> list[Finding]:
                      "not code-signed (no _CodeSignature/ in the zip)", Severity.NOTICE)]
 
 
+#: Links followed while resolving one target before it counts as a loop (Linux's MAXSYMLINKS).
+LINK_HOPS = 40
+#: Findings of one kind per zip; the rest are counted in one more.
+_SHOWN = 10
+#: The folders a link must stay inside, innermost first: its framework bundle, else its
+#: XCFramework or artifact bundle, else the archive.
+_BUNDLES = (".framework", ".xcframework", ".artifactbundle")
+
+
+def link_boundary(name: str) -> str:
+    """The folder a link entry at `name` must resolve inside ("" is the archive's root)."""
+    parents = name.rstrip("/").split("/")[:-1]
+    for suffix in _BUNDLES:
+        for at in range(len(parents) - 1, -1, -1):
+            if parents[at].endswith(suffix):
+                return "/".join(parents[:at + 1])
+    return ""
+
+
+def resolve_link(name: str, target: str, links: Mapping[str, str]) -> tuple[str | None, str]:
+    """Where the link at `name` holding `target` leads once extracted, every path component
+    followed through the archive's other links (`links`: entry name → target) as the file
+    system would: (the path inside the archive, "") or (None, how it leaves the archive)."""
+    if target.startswith("/"):
+        return None, "an absolute path"
+    stack: list[str] = []
+    pending = [*name.rstrip("/").split("/")[:-1], *target.split("/")]
+    pending.reverse()  # a stack: the next component last
+    hops = 0
+    while pending:
+        part = pending.pop()
+        if part in ("", "."):
+            continue
+        if part == "..":
+            if not stack:
+                return None, "above the archive's root"
+            stack.pop()
+            continue
+        stack.append(part)
+        through = links.get("/".join(stack))
+        if through is None:
+            continue
+        hops += 1
+        if hops > LINK_HOPS:
+            return None, f"more than {LINK_HOPS} links deep (a loop)"
+        if through.startswith("/"):
+            return None, f"through {'/'.join(stack)}, a link to an absolute path"
+        stack.pop()
+        pending += reversed(through.split("/"))
+    return "/".join(stack), ""
+
+
+def link_findings(contents: ZipContents, file: str) -> list[Finding]:
+    """`zip-link` for each symlink entry whose target, resolved as the extracted tree resolves
+    it, leaves the archive (an absolute path, `..` past the root) or its framework bundle."""
+    links = {e.name.rstrip("/"): e.target for e in contents.entries
+             if e.is_link and e.target}
+    found: list[Finding] = []
+    for name, target in links.items():
+        shown = target[:200]
+        resolved, how = resolve_link(name, target, links)
+        if resolved is None:
+            found.append(_finding(
+                "zip-link", file, name,
+                f"{name} is a symlink to {shown!r}, which leaves the archive ({how}): unzip "
+                "extracts it as it is, so SwiftPM and Xcode read or copy whatever the "
+                "consumer's machine has there"))
+            continue
+        boundary = link_boundary(name)
+        if boundary and resolved != boundary and not resolved.startswith(boundary + "/"):
+            found.append(_finding(
+                "zip-link", file, name,
+                f"{name} is a symlink to {shown!r}, which resolves to {resolved[:200]!r}, "
+                f"outside {boundary}: the bundle does not hold what the link names, so a "
+                "copy of the bundle (Xcode's embedding) carries a dangling link"))
+    return _capped(found, "zip-link", file, "symlink entries leave the archive or their bundle")
+
+
+def damage_findings(contents: ZipContents, file: str) -> list[Finding]:
+    """`zip-layout` for each entry SwiftPM's unzip cannot extract (`invalid archive returned
+    from …` or `failed extracting …` for every consumer), naming the entry."""
+    found = [_finding("zip-layout", file, d.entry,
+                      f"{d.entry} does not extract as SwiftPM extracts it: {d.why}")
+             for d in contents.damaged]
+    return _capped(found, "zip-layout", file, "entries do not extract")
+
+
+def unverified_findings(contents: ZipContents, file: str) -> list[Finding]:
+    """`zip-unverified` when the full check (`--verify-zips`) stopped at its bound."""
+    if contents.unverified is None:
+        return []
+    return [_finding("zip-unverified", file, posixpath.basename(file),
+                     f"--verify-zips could not verify every entry: {contents.unverified}; "
+                     "SwiftPM's unzip tests every entry, so whether it accepts this zip is "
+                     "not known")]
+
+
+def _capped(found: list[Finding], code: str, file: str, what: str) -> list[Finding]:
+    if len(found) <= _SHOWN:
+        return found
+    rest = len(found) - _SHOWN
+    return [*found[:_SHOWN], _finding(code, file, posixpath.basename(file),
+                                      f"{rest} more {what} (the first {_SHOWN} are shown)")]
+
+
+def extraction_problem(contents: ZipContents) -> str | None:
+    """Why SwiftPM cannot extract this zip, in one sentence, or None (for --verify-urls)."""
+    if not contents.damaged:
+        return None
+    first = contents.damaged[0]
+    more = len(contents.damaged) - 1
+    return f"{first.entry}: {first.why}" + (f" (and {more} more entries)" if more else "")
+
+
 def content_findings(contents: ZipContents, file: str, name: str) -> list[Finding]:
     """Every rule above for the zip of binary target `name`."""
-    return [*plist_findings(contents, file, name), *symlink_findings(contents, file),
-            *mixed_findings(contents, file), *signature_findings(contents, file)]
+    return [*damage_findings(contents, file), *unverified_findings(contents, file),
+            *plist_findings(contents, file, name), *link_findings(contents, file),
+            *symlink_findings(contents, file), *mixed_findings(contents, file),
+            *signature_findings(contents, file)]

@@ -131,6 +131,8 @@ class CheckRequest:
     swift_cache: Path | None = None
     urls: UrlSettings = field(default_factory=UrlSettings)  # how zip URLs are built
     verify_urls: bool = False
+    #: `--verify-zips`: every entry of every built zip decompressed and checked (bounded).
+    verify_zips: bool = False
     resolve: ResolveSettings | None = None
 
     def __post_init__(self) -> None:
@@ -437,7 +439,8 @@ def read_artifacts(request: CheckRequest, checkout: Checkout | None = None,
             artifacts += expand_declared(names, request.debug_suffix, "workflow")
             reads.append(Phrase.of("framework list ", spec.path, " from the workspace"))
     for shown in request.artifacts:
-        found, problems = scan_zip_folder(request.path(shown), display=str(Path(shown)))
+        found, problems = scan_zip_folder(request.path(shown), display=str(Path(shown)),
+                                          verify=request.verify_zips)
         artifacts += found
         findings += problems
     for shown in request.checksums:
@@ -448,7 +451,8 @@ def read_artifacts(request: CheckRequest, checkout: Checkout | None = None,
         artifacts += expand_declared(declared, request.debug_suffix)
     if request.run_artifact is not None:
         assert checkout is not None and scratch is not None  # CheckRequest.reads_refs
-        found, problems, read = _run_artifact(request.run_artifact, checkout, scratch)
+        found, problems, read = _run_artifact(request.run_artifact, checkout, scratch,
+                                              request.verify_zips)
         artifacts += found
         findings += problems
         reads.append(read)
@@ -456,7 +460,7 @@ def read_artifacts(request: CheckRequest, checkout: Checkout | None = None,
                    reads=tuple(reads), ref_paths=ref_paths)
 
 
-def _run_artifact(run: RunArtifact, checkout: Checkout, scratch: Path
+def _run_artifact(run: RunArtifact, checkout: Checkout, scratch: Path, verify: bool = False
                   ) -> tuple[list[Artifact], list[Finding], Phrase]:
     from swiftpm_guard.sources.actions_api import download_artifact, extract_zips, find_artifact
 
@@ -471,7 +475,7 @@ def _run_artifact(run: RunArtifact, checkout: Checkout, scratch: Path
     display = f"{run.name}@run-{run.run_id}"
     folder = extract_zips(archive, scratch / "run-artifact", display=display)
     archive.unlink()
-    artifacts, findings = scan_zip_folder(folder, display=display)
+    artifacts, findings = scan_zip_folder(folder, display=display, verify=verify)
     said = Phrase.of(f"{len(artifacts)} zips from artifact ", run.name, f" of run {run.run_id}")
     return artifacts, findings, said
 

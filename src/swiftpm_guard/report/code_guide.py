@@ -78,6 +78,10 @@ GUIDE: dict[str, tuple[str, str]] = {
     "zip-library-missing": ("error", "Rebuild the XCFramework: a library its Info.plist lists "
                             "is not in the zip."),
     "zip-symlinks": ("error", "Zip with `-y` so a macOS framework keeps its symlinks."),
+    "zip-link": ("error", "Zip with `-y` from inside the build folder, so each symlink points "
+                 "at a file in its own bundle (never an absolute path or `..` out)."),
+    "zip-unverified": ("error", "Rebuild the zip, or check it without `--verify-zips` if its "
+                       "size is meant: past the bound, its entries were not all verified."),
     "zip-mixed": ("error", "Ship the `.xcframework` and the `.artifactbundle` in separate "
                   "zips."),
     "zip-signature": ("notice", "Sign all zips of the release or none, if that was not meant."),

@@ -53,9 +53,11 @@ class _ZipResult:
 
 
 def scan_artifact_dir(folder: Path, *, display: str | None = None, workers: int | None = None,
-                      contents: bool = False) -> tuple[list[Artifact], list[Finding]]:
+                      contents: bool = False, verify: bool = False
+                      ) -> tuple[list[Artifact], list[Finding]]:
     """Hash and inspect every `*.zip` in `folder` (not recursive), several at a time; with
-    `contents`, the zip rules too (zip_rules.content_findings), on the same open file."""
+    `contents`, the zip rules too (zip_rules.content_findings), on the same open file, and
+    with `verify` every entry's data (zip_archive.FullCheck)."""
     shown = display or str(folder)
     if not is_directory(folder, display=shown, what="artifact folder"):
         raise InputError("artifact folder not found", file=shown)
@@ -68,8 +70,8 @@ def scan_artifact_dir(folder: Path, *, display: str | None = None, workers: int 
     pool_size = workers or min(len(zips), os.cpu_count() or 1)
     with ThreadPoolExecutor(max_workers=pool_size) as pool:
         results = list(
-            pool.map(lambda p: _inspect_zip(p, f"{shown}/{display_name(p.name)}", contents),
-                     zips)
+            pool.map(lambda p: _inspect_zip(p, f"{shown}/{display_name(p.name)}", contents,
+                                            verify), zips)
         )
     artifacts = [r.artifact for r in results if r.artifact is not None]
     findings = [f for r in results for f in r.findings]
@@ -103,7 +105,8 @@ def _zip_entries(folder: Path, root: Path, shown: str) -> list[Path]:
     return paths
 
 
-def _inspect_zip(path: Path, shown: str, contents: bool = False) -> _ZipResult:
+def _inspect_zip(path: Path, shown: str, contents: bool = False,
+                 verify: bool = False) -> _ZipResult:
     match = ZIP_NAME_RE.fullmatch(path.name)
     if match is None:
         return _ZipResult(None, (_layout(display_name(path.name), shown,
@@ -117,7 +120,7 @@ def _inspect_zip(path: Path, shown: str, contents: bool = False) -> _ZipResult:
         findings = _layout_findings(stream, name, shown)
         if contents:
             stream.seek(0)
-            findings += _judge(stream, name, shown)
+            findings += _judge(stream, name, shown, verify)
     artifact = Artifact(name=name, sha256=checksum, origin=Location(shown),
                         file_name=display_name(path.name),
                         version=display_name(match.group("version")))
@@ -283,10 +286,12 @@ def read_declared(spec: str, *, label: str = "--frameworks",
 # -- what each built zip holds (the zip rules per artifact) ------------------------------------
 
 
-def scan_zip_folder(folder: Path, *, display: str | None = None
+def scan_zip_folder(folder: Path, *, display: str | None = None, verify: bool = False
                     ) -> tuple[list[Artifact], list[Finding]]:
-    """The zips of `folder` as artifacts, with the layout and content findings of each."""
-    artifacts, judged = scan_artifact_dir(folder, display=display, contents=True)
+    """The zips of `folder` as artifacts, with the layout and content findings of each; with
+    `verify` (`--verify-zips`), every entry's data checked too."""
+    artifacts, judged = scan_artifact_dir(folder, display=display, contents=True,
+                                          verify=verify)
     signatures = [f for f in judged if f.code == "zip-signature"]
     findings = [f for f in judged if f.code != "zip-signature"]
     mixed = signature_summary(signatures, display or str(folder))
@@ -308,15 +313,13 @@ def signature_summary(notices: Sequence[Finding], folder: str) -> Finding | None
                    message=message, file=folder)
 
 
-def _judge(stream: BufferedReader, name: str, shown: str) -> list[Finding]:
+def _judge(stream: BufferedReader, name: str, shown: str, full: bool) -> list[Finding]:
     # Only with zips: the rules read plists and zip directories, modules a list needs not load.
     from swiftpm_guard.core.zip_rules import content_findings
-    from swiftpm_guard.sources.zip_archive import DamagedEntry, UnreadableZip, read_zip_contents
+    from swiftpm_guard.sources.zip_archive import FullCheck, UnreadableZip, read_zip_contents
 
     try:
-        contents = read_zip_contents(stream)
-    except DamagedEntry as error:
-        return [_layout(name, shown, f"SwiftPM cannot extract it: {error}")]
+        contents = read_zip_contents(stream, full=FullCheck() if full else None)
     except UnreadableZip:
         return []  # the layout check has said why (one finding per zip, not two)
     return content_findings(contents, shown, name)

@@ -6,7 +6,11 @@ thread pool, with a timeout per connect and read, a deadline per download enforc
 pass (timeouts, resets, 5xx, 429); 404/410 are final, and a body that does not begin like a zip
 (a CDN's HTML page with status 200) is caught unhashed. The spooled archive is then judged as
 SwiftPM judges it (tests/integration/test_resolve_oracle.py): unreadable is `url-not-zip`, no
-XCFramework or artifact-bundle metadata is `url-no-artifact`.
+XCFramework or artifact-bundle metadata is `url-no-artifact`. The zip rules are the built zips'
+(sources/zip_archive.py): an entry SwiftPM's unzip cannot extract is `url-not-zip` (SwiftPM:
+"invalid archive returned from …"), a symlink out of the archive or its bundle `zip-link`, and
+with `verify_zips` (`--verify-zips`) every entry's data is checked, bounded per zip
+(`zip-unverified` past the bound).
 """
 
 from __future__ import annotations
@@ -25,8 +29,14 @@ from typing import IO
 from swiftpm_guard import __version__
 from swiftpm_guard.core.model import Finding, HostedStats, Severity
 from swiftpm_guard.core.urls import HostedZip, UrlSettings
-from swiftpm_guard.core.zip_rules import ZipContents, decode_xcframework, derive_artifacts
-from swiftpm_guard.sources.zip_archive import UnreadableZip, read_zip_contents
+from swiftpm_guard.core.zip_rules import (
+    ZipContents,
+    decode_xcframework,
+    derive_artifacts,
+    extraction_problem,
+    link_findings,
+)
+from swiftpm_guard.sources.zip_archive import FullCheck, UnreadableZip, read_zip_contents
 
 #: One socket read at most: small, so the deadline is checked between reads that each wait
 #: no longer than the time left.
@@ -55,6 +65,8 @@ class Fetched:
     detail: str = ""
     size: int = 0
     no_artifact: str | None = None  # a zip SwiftPM finds no binary artifact in: why
+    links: tuple[str, ...] = ()  # symlink entries that leave the archive: what each does
+    unverified: str | None = None  # `verify_zips`: why not every entry was verified
 
 
 class _NoOtherSchemes(urllib.request.HTTPRedirectHandler):
@@ -131,12 +143,19 @@ def _hash_stream(response: http.client.HTTPResponse, started: float, settings: U
             return fetched
         spool.seek(0)
         try:
-            contents = read_zip_contents(spool)
+            contents = read_zip_contents(spool,
+                                         full=FullCheck() if settings.verify_zips else None)
         except UnreadableZip as error:
             return Fetched("not-zip", detail=f"not a readable zip archive ({error})",
                            size=fetched.size)
+        damaged = extraction_problem(contents)
+        if damaged is not None:  # SwiftPM: "invalid archive returned from …"
+            return Fetched("not-zip", detail=f"an entry does not extract as SwiftPM extracts "
+                                             f"it: {damaged}", size=fetched.size)
         return Fetched("zip", fetched.sha256, size=fetched.size,
-                       no_artifact=_why_no_artifact(contents))
+                       no_artifact=_why_no_artifact(contents),
+                       links=tuple(f.message for f in link_findings(contents, "")),
+                       unverified=contents.unverified)
 
 
 def _why_no_artifact(contents: ZipContents) -> str | None:
@@ -292,6 +311,14 @@ def _judge(target: HostedZip, result: Fetched) -> Finding | None:
         return _finding("url-no-artifact", target,
                         f"{target.url} serves a zip SwiftPM finds no binary artifact in: "
                         f"{result.no_artifact}")
+    if result.links:
+        more = f" (and {len(result.links) - 1} more)" if len(result.links) > 1 else ""
+        return _finding("zip-link", target, f"{target.url} serves a zip in which "
+                                            f"{result.links[0]}{more}")
+    if result.unverified is not None:
+        return _finding("zip-unverified", target,
+                        f"{target.url}: --verify-zips could not verify every entry: "
+                        f"{result.unverified}")
     return None
 
 

@@ -5,10 +5,18 @@ ZIP_MAX_ENTRIES entries) and checks every entry against its local header: at its
 same name, method, flags and (without a data descriptor) CRC and sizes, its data before the
 central directory. An extractor walks the local headers, so a zip whose directory lists entries
 that are not really there is no built framework, whatever its listing says. Nothing is
-decompressed there. `read_zip_contents` then reads what the zip rules need from the same open
-file: the end record first (count and directory size judged before anything is listed), then the
-entry names and the few small metadata entries (`Info.plist`, `info.json`), each capped; one
-that does not extract is a DamagedEntry, never a zlib.error."""
+decompressed there.
+
+`read_zip_contents` then judges the zip as SwiftPM's extractor does, Info-ZIP's unzip 6.0
+(`unzip -t`, then `unzip -d`, on Linux and macOS alike), from the same open file: the end
+record first (count and directory size judged before anything is listed); each entry's headers
+(only stored and deflate, a version unzip implements, a stored entry's two sizes equal, sizes
+deflate can encode); names unzip cannot place (a second file of one name, a file where a
+folder must be, names only case tells apart); then the data of the small entries the rules
+read (`Info.plist`, `info.json`, every symlink's target), decompressed here in bounded steps
+and checked against its size and CRC, and with `FullCheck` (`--verify-zips`) every entry's,
+bounded in bytes and time. An entry that does not extract is a `Damage`, never a zlib.error.
+"""
 
 from __future__ import annotations
 
@@ -16,16 +24,23 @@ import os
 import posixpath
 import stat
 import struct
-import zipfile
+import time
+import unicodedata
 import zlib
-from collections.abc import Iterator
-from dataclasses import dataclass
+from collections.abc import Callable, Iterator
+from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import BinaryIO
 
-from swiftpm_guard.core.zip_rules import METADATA_NAMES, ZipContents, ZipEntry
+from swiftpm_guard.core.zip_rules import METADATA_NAMES, Damage, ZipContents, ZipEntry
 from swiftpm_guard.infra.fs import open_regular
-from swiftpm_guard.limits import ZIP_DIRECTORY_MAX_BYTES, ZIP_MAX_ENTRIES
+from swiftpm_guard.limits import (
+    ZIP_DIRECTORY_MAX_BYTES,
+    ZIP_MAX_ENTRIES,
+    ZIP_READ_SECONDS,
+    ZIP_VERIFY_MAX_BYTES,
+    ZIP_VERIFY_SECONDS,
+)
 
 _EOCD = struct.Struct("<4s4H2LH")  # signature, disks, disk of cd, entries here, entries, size,
 #                                    offset, comment length
@@ -58,6 +73,10 @@ class Entry:
     compressed: int
     size: int
     offset: int
+    made_by: int = 0  # "version made by": the system in the high byte
+    needed: int = 0  # "version needed to extract", as the central directory states it
+    external: int = 0  # external attributes: a Unix mode in the high 16 bits
+    data_offset: int = 0  # where its data begins (after the local header), once checked
 
 
 class ZipReader:
@@ -180,9 +199,11 @@ class ZipReader:
         yield from self._checked(batch)
 
     def _checked(self, batch: list[Entry]) -> Iterator[Entry]:
-        for entry in sorted(batch, key=lambda e: e.offset):
-            self._check_local(entry)
-        yield from batch
+        starts = [0] * len(batch)
+        for at in sorted(range(len(batch)), key=lambda i: batch[i].offset):
+            starts[at] = self._check_local(batch[at])
+        for entry, start in zip(batch, starts, strict=True):
+            yield replace(entry, data_offset=start)
 
     def _window_bytes(self, offset: int, length: int) -> bytes:
         start = offset - self._window_start
@@ -193,7 +214,7 @@ class ZipReader:
             start = 0
         return self._window[start:start + length]
 
-    def _check_local(self, entry: Entry) -> None:
+    def _check_local(self, entry: Entry) -> int:
         where = f"entry {entry.name[:80]!r}"
         if entry.offset + _LOCAL.size > self._cd_offset:
             raise ZipProblem(f"{where}: its local header offset {entry.offset} is not before "
@@ -219,9 +240,10 @@ class ZipReader:
             if (crc, compressed, size) != (entry.crc, entry.compressed, entry.size):
                 raise ZipProblem(f"{where}: the local header's CRC or sizes differ from the "
                                  "central directory's")
-        data_end = entry.offset + _LOCAL.size + name_len + extra_len + entry.compressed
-        if data_end > self._cd_offset:
+        data_start: int = entry.offset + _LOCAL.size + name_len + extra_len
+        if data_start + entry.compressed > self._cd_offset:
             raise ZipProblem(f"{where}: its data runs into the central directory (truncated?)")
+        return data_start
 
 
 def _entry(fields: tuple[int, ...], raw_name: bytes, extra: bytes) -> Entry:
@@ -229,7 +251,8 @@ def _entry(fields: tuple[int, ...], raw_name: bytes, extra: bytes) -> Entry:
     compressed, size, offset = fields[8], fields[9], fields[16]
     compressed, size, offset = _zip64_fields(extra, compressed, size, offset)
     name = raw_name.decode("utf-8" if flags & _UTF8 else "cp437", "replace")
-    return Entry(name, raw_name, flags, method, crc, compressed, size, offset)
+    return Entry(name, raw_name, flags, method, crc, compressed, size, offset,
+                 made_by=fields[1], needed=fields[2], external=fields[15])
 
 
 def _zip64_fields(extra: bytes, compressed: int, size: int, offset: int) -> tuple[int, int, int]:
@@ -270,51 +293,292 @@ def _zip64_values(extra: bytes) -> list[int]:
 
 METADATA_MAX_BYTES = 1 << 20
 METADATA_MAX_FILES = 512
+#: The longest symlink target read (Linux's PATH_MAX less its NUL); a longer one is damage.
+LINK_MAX_BYTES = 4095
+#: Symlink entries whose targets are read; a real framework zip holds a few per bundle.
+LINKS_MAX = 20_000
+#: Systems ("version made by", high byte) whose Unix modes Info-ZIP's unzip 6.0 honours, so an
+#: S_IFLNK entry from them is extracted as a symlink: VMS 2, Unix 3, Atari ST 5, BeOS 16,
+#: AtheOS 30. Measured against Debian's unzip 6.0 for every value 0 to 255 (OS X, 19, is not one).
+LINK_HOSTS = frozenset({2, 3, 5, 16, 30})
+#: The methods SwiftPM's unzip extracts on every host, and all that archivers write for it.
+METHODS = {0: "stored", 8: "deflate"}
+_METHOD_NAMES = {1: "shrink", 6: "implode", 9: "deflate64", 12: "bzip2", 14: "LZMA",
+                 93: "zstd", 95: "xz", 96: "JPEG", 97: "WavPack", 98: "PPMd",
+                 99: "AES encryption"}
+#: unzip 6.0 skips an entry (exit 81, "need PK compat. v6.3 (can do v4.6)") whose central
+#: header needs a newer PKZIP than it implements: 4.5, or 4.6 where built with bzip2.
+NEEDED_MAX = 45
+#: Deflate's densest code: two 1-bit codes copy 258 bytes, 1032 bytes from each stored byte.
+_DEFLATE_MOST = 1032
+#: Entries named that do not extract, per zip, before the full check stops looking.
+DAMAGE_MAX = 50
+_READ = 1 << 20
+
+
+@dataclass(frozen=True, slots=True)
+class FullCheck:
+    """The opt-in full check (`--verify-zips`): every entry's data decompressed and checked
+    against its size and CRC, as `unzip -t` does, at most `max_bytes` of declared data and
+    `seconds` per zip."""
+
+    max_bytes: int = ZIP_VERIFY_MAX_BYTES
+    seconds: float = ZIP_VERIFY_SECONDS
 
 
 class UnreadableZip(Exception):
-    """The bytes are not a zip zipfile can read (the message says why)."""
+    """The bytes are not a zip SwiftPM's unzip can read (the message says why)."""
 
 
-class DamagedEntry(UnreadableZip):
-    """The directory reads, but a metadata entry does not extract (a damaged deflate stream, a
-    CRC that differs): SwiftPM's unzip fails on it."""
-
-
-def read_zip_contents(source: Path | BinaryIO) -> ZipContents:
-    """The entry names and the small metadata entries, read from an open zip (the descriptor
-    that was hashed: never a second open by name), or from a path opened the bounded way."""
+def read_zip_contents(source: Path | BinaryIO, *, full: FullCheck | None = None) -> ZipContents:
+    """The entry names, the entries that do not extract and why, the small metadata entries
+    and the symlinks' targets (each CRC-checked), and with `full` every entry's data: read
+    from an open zip (the descriptor that was hashed: never a second open by name), or from a
+    path opened the bounded way."""
     if isinstance(source, Path):
         with open_regular(source, display=str(source), what="zip") as stream:
-            return _contents(stream)
-    return _contents(source)
+            return _contents(stream, full)
+    return _contents(source, full)
 
 
-def _contents(stream: BinaryIO) -> ZipContents:
-    _judge_end_record(stream)
-    stream.seek(0)
+def is_link(entry: Entry) -> bool:
+    """Whether unzip extracts the entry as a symlink (its system's mode says S_IFLNK)."""
+    return entry.made_by >> 8 in LINK_HOSTS and stat.S_ISLNK(entry.external >> 16)
+
+
+def header_problem(entry: Entry) -> str | None:
+    """Why unzip cannot extract the entry, from its headers alone (None: they are fine)."""
+    if entry.method not in METHODS:
+        known = _METHOD_NAMES.get(entry.method)
+        what = f"method {entry.method}" + (f" ({known})" if known else "")
+        return (f"it is compressed with {what}; SwiftPM's unzip extracts only stored and "
+                "deflate entries")
+    needed = entry.needed & 0xFF
+    if needed > NEEDED_MAX:
+        return (f"its header needs PKZIP {needed // 10}.{needed % 10} to extract; unzip 6.0 "
+                "implements 4.5 (4.6 with bzip2) and skips it")
+    if entry.method == 0 and entry.compressed != entry.size:
+        return (f"it is stored (not compressed), yet its headers say {entry.compressed} bytes "
+                f"stored and {entry.size} extracted (unzip: 'ucsize <> csize for STORED "
+                "entry')")
+    if entry.method == 8 and entry.compressed == 0:
+        return "it is deflated, yet holds no deflate stream at all (0 bytes stored)"
+    if entry.method == 8 and entry.size > _DEFLATE_MOST * entry.compressed + 258:
+        return (f"its headers say {entry.size} bytes from {entry.compressed} deflated, more "
+                "than deflate can encode in that many: its sizes are false")
+    return None
+
+
+def _contents(stream: BinaryIO, full: FullCheck | None) -> ZipContents:
+    reader = _judged_reader(stream)
     try:
-        with zipfile.ZipFile(stream) as archive:
-            infos = archive.infolist()
-            entries = tuple(ZipEntry(i.filename, _is_link(i)) for i in infos)
-            metadata: dict[str, bytes] = {}
-            for info in infos:
-                if len(metadata) >= METADATA_MAX_FILES:
-                    break
-                if (not info.is_dir() and posixpath.basename(info.filename).lower()
-                        in METADATA_NAMES and info.file_size <= METADATA_MAX_BYTES):
-                    metadata[info.filename] = _extract(archive, info)
-    except DamagedEntry:
-        raise
-    except (zipfile.BadZipFile, zipfile.LargeZipFile, NotImplementedError, OSError,
-            ValueError, EOFError, zlib.error, struct.error) as error:
-        raise UnreadableZip(f"{type(error).__name__}: {error}") from None
-    return ZipContents(entries, metadata)
+        listed = list(reader.entries())
+    except ZipProblem as error:
+        raise UnreadableZip(str(error)) from None
+    except OSError as error:
+        raise UnreadableZip(f"OSError: {error.strerror or error}") from None
+    damaged: dict[int, str] = {}
+    for index, entry in enumerate(listed):
+        why = header_problem(entry)
+        if why is not None:
+            damaged[index] = why
+    for index, why in _clashes(listed):
+        damaged.setdefault(index, why)
+    data = _Data(stream.fileno(), time.monotonic() + ZIP_READ_SECONDS)
+    metadata: dict[str, bytes] = {}
+    targets: dict[int, str] = {}
+    read: set[int] = set()
+    unverified = None
+    try:
+        for index, entry in enumerate(listed):
+            if index in damaged or entry.name.endswith("/"):
+                continue
+            if is_link(entry):
+                if len(targets) >= LINKS_MAX:
+                    unverified = (f"more than {LINKS_MAX} symlink entries; the targets of the "
+                                  "rest were not read")
+                    continue
+                if entry.size > LINK_MAX_BYTES:
+                    damaged[index] = (f"it is a symlink whose target is {entry.size} bytes "
+                                      "long, longer than any path")
+                    continue
+                target = data.take(entry, index, damaged, keep=True)
+                if target is not None:
+                    targets[index] = target.split(b"\0", 1)[0].decode("utf-8", "replace")
+                read.add(index)
+            elif (posixpath.basename(entry.name).lower() in METADATA_NAMES
+                  and entry.size <= METADATA_MAX_BYTES and len(metadata) < METADATA_MAX_FILES):
+                found = data.take(entry, index, damaged, keep=True)
+                if found is not None:
+                    metadata[entry.name] = found
+                read.add(index)
+    except _Late:
+        unverified = f"reading the metadata entries took longer than {ZIP_READ_SECONDS:g} s"
+    if full is not None and unverified is None:
+        unverified = _verify_all(listed, data, full, damaged, read)
+    entries = tuple(ZipEntry(e.name, is_link(e), targets.get(i)) for i, e in enumerate(listed))
+    return ZipContents(entries, metadata,
+                       tuple(Damage(listed[i].name, why) for i, why in sorted(damaged.items())),
+                       unverified)
 
 
-def _judge_end_record(stream: BinaryIO) -> None:
-    """The entry count and the central directory's size, from the end record, before zipfile
-    reads (and keeps) every entry: a million claimed entries cost nothing here."""
+def _verify_all(listed: list[Entry], data: _Data, full: FullCheck, damaged: dict[int, str],
+                read: set[int]) -> str | None:
+    """Every entry not read yet, decompressed and checked; why it stopped early, or None."""
+    pending = [i for i in range(len(listed)) if i not in damaged and i not in read]
+    total = sum(listed[i].size for i in pending)
+    if total > full.max_bytes:
+        return (f"its entries hold {total} bytes uncompressed, more than the {full.max_bytes} "
+                "it decompresses per zip")
+    data.deadline = time.monotonic() + full.seconds
+    for done, index in enumerate(pending):
+        if len(damaged) >= DAMAGE_MAX:
+            return f"it stopped looking after {DAMAGE_MAX} entries that do not extract"
+        try:
+            data.take(listed[index], index, damaged, keep=False)
+        except _Late:
+            return (f"it stopped after {full.seconds:g} s, {done} of {len(pending)} entries "
+                    "verified")
+    return None
+
+
+def _clashes(listed: list[Entry]) -> Iterator[tuple[int, str]]:
+    """Entries unzip cannot put where their names say: a second file of one name (unzip asks
+    whether to replace it, SwiftPM's extraction stops), a file where other entries need a
+    folder, two names a case-insensitive file system (macOS's default) takes for one."""
+    folders: set[str] = set()
+    for entry in listed:
+        parent = posixpath.dirname(entry.name.rstrip("/"))
+        while parent and parent not in folders:
+            folders.add(parent)
+            parent = posixpath.dirname(parent)
+    seen: dict[str, int] = {}
+    folded: dict[str, str] = {}
+    for index, entry in enumerate(listed):
+        name = entry.name.rstrip("/")
+        is_dir = entry.name.endswith("/")
+        if name in seen and not (is_dir and listed[seen[name]].name.endswith("/")):
+            yield index, ("an earlier entry has the same name: unzip stops to ask whether to "
+                          "replace it, and SwiftPM's extraction fails")
+            continue
+        seen.setdefault(name, index)
+        if is_dir:
+            continue
+        if name in folders:
+            yield index, ("it is a file, and other entries are inside a folder of that name: "
+                          "unzip cannot make the folder")
+            continue
+        key = unicodedata.normalize("NFD", name).casefold()
+        other = folded.setdefault(key, name)
+        if other != name:
+            yield index, (f"its name differs from {other[:200]!r} only in case: on a "
+                          "case-insensitive file system (macOS's default) unzip stops to ask "
+                          "whether to replace it")
+
+
+class _Late(Exception):
+    """The deadline passed while reading entry data."""
+
+
+class _Data:
+    """Entry data read by offset from the descriptor, decompressed in bounded steps: never
+    more than an entry's declared size, never past the deadline."""
+
+    def __init__(self, fd: int, deadline: float) -> None:
+        self._fd = fd
+        self.deadline = deadline
+
+    def take(self, entry: Entry, index: int, damaged: dict[int, str], *,
+             keep: bool) -> bytes | None:
+        """The entry's data (b"" unless `keep`), or None when it does not extract (then
+        `damaged[index]` says why)."""
+        try:
+            return self._read(entry, keep)
+        except _Bad as bad:
+            damaged[index] = str(bad)
+            return None
+        except OSError as error:
+            raise UnreadableZip(f"OSError: {error.strerror or error}") from None
+
+    def _late(self) -> None:
+        if time.monotonic() > self.deadline:
+            raise _Late
+
+    def _read(self, entry: Entry, keep: bool) -> bytes:
+        self._late()
+        sink = _Sink(entry.size, keep)
+        inflater = zlib.decompressobj(-15) if entry.method == 8 else None
+        position, end = entry.data_offset, entry.data_offset + entry.compressed
+        while position < end:
+            self._late()
+            chunk = os.pread(self._fd, min(_READ, end - position), position)
+            if not chunk:
+                raise _Bad("its data is cut short")
+            position += len(chunk)
+            if inflater is None:
+                sink.add(chunk)
+                continue
+            if _inflate(inflater, chunk, sink, self._late):
+                break  # bytes after the stream's end: unzip ignores them
+        if inflater is not None and not inflater.eof:
+            raise _Bad("its deflate stream ends before its final block (cut short or "
+                       "damaged; unzip: 'invalid compressed data to inflate')")
+        if sink.size != entry.size:
+            raise _Bad(f"it extracts to {sink.size} bytes; its headers say {entry.size}")
+        if sink.crc != entry.crc:
+            raise _Bad(f"its data's CRC-32 is {sink.crc:08x}; its headers say "
+                       f"{entry.crc:08x} (unzip: 'bad CRC')")
+        return sink.data()
+
+
+class _Bad(Exception):
+    """The entry's data does not extract (the message says why)."""
+
+
+class _Sink:
+    """Counts, checksums and (if kept) collects an entry's output; refuses a byte past its
+    declared size, so a decompression bomb stops at once."""
+
+    def __init__(self, limit: int, keep: bool) -> None:
+        self._limit = limit
+        self._keep = keep
+        self._pieces: list[bytes] = []
+        self.size = 0
+        self.crc = 0
+
+    def add(self, piece: bytes) -> None:
+        self.size += len(piece)
+        if self.size > self._limit:
+            raise _Bad(f"it extracts to more than the {self._limit} bytes its headers say")
+        self.crc = zlib.crc32(piece, self.crc)
+        if self._keep:
+            self._pieces.append(piece)
+
+    def data(self) -> bytes:
+        return b"".join(self._pieces)
+
+
+def _inflate(inflater: zlib._Decompress, chunk: bytes, sink: _Sink,
+             late: Callable[[], None]) -> bool:
+    """Feed one chunk, at most _READ bytes of output at a time; whether the stream ended."""
+    buffer = chunk
+    while True:
+        try:
+            piece = inflater.decompress(buffer, _READ)
+        except zlib.error as error:
+            raise _Bad(f"its deflate stream is damaged (zlib: {str(error)[:120]})") from None
+        sink.add(piece)
+        buffer = inflater.unconsumed_tail
+        if inflater.eof:
+            return True
+        if not buffer and not piece:
+            return False
+        late()
+
+
+def _judged_reader(stream: BinaryIO) -> ZipReader:
+    """The reader, once the end record's entry count and directory size are judged: a million
+    claimed entries cost nothing before they are refused."""
     try:
         reader = ZipReader(stream.fileno())
     except ZipProblem as error:
@@ -324,20 +588,4 @@ def _judge_end_record(stream: BinaryIO) -> None:
     if reader.directory_size > ZIP_DIRECTORY_MAX_BYTES:
         raise UnreadableZip(f"a central directory of {reader.directory_size} bytes, more than "
                             f"the {ZIP_DIRECTORY_MAX_BYTES} a framework zip may hold")
-
-
-def _extract(archive: zipfile.ZipFile, info: zipfile.ZipInfo) -> bytes:
-    """One metadata entry's bytes, at most METADATA_MAX_BYTES + 1; DamagedEntry when its data
-    does not decompress or check (zlib.error, a bad CRC, an unsupported method)."""
-    try:
-        with archive.open(info) as member:
-            return member.read(METADATA_MAX_BYTES + 1)
-    except (zipfile.BadZipFile, NotImplementedError, RuntimeError, EOFError, zlib.error,
-            struct.error, OSError, ValueError) as error:
-        shown = info.filename[:120]
-        raise DamagedEntry(f"entry {shown!r} does not extract ({type(error).__name__}: "
-                           f"{str(error)[:200]})") from None
-
-
-def _is_link(info: zipfile.ZipInfo) -> bool:
-    return info.create_system == 3 and stat.S_ISLNK(info.external_attr >> 16)
+    return reader

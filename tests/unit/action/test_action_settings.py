@@ -73,6 +73,7 @@ def test_defaults(tmp_path):
         "author",
         "allow-overwrite",
         "verify-urls",
+        "verify-zips",
         "resolve",
         "base-url",
         "branches",
