@@ -1,11 +1,13 @@
 """The release notes of one version: its section of CHANGELOG.md.
 
-    python3 scripts/changelog.py notes CHANGELOG.md X.Y.Z
+    python3 scripts/changelog.py notes CHANGELOG.md X.Y.Z [--image REFERENCE]
 
 prints the body of the `## [X.Y.Z] - YYYY-MM-DD` section (everything up to the next `## `
 heading, without the heading itself, blank lines trimmed), which the release workflow passes
-to `gh release create --notes-file`. It exits 1 with one line naming what to change when the
-changelog is not ready to release X.Y.Z:
+to `gh release create --notes-file`; with --image, followed by a last paragraph naming the
+image that `uses: …@vX.Y.Z` runs (`docker://…:X.Y.Z@sha256:…`), what a user pins beside the
+tag. It exits 1 with one line naming what to change when the changelog is not ready to
+release X.Y.Z:
 
 - there is no versioned section at all (only `## [Unreleased]`): cut one first;
 - the newest versioned section is not X.Y.Z (the code says one version, the notes another);
@@ -140,9 +142,20 @@ def release_notes(text: str, version: str) -> Notes:
                  "\n".join(body) + "\n", tuple(warnings))
 
 
+def with_image(body: str, reference: str) -> str:
+    """The notes with the image the release runs as their last paragraph."""
+    return (f"{body}\n---\n\nThe action runs the image `docker://{reference}` "
+            "(its action.yml at this tag names it by digest).\n")
+
+
 def main(argv: list[str]) -> int:
-    if len(argv) != 3 or argv[0] != "notes":
-        print("usage: changelog.py notes CHANGELOG.md X.Y.Z", file=sys.stderr)
+    image = None
+    if len(argv) == 5 and argv[3] == "--image":
+        image = argv[4]
+        argv = argv[:3]
+    if len(argv) != 3 or argv[0] != "notes" or (image is not None and not image.strip()):
+        print("usage: changelog.py notes CHANGELOG.md X.Y.Z [--image REFERENCE]",
+              file=sys.stderr)
         return 2
     _command, path, version = argv
     try:
@@ -157,7 +170,7 @@ def main(argv: list[str]) -> int:
         return 1
     for warning in notes.warnings:
         print(f"changelog: warning: {path}: {warning}", file=sys.stderr)
-    sys.stdout.write(notes.body)
+    sys.stdout.write(notes.body if image is None else with_image(notes.body, image))
     return 0
 
 

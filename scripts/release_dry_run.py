@@ -85,6 +85,7 @@ MANIFEST_TYPES = ", ".join((
     "application/vnd.docker.distribution.manifest.list.v2+json",
     "application/vnd.docker.distribution.manifest.v2+json",
 ))
+ANSI_RE = re.compile(r"\x1b\[[0-9;]*[A-Za-z]")
 #: What the workflow's pin job commits and tags as (release.yml sets the same).
 BOT = "github-actions[bot]"
 BOT_EMAIL = "41898282+github-actions[bot]@users.noreply.github.com"
@@ -196,7 +197,7 @@ class Runner:
         self.count = 0
 
     def shown(self, text: str) -> str:
-        return text.replace(str(self.work), "$WORK")
+        return ANSI_RE.sub("", text).replace(str(self.work), "$WORK")
 
     def __call__(self, argv: Sequence[str], *, where: str, timeout: float,
                  env: Mapping[str, str] | None = None, show: bool = True) -> str:
@@ -205,7 +206,8 @@ class Runner:
         log = self.logs / f"{self.count:02d}-{Path(argv[0]).name}.log"
         say(f"    [{where}] $ {self.shown(shlex.join(argv))}")
         try:
-            done = subprocess.run(list(argv), cwd=self.places[where], env=env,
+            done = subprocess.run(list(argv), cwd=self.places[where],
+                                  env={**(os.environ if env is None else env), "NO_COLOR": "1"},
                                   stdin=subprocess.DEVNULL, capture_output=True, text=True,
                                   timeout=timeout, check=False)
         except subprocess.TimeoutExpired:
@@ -431,8 +433,7 @@ def dry_run(options: Options, work: Path) -> int:
     run(["git", "init", "-q", "--bare", "-b", branch, "."], where="origin", timeout=60)
     run(["git", "fetch", "-q", "--no-tags", str(REPO), f"+HEAD:refs/heads/{branch}",
          "+refs/tags/*:refs/tags/*"], where="origin", timeout=300)
-    if run(["git", "rev-parse", f"refs/heads/{branch}"], where="origin", timeout=60,
-           show=False).strip() != head:
+    if _git("rev-parse", f"refs/heads/{branch}", cwd=origin) != head:
         raise StepFailed(f"the scratch origin's {branch} is not {head[:7]}")
     major_before = _git("rev-parse", "-q", "--verify", f"refs/tags/{major}^{{commit}}",
                         cwd=origin)
@@ -445,8 +446,8 @@ def dry_run(options: Options, work: Path) -> int:
     _done(started)
 
     started = _step(4, f"the workflow checks out {tag} (the runner) and checks it again")
-    run(["git", "clone", "-q", "--branch", tag, str(origin), str(runner)], where="work",
-        timeout=300)
+    run(["git", "-c", "advice.detachedHead=false", "clone", "-q", "--branch", tag, str(origin),
+         str(runner)], where="work", timeout=300)
     run([*release, "--check"], where="runner", timeout=60)
     _done(started)
 
@@ -590,10 +591,14 @@ def _image_onwards(options: Options, run: Runner, release: list[str], bot: Mappi
 
     started = _step(11, f"the GitHub release {tag} (the workflow's `github-release` job; not "
                         "run here: GitHub is not on loopback)")
+    notes_file.write_text(changelog.with_image(notes_file.read_text(encoding="utf-8"),
+                                               reference), encoding="utf-8")
+    say(f"    python3 scripts/changelog.py notes CHANGELOG.md {version} --image {reference} "
+        "> $WORK/release-notes.md")
     say(f"    gh release create {tag} --verify-tag --title 'swiftpm-guard {version}' "
         f"--notes-file $WORK/release-notes.md {' '.join(f'dist/{f.name}' for f in built)}")
-    say(f"    the notes: $WORK/release-notes.md (step 2) and the image to pin: "
-        f"docker://{reference}")
+    say("    the notes: step 2's section, then:")
+    quoted(notes_file.read_text(encoding="utf-8").split("\n---\n", 1)[1])
     _done(started)
 
     say()
