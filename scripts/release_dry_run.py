@@ -353,7 +353,7 @@ def _git(*args: str, cwd: Path = REPO) -> str:
     return done.stdout.strip() if done.returncode == 0 else ""
 
 
-def _preflight(options: Options, python: str) -> str:
+def _preflight(python: str) -> str:
     """The engine's platform; StepFailed for a tool that is missing, before anything runs."""
     if shutil.which("git") is None:
         raise StepFailed("git is not installed")
@@ -396,7 +396,7 @@ def dry_run(options: Options, work: Path) -> int:
     version, owner = options.version, options.owner
     tag, major = f"v{version}", f"v{version.split('.')[0]}"
     python = _python(options)
-    native = _preflight(options, python)
+    native = _preflight(python)
     platforms = options.platforms or native
     head = _git("rev-parse", "HEAD")
     branch = _git("symbolic-ref", "--short", "-q", "HEAD") or "main"
