@@ -63,6 +63,13 @@ lock: $(STAMP)
 	  --no-emit-index-url $${index:+--index-url "$$index"} \
 	  --output-file requirements.lock pyproject.toml
 
+# The whole release on this machine, nothing off loopback (docs/releasing.md, "The dry run"):
+# needs DOCKER_HOST and Debian's docker-registry. VERSION defaults to the package's.
+VERSION ?= $(shell sed -n 's/^__version__ = "\(.*\)"$$/\1/p' src/swiftpm_guard/__init__.py)
+.PHONY: release-dry-run
+release-dry-run: $(STAMP)
+	PYTHON=$(abspath $(BIN))/python bash scripts/release.sh --dry-run $(VERSION)
+
 # The container tier: needs DOCKER_HOST (export DOCKER_HOST="$$(bash scripts/container-engine.sh start)").
 e2e: $(STAMP)
 	$(BIN)/pytest -q -m container tests/e2e

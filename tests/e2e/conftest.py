@@ -10,6 +10,7 @@ from __future__ import annotations
 import pytest
 
 from support.container import Build, build_image, connect, engine_required
+from support.registry import loopback_registry, registry_missing
 
 
 def pytest_report_header(config):
@@ -46,3 +47,17 @@ def image(built: Build):
 def release_built(engine, built: Build) -> Build:
     """The Dockerfile's `release` target, what releases push (on top of `built`'s layers)."""
     return build_image(engine, "swiftpm-guard:e2e-release", target="release")
+
+
+@pytest.fixture(scope="session")
+def registry(engine, tmp_path_factory):
+    """One OCI registry on loopback for the session (support/registry.py): the releases of
+    test_prebuilt_image.py and test_release_dry_run.py push the same layers under two owners,
+    so the second push mounts them instead of compressing and sending them again."""
+    problem = registry_missing()
+    if problem:
+        if engine_required():
+            pytest.fail(f"SWIFTPM_GUARD_REQUIRE_DOCKER=1 but {problem}", pytrace=False)
+        pytest.skip(f"REGISTRY TESTS SKIPPED: {problem}")
+    with loopback_registry(tmp_path_factory.mktemp("registry")) as running:
+        yield running

@@ -18,9 +18,10 @@ import pytest
 
 import swiftpm_guard
 from support import fake_github
-from support.container import API_VERSION, REPO_ROOT, engine_required
+from support.container import API_VERSION, REPO_ROOT
 from support.pr_check import TOKEN, pull_request_check
-from support.registry import Registry, loopback_registry, private_engine, registry_missing
+from support.registry import Registry, private_engine
+from support.scripts import date_release_section
 from support.tree_copy import copy_worktree
 
 pytestmark = pytest.mark.container
@@ -46,22 +47,12 @@ class Released:
 
 
 @pytest.fixture(scope="module")
-def registry(engine, tmp_path_factory):
-    problem = registry_missing()
-    if problem:
-        if engine_required():
-            pytest.fail(f"SWIFTPM_GUARD_REQUIRE_DOCKER=1 but {problem}", pytrace=False)
-        pytest.skip(f"REGISTRY TESTS SKIPPED: {problem}")
-    with loopback_registry(tmp_path_factory.mktemp("registry")) as running:
-        yield running
-
-
-@pytest.fixture(scope="module")
 def released(engine, release_built, registry: Registry, tmp_path_factory) -> Released:
     """scripts/release.sh on a clean clone of this tree, against the loopback registry (the
     shared engine's layer cache from the `release_built` fixture makes its build quick)."""
     clone = tmp_path_factory.mktemp("release") / "clone"
     copy_worktree(REPO_ROOT, clone)
+    date_release_section(clone, VERSION)
     _git(clone, "init", "-q", "-b", "main")
     _git(clone, "add", "-A")
     _git(clone, "commit", "-qm", "source")

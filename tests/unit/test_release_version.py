@@ -9,6 +9,7 @@ from pathlib import Path
 import pytest
 
 import swiftpm_guard
+from support.scripts import date_release_section
 from support.tree_copy import copy_worktree
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -23,27 +24,54 @@ def test_code_changelog_and_metadata_agree():
     assert installed_version("swiftpm-guard") == swiftpm_guard.__version__
 
 
-def test_release_script_tags_and_moves_the_major(tmp_path):
+def _committed_copy(tmp_path: Path) -> tuple[list[str], list[str], dict[str, str]]:
+    """A committed copy of this tree, release-day ready; its git command, script and env."""
     clone = tmp_path / "clone"
     copy_worktree(ROOT, clone)
+    date_release_section(clone, swiftpm_guard.__version__)
     git = ["git", "-C", str(clone), "-c", "user.name=t", "-c", "user.email=t@example.invalid"]
     subprocess.run([*git, "init", "-q"], check=True, timeout=60)
     subprocess.run([*git, "add", "-A"], check=True, timeout=60)
     subprocess.run([*git, "commit", "-qm", "x"], check=True, timeout=60)
-    script = [str(clone / "scripts" / "release.sh")]
     env = {"PATH": "/usr/bin:/bin", "GIT_AUTHOR_NAME": "t", "GIT_AUTHOR_EMAIL": "t@e.invalid",
            "GIT_COMMITTER_NAME": "t", "GIT_COMMITTER_EMAIL": "t@e.invalid", "HOME": str(tmp_path)}
+    return git, [str(clone / "scripts" / "release.sh")], env
+
+
+def test_release_script_tags_the_source_and_leaves_the_major_to_the_workflow(tmp_path):
+    """`@vX` moves only once the image is pinned (the workflow's pin job), never to a source
+    commit whose image does not exist yet."""
+    git, script, env = _committed_copy(tmp_path)
+    version = swiftpm_guard.__version__
     wrong = subprocess.run([*script, "9.9.9"], capture_output=True, text=True, env=env, timeout=60)
-    assert wrong.returncode == 1 and "CHANGELOG.md says" in wrong.stderr
-    ok = subprocess.run([*script, swiftpm_guard.__version__], capture_output=True, text=True,
-                        env=env, timeout=60)
-    assert ok.returncode == 0, ok.stderr
-    tags = subprocess.run([*git, "tag"], capture_output=True, text=True, check=True, timeout=60)
-    major = "v" + swiftpm_guard.__version__.split(".")[0]
-    assert set(tags.stdout.split()) == {f"v{swiftpm_guard.__version__}", major}
-    again = subprocess.run([*script, swiftpm_guard.__version__], capture_output=True, text=True,
+    assert wrong.returncode == 1 and "__init__.py says" in wrong.stderr
+    check = subprocess.run([*script, version, "--check"], capture_output=True, text=True,
                            env=env, timeout=60)
+    assert check.returncode == 0 and "is ready to release" in check.stdout, check.stderr
+    ok = subprocess.run([*script, version], capture_output=True, text=True, env=env, timeout=60)
+    assert ok.returncode == 0, ok.stderr
+    assert f"push with: git push origin v{version}\n" in ok.stdout
+    tags = subprocess.run([*git, "tag"], capture_output=True, text=True, check=True, timeout=60)
+    assert tags.stdout.split() == [f"v{version}"]
+    again = subprocess.run([*script, version], capture_output=True, text=True, env=env,
+                           timeout=60)
     assert again.returncode == 1 and "never re-tagged" in again.stderr
+    # The workflow's first job: the source tag on HEAD passes --check.
+    tagged = subprocess.run([*script, version, "--check"], capture_output=True, text=True,
+                            env=env, timeout=60)
+    assert tagged.returncode == 0 and f"(v{version})" in tagged.stdout, tagged.stderr
+
+
+def test_release_script_refuses_a_changelog_that_is_not_ready(tmp_path):
+    git, script, env = _committed_copy(tmp_path)
+    changelog = Path(git[2]) / "CHANGELOG.md"
+    version = swiftpm_guard.__version__
+    changelog.write_text(re.sub(rf"^## \[{re.escape(version)}\] - \S+$",
+                                f"## [{version}] - YYYY-MM-DD", changelog.read_text(), flags=re.M))
+    subprocess.run([*git, "commit", "-qam", "undated"], check=True, timeout=60)
+    done = subprocess.run([*script, version, "--check"], capture_output=True, text=True,
+                          env=env, timeout=60)
+    assert done.returncode == 1 and "is not dated" in done.stderr, done.stderr
 
 
 def _pin_action():
@@ -119,6 +147,11 @@ def test_check_names_an_image_that_is_neither(tmp_path):
     (["--registry", "ghcr.io", "--owner", "o", "--digest", "sha256:12"], "not sha256"),
     (["--registry", "ghcr.io", "--owner", "o", "--platforms", "windows/amd64"], "linux/<arch>"),
     (["--bogus"], "unknown option"),
+    (["--check", "--owner", "o"], "--check takes no other option"),
+    (["--registry", "r", "--owner", "o", "--push-only", "--from-tag"], "neither --digest"),
+    (["--registry", "r", "--owner", "o", "--push-only", "--digest", "sha256:" + "a" * 64],
+     "neither --digest"),
+    (["--push-only"], "go together"),
 ])
 def test_release_script_refuses_bad_image_options_before_doing_anything(args, message):
     done = subprocess.run(["bash", str(ROOT / "scripts" / "release.sh"), "1.0.0", *args],
