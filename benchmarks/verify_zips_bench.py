@@ -6,7 +6,8 @@ Writes one deflated `<name>.xcframework` zip holding `--mib` MiB of semi-compres
 (a binary-like mix of random and repeated bytes) over `--entries` files, then times, in this
 process: its SHA-256 (what every check does), `read_zip_contents` (the default: headers,
 metadata entries, symlinks) and `read_zip_contents(full=FullCheck())` (every entry inflated and
-CRC-checked, as `unzip -t` does). Prints MiB/s of uncompressed data for the full check.
+CRC-checked, as `unzip -t` does) and, where Info-ZIP is installed, `unzip -t` itself. Prints
+MiB/s of uncompressed data for the full check.
 """
 
 from __future__ import annotations
@@ -14,6 +15,8 @@ from __future__ import annotations
 import argparse
 import hashlib
 import os
+import shutil
+import subprocess
 import sys
 import tempfile
 import time
@@ -62,6 +65,19 @@ def main() -> None:
         assert default.damaged == full.damaged == () and full.unverified is None
         print(f"sha256: {hashed:.2f} s; default check: {plain:.2f} s; --verify-zips: "
               f"{checked:.2f} s ({total / 2**20 / checked:.0f} MiB/s uncompressed)")
+        _unzip_test(path)
+
+
+def _unzip_test(path: Path) -> None:
+    """What SwiftPM itself runs on a download before extracting it (Info-ZIP `unzip -t`)."""
+    unzip = shutil.which("unzip")
+    if unzip is None:
+        print("unzip -t: not installed here (apt-get install unzip), not compared")
+        return
+    started = time.perf_counter()
+    subprocess.run([unzip, "-tqq", str(path)], check=True, timeout=600,
+                   stdout=subprocess.DEVNULL)
+    print(f"unzip -t (SwiftPM's own test of a download): {time.perf_counter() - started:.2f} s")
 
 
 if __name__ == "__main__":
