@@ -146,12 +146,13 @@ def _hash_stream(response: http.client.HTTPResponse, started: float, settings: U
             contents = read_zip_contents(spool,
                                          full=FullCheck() if settings.verify_zips else None)
         except UnreadableZip as error:
-            return Fetched("not-zip", detail=f"not a readable zip archive ({error})",
-                           size=fetched.size)
+            return Fetched("not-zip", fetched.sha256,
+                           detail=f"not a readable zip archive ({error})", size=fetched.size)
         damaged = extraction_problem(contents)
         if damaged is not None:  # SwiftPM: "invalid archive returned from …"
-            return Fetched("not-zip", detail=f"an entry does not extract as SwiftPM extracts "
-                                             f"it: {damaged}", size=fetched.size)
+            return Fetched("not-zip", fetched.sha256,
+                           detail=f"an entry does not extract as SwiftPM extracts it: "
+                                  f"{damaged}", size=fetched.size)
         return Fetched("zip", fetched.sha256, size=fetched.size,
                        no_artifact=_why_no_artifact(contents),
                        links=tuple(f.message for f in link_findings(contents, "")),
@@ -300,13 +301,17 @@ def _judge(target: HostedZip, result: Fetched) -> Finding | None:
                                                f"for '{target.name}' is hosted there")
     if result.state == "error":
         return _finding("url-error", target, f"{target.url}: {result.detail}")
+    # SwiftPM compares the checksum before it extracts: served bytes that were hashed and are
+    # not the built ones are that, whether or not they are also a readable zip.
+    if (target.sha256 is not None and result.sha256 is not None
+            and result.sha256 != target.sha256):
+        unreadable = f" (nor a readable zip: {result.detail})" if result.state == "not-zip" else ""
+        return _finding("url-checksum", target,
+                        f"{target.url} serves {result.size} bytes with SHA-256 "
+                        f"{result.sha256}, not {target.sha256}; SwiftPM rejects it{unreadable}")
     if result.state == "not-zip":
         return _finding("url-not-zip", target,
                         f"{target.url} does not serve a zip ({result.detail})")
-    if target.sha256 is not None and result.sha256 != target.sha256:
-        return _finding("url-checksum", target,
-                        f"{target.url} serves {result.size} bytes with SHA-256 "
-                        f"{result.sha256}, not {target.sha256}; SwiftPM rejects it")
     if result.no_artifact is not None:
         return _finding("url-no-artifact", target,
                         f"{target.url} serves a zip SwiftPM finds no binary artifact in: "
