@@ -6,6 +6,14 @@ unterminated `/*` or string swallows the rest of the file; a `let package = Pack
 appears in a comment is never downloaded against; two live `let package` declarations are a
 redeclaration Swift rejects. Each of these is a `not-live-code` error.
 
+So is a checksum that sits only in declarations nothing reads (`let retired = ["delta": …]`,
+its name used nowhere else in live code): SwiftPM evaluates the declaration and drops its
+value. That is exact only where evaluating it can do nothing else, so a declaration counts
+as unread only when its initializer is inert: literals, names and implicit member calls such as
+`.binaryTarget(…)`, no closure, operator, assignment or other call, nothing chained after it,
+in a manifest that declares no type (a literal could run its init) and no attribute (a property
+wrapper could). A name read only from unread declarations is unread too.
+
 An `#if` the text cannot decide (it depends on the host, or differs between supported
 compilers) whose branches ask for different names is an `undecidable-condition` error: which
 names SwiftPM reads is not something the static reading can tell, and it never takes the union.
@@ -17,6 +25,7 @@ import bisect
 import re
 from collections.abc import Iterator, Mapping
 
+from swiftpm_guard.core.manifest_shape import Declaration, declarations
 from swiftpm_guard.core.model import Finding, Rendered, Severity
 from swiftpm_guard.core.swift_lexer import Branch, Chain, Inactive, Kind, Lexed, Verdict, lex
 
@@ -52,6 +61,7 @@ def live_code_findings(rendered: Rendered, checksums: Mapping[str, str]) -> list
     findings += _package_findings(rendered, lexed, inactive, lines)
     findings += _binary_target_findings(rendered, lexed, inactive, lines)
     findings += _checksum_findings(rendered, lexed, inactive, checksums)
+    findings += _unread_findings(rendered, lexed, inactive, checksums, lines)
     findings += _condition_findings(rendered, lexed, checksums, lines)
     return findings
 
@@ -148,6 +158,192 @@ def _live_strings(text: str, lexed: Lexed, inactive: Inactive, value: str) -> It
         if lexed.literal_at(start) == value and not inactive.dead_at(start):
             yield start
         start = text.find(value, start + 1)
+
+
+#: Words of the code view. ASCII only: a name next to any other character still counts as a
+#: read (more reads mean fewer findings, never a wrong one).
+_WORD = re.compile(r"[A-Za-z0-9_]+")
+#: A manifest declaring a type (whose literal or member could run code) or using an attribute
+#: (a property wrapper's init runs code) has no declaration this rule calls inert.
+_TYPE_OR_ATTRIBUTE = re.compile(r"\b(?:struct|class|enum|actor|extension|protocol|typealias)\b"
+                                r"|@")
+#: What an inert initializer's code may hold: names, numbers, `[ ] ( ) : , .` and white space.
+_INERT = re.compile(r"[A-Za-z0-9_ \t\r\n\[\]():,.]*")
+_BLANK = " \t\r\n\f\v\x00"
+_BRANCH_END = re.compile(r"#(?:else|elseif|endif)(?![A-Za-z0-9_])")
+
+
+def _unread_findings(rendered: Rendered, lexed: Lexed, inactive: Inactive,
+                     checksums: Mapping[str, str], lines: _Lines) -> list[Finding]:
+    """A checksum whose every live occurrence sits in a declaration nothing reads."""
+    if not any(checksums.values()):
+        return []
+    view = _View(lexed)
+    unread = _unread_declarations(view, inactive)
+    if not unread:
+        return []
+    starts = [d.start for d in unread]
+    findings = []
+    for name, value in sorted(checksums.items()):
+        if not value:
+            continue
+        first: tuple[int, Declaration] | None = None
+        for offset in _live_strings(rendered.text, lexed, inactive, value):
+            index = bisect.bisect_right(starts, view.of_text(offset)) - 1
+            if index < 0 or view.of_text(offset) >= unread[index].end:
+                break  # a live occurrence outside them: this one reaches the package
+            first = first or (offset, unread[index])
+        else:
+            if first is not None:
+                findings.append(_unread(rendered, name, *first, view, lines))
+    return findings
+
+
+def _unread(rendered: Rendered, name: str, offset: int, declaration: Declaration, view: _View,
+            lines: _Lines) -> Finding:
+    line = lines.of(view.to_text(declaration.start))
+    return _finding(rendered, lines.of(offset), name,
+                    f"'{name}' sits in '{declaration.name}' (line {line}), which nothing in the "
+                    "manifest reads: SwiftPM never sees it; use it in the package or remove it")
+
+
+def _unread_declarations(view: _View, inactive: Inactive) -> list[Declaration]:
+    """The inert declarations (code-view spans, in order) that no live code reads, directly or
+    through other read declarations."""
+    text = view.text
+    if _TYPE_OR_ATTRIBUTE.search(text):
+        return []
+    inert = [d for d in declarations(text)
+             if not inactive.dead_at(view.to_text(d.start)) and _inert(text, d)]
+    if not inert:
+        return []
+    by_name: dict[str, list[int]] = {}
+    for index, declaration in enumerate(inert):
+        by_name.setdefault(declaration.name, []).append(index)
+    starts = [d.start for d in inert]
+    roots: set[str] = set()
+    reads: list[set[str]] = [set() for _ in inert]  # the names each declaration reads
+    for word in _WORD.finditer(text):
+        name = word.group()
+        if name not in by_name or inactive.dead_at(view.to_text(word.start())):
+            continue
+        index = bisect.bisect_right(starts, word.start()) - 1
+        if index >= 0 and word.start() < inert[index].end:
+            reads[index].add(name)
+        else:
+            roots.add(name)
+    read = [False] * len(inert)
+    seen: set[str] = set()
+    pending = list(roots)
+    while pending:
+        name = pending.pop()
+        if name in seen:
+            continue
+        seen.add(name)
+        for index in by_name[name]:
+            read[index] = True
+            pending.extend(reads[index] - seen)
+    return [d for d, was_read in zip(inert, read, strict=True) if not was_read]
+
+
+def _inert(text: str, declaration: Declaration) -> bool:
+    """Can evaluating this declaration do nothing but make its value? Its initializer holds
+    only names, literals and implicit member calls (`.binaryTarget(…)`, not `.init(…)`), and
+    its statement ends where its bracket group does."""
+    equals = text.find("=", declaration.start, declaration.end)
+    if equals < 0:
+        return False
+    start, end = equals + 1, declaration.end
+    if not _INERT.fullmatch(text, start, end) or not _ends_statement(text, end):
+        return False
+    opening = text.find("(", start, end)
+    while opening >= 0:
+        if not _implicit_call(text, start, opening):
+            return False
+        opening = text.find("(", opening + 1, end)
+    opening = text.find("[", start, end)
+    while opening >= 0:
+        before = _back(text, start, opening)
+        if before >= start and (text[before] in ")]" or _is_word(text[before])):
+            return False  # a subscript
+        opening = text.find("[", opening + 1, end)
+    return True
+
+
+def _implicit_call(text: str, start: int, opening: int) -> bool:
+    """Is the `(` at `opening` a parenthesised expression, or an implicit member call
+    `.name(` (after `[`, `(`, `,`, `:` or the `=`)?"""
+    before = _back(text, start, opening)
+    if before < start or text[before] in "[(,:":
+        return True
+    if not _is_word(text[before]):
+        return False
+    word_start = before
+    while word_start > start and _is_word(text[word_start - 1]):
+        word_start -= 1
+    if text[word_start:before + 1] == "init":
+        return False  # `.init(…)` may make a Package, and the last one made is the manifest's
+    dot = _back(text, start, word_start)
+    if dot < start or text[dot] != ".":
+        return False
+    receiver = _back(text, start, dot)
+    return receiver < start or text[receiver] in "[(,:"
+
+
+def _back(text: str, start: int, index: int) -> int:
+    """The last non-blank offset before `index`, not before `start` (`start - 1` if none)."""
+    index -= 1
+    while index >= start and text[index] in _BLANK:
+        index -= 1
+    return index
+
+
+def _is_word(char: str) -> bool:
+    return char.isascii() and (char.isalnum() or char == "_")
+
+
+def _ends_statement(text: str, end: int) -> bool:
+    """Nothing follows on the line, and the next line does not continue the expression."""
+    index = end
+    while index < len(text) and text[index] in " \t\f\v\x00":
+        index += 1
+    if index < len(text) and text[index] not in "\r\n;":
+        return False
+    while index < len(text) and text[index] in _BLANK + ";":
+        index += 1
+    # `#if` there may continue it with a member (a postfix `#if`); `#else`, `#elseif` and
+    # `#endif` end the branch it is in, so they end it too.
+    return index >= len(text) or _is_word(text[index]) or text[index] == "}" or \
+        _BRANCH_END.match(text, index) is not None
+
+
+class _View:
+    """The lexed text's code view (comments, strings and regexes one space each) and the map
+    between its offsets and the text's."""
+
+    def __init__(self, lexed: Lexed) -> None:
+        self._lexed = lexed
+        self.text = lexed.code_view()
+        self._pairs = lexed.code_offsets()
+        self._view_starts = [p[0] for p in self._pairs]
+
+    def to_text(self, offset: int) -> int:
+        index = bisect.bisect_right(self._view_starts, offset) - 1
+        if index < 0:
+            return offset
+        view, text = self._pairs[index]
+        if self._lexed.spans[index].kind is Kind.CODE:
+            return text + offset - view
+        return text
+
+    def of_text(self, offset: int) -> int:
+        index = self._lexed.span_index(offset)
+        if index < 0:
+            return offset
+        view, text = self._pairs[index]
+        if self._lexed.spans[index].kind is Kind.CODE:
+            return view + offset - text
+        return view
 
 
 def _condition_findings(rendered: Rendered, lexed: Lexed, checksums: Mapping[str, str],
