@@ -12,7 +12,8 @@ value. That is exact only where evaluating it can do nothing else, so a declarat
 as unread only when its initializer is inert: literals, names and implicit member calls such as
 `.binaryTarget(…)`, no closure, operator, assignment or other call, nothing chained after it,
 in a manifest that declares no type (a literal could run its init) and no attribute (a property
-wrapper could). A name read only from unread declarations is unread too.
+wrapper could). A name read only from unread declarations is unread too. A text with no live
+`let package` reads nothing at all: the rule leaves it to the others.
 
 An `#if` the text cannot decide (it depends on the host, or differs between supported
 compilers) whose branches ask for different names is an `undecidable-condition` error: which
@@ -73,8 +74,8 @@ def _where(lexed: Lexed, inactive: Inactive, offset: int) -> str:
     return kind.value
 
 
-def _package_findings(rendered: Rendered, lexed: Lexed, inactive: Inactive,
-                      lines: _Lines) -> list[Finding]:
+def _live_packages(lexed: Lexed, inactive: Inactive) -> list[int]:
+    """The offsets of every `let package = Package(` in live code."""
     view = lexed.code_view()
     pairs = lexed.code_offsets()
     view_starts = [p[0] for p in pairs]
@@ -84,6 +85,12 @@ def _package_findings(rendered: Rendered, lexed: Lexed, inactive: Inactive,
         offset = pairs[index][1] + match.start() - pairs[index][0]
         if not inactive.dead_at(offset):
             live.append(offset)
+    return live
+
+
+def _package_findings(rendered: Rendered, lexed: Lexed, inactive: Inactive,
+                      lines: _Lines) -> list[Finding]:
+    live = _live_packages(lexed, inactive)
     if live:
         return _redeclaration(rendered, inactive, live, lines)
     mention = _PACKAGE_MENTION.search(rendered.text)
@@ -175,8 +182,10 @@ _BRANCH_END = re.compile(r"#(?:else|elseif|endif)(?![A-Za-z0-9_])")
 
 def _unread_findings(rendered: Rendered, lexed: Lexed, inactive: Inactive,
                      checksums: Mapping[str, str], lines: _Lines) -> list[Finding]:
-    """A checksum whose every live occurrence sits in a declaration nothing reads."""
-    if not any(checksums.values()):
+    """A checksum whose every live occurrence sits in a declaration nothing reads. Only in a
+    manifest with its live `let package`: without one, nothing is read and the other rules (or
+    SwiftPM) say what is wrong."""
+    if not any(checksums.values()) or not _live_packages(lexed, inactive):
         return []
     view = _View(lexed)
     unread = _unread_declarations(view, inactive)

@@ -157,3 +157,11 @@ def test_many_declarations_stay_linear():
     text = manifest('let d0 = ["delta": "__SHA256_delta__"]\n' + body)
     [(subject, line, message)] = unread(text)
     assert (subject, line) == ("delta", 3) and "'d0'" in message
+
+
+def test_a_text_without_a_live_package_is_left_to_the_other_rules():
+    # A fragment (no `let package`, or only a compiled-out one) reads nothing at all: the
+    # package rules and SwiftPM say what is wrong with it, this one does not.
+    assert unread(HEADER + RETIRED) == []
+    assert unread(HEADER + RETIRED + "#if false\n" + PACKAGE.format(targets="[]") + "#endif\n") \
+        == []

@@ -118,7 +118,7 @@ def test_legacy_swift_stub_folder_and_explicit_stubs_dir(tmp_path):
 
 def test_unknown_roles_are_said_not_guessed(tmp_path):
     template = tmp_path / "Package.swift.template"
-    template.write_text('let v = "__VERSION__"\nlet all = ["a": "__SHA256_a__"]\n_ = all\n')
+    template.write_text('let v = "__VERSION__"\nlet all = ["a": "__SHA256_a__"]\n')
     report = check(CheckRequest(templates=(template,), version="1.0.0",
                                frameworks=("a",))).report
     assert codes(report) == [("unknown-role", "a")]
