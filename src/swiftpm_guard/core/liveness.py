@@ -6,14 +6,12 @@ unterminated `/*` or string swallows the rest of the file; a `let package = Pack
 appears in a comment is never downloaded against; two live `let package` declarations are a
 redeclaration Swift rejects. Each of these is a `not-live-code` error.
 
-So is a checksum that sits only in declarations nothing reads (`let retired = ["delta": …]`,
-its name used nowhere else in live code): SwiftPM evaluates the declaration and drops its
-value. That is exact only where evaluating it can do nothing else, so a declaration counts
-as unread only when its initializer is inert: literals, names and implicit member calls such as
-`.binaryTarget(…)`, no closure, operator, assignment or other call, nothing chained after it,
-in a manifest that declares no type (a literal could run its init) and no attribute (a property
-wrapper could). A name read only from unread declarations is unread too. A text with no live
-`let package` reads nothing at all: the rule leaves it to the others.
+A checksum that sits only in declarations no live code reads by name
+(`let retired = ["delta": …]`, `retired` used nowhere else) is `unread-checksum`: SwiftPM
+evaluates such a declaration and drops its value, and even where evaluating it could do more
+(a closure, a call), the text does not show the checksum reaching the package. SwiftPM's own
+answer replaces this one where it runs. A text with no live `let package` reads nothing at
+all: the rule leaves it to the others.
 
 An `#if` the text cannot decide (it depends on the host, or differs between supported
 compilers) whose branches ask for different names is an `undecidable-condition` error: which
@@ -170,14 +168,12 @@ def _live_strings(text: str, lexed: Lexed, inactive: Inactive, value: str) -> It
 #: Words of the code view. ASCII only: a name next to any other character still counts as a
 #: read (more reads mean fewer findings, never a wrong one).
 _WORD = re.compile(r"[A-Za-z0-9_]+")
-#: A manifest declaring a type (whose literal or member could run code) or using an attribute
-#: (a property wrapper's init runs code) has no declaration this rule calls inert.
-_TYPE_OR_ATTRIBUTE = re.compile(r"\b(?:struct|class|enum|actor|extension|protocol|typealias)\b"
-                                r"|@")
-#: What an inert initializer's code may hold: names, numbers, `[ ] ( ) : , .` and white space.
-_INERT = re.compile(r"[A-Za-z0-9_ \t\r\n\[\]():,.]*")
-_BLANK = " \t\r\n\f\v\x00"
-_BRANCH_END = re.compile(r"#(?:else|elseif|endif)(?![A-Za-z0-9_])")
+#: `let name = "…"` alone on its line (the string is one space in the code view), which
+#: `declarations` does not take: it looks for a bracket group.
+_STRING_DECLARATION = re.compile(
+    r"(?m)^[ \t]*(?:let|var)[ \t]+([A-Za-z_][A-Za-z0-9_]*)[ \t]*(?::[ \t]*[A-Za-z_][A-Za-z0-9_.]*"
+    r"[?!]?[ \t]*)?=[ \t]+;?[ \t]*$")
+UNREAD = "unread-checksum"
 
 
 def _unread_findings(rendered: Rendered, lexed: Lexed, inactive: Inactive,
@@ -212,36 +208,36 @@ def _unread(rendered: Rendered, name: str, offset: int, declaration: Declaration
             lines: _Lines) -> Finding:
     line = lines.of(view.to_text(declaration.start))
     return _finding(rendered, lines.of(offset), name,
-                    f"'{name}' sits in '{declaration.name}' (line {line}), which nothing in the "
-                    "manifest reads: SwiftPM never sees it; use it in the package or remove it")
+                    f"'{name}' sits only in '{declaration.name}' (line {line}), which nothing "
+                    "in the manifest reads by name: the text does not show it reaching the "
+                    "package, and SwiftPM drops a value nothing reads; use "
+                    f"'{declaration.name}' in the package or remove '{name}' from it, or check "
+                    "with the real SwiftPM", UNREAD)
 
 
 def _unread_declarations(view: _View, inactive: Inactive) -> list[Declaration]:
-    """The inert declarations (code-view spans, in order) that no live code reads, directly or
-    through other read declarations."""
+    """The declarations (code-view spans, in order) that no live code reads by name, directly
+    or through other read declarations."""
     text = view.text
-    if _TYPE_OR_ATTRIBUTE.search(text):
-        return []
-    inert = [d for d in declarations(text)
-             if not inactive.dead_at(view.to_text(d.start)) and _inert(text, d)]
-    if not inert:
+    found = [d for d in _top_level(text) if not inactive.dead_at(view.to_text(d.start))]
+    if not found:
         return []
     by_name: dict[str, list[int]] = {}
-    for index, declaration in enumerate(inert):
+    for index, declaration in enumerate(found):
         by_name.setdefault(declaration.name, []).append(index)
-    starts = [d.start for d in inert]
+    starts = [d.start for d in found]
     roots: set[str] = set()
-    reads: list[set[str]] = [set() for _ in inert]  # the names each declaration reads
+    reads: list[set[str]] = [set() for _ in found]  # the names each declaration reads
     for word in _WORD.finditer(text):
         name = word.group()
         if name not in by_name or inactive.dead_at(view.to_text(word.start())):
             continue
         index = bisect.bisect_right(starts, word.start()) - 1
-        if index >= 0 and word.start() < inert[index].end:
+        if index >= 0 and word.start() < found[index].end:
             reads[index].add(name)
         else:
             roots.add(name)
-    read = [False] * len(inert)
+    read = [False] * len(found)
     seen: set[str] = set()
     pending = list(roots)
     while pending:
@@ -252,78 +248,19 @@ def _unread_declarations(view: _View, inactive: Inactive) -> list[Declaration]:
         for index in by_name[name]:
             read[index] = True
             pending.extend(reads[index] - seen)
-    return [d for d, was_read in zip(inert, read, strict=True) if not was_read]
+    return [d for d, was_read in zip(found, read, strict=True) if not was_read]
 
 
-def _inert(text: str, declaration: Declaration) -> bool:
-    """Can evaluating this declaration do nothing but make its value? Its initializer holds
-    only names, literals and implicit member calls (`.binaryTarget(…)`, not `.init(…)`), and
-    its statement ends where its bracket group does."""
-    equals = text.find("=", declaration.start, declaration.end)
-    if equals < 0:
-        return False
-    start, end = equals + 1, declaration.end
-    if not _INERT.fullmatch(text, start, end) or not _ends_statement(text, end):
-        return False
-    opening = text.find("(", start, end)
-    while opening >= 0:
-        if not _implicit_call(text, start, opening):
-            return False
-        opening = text.find("(", opening + 1, end)
-    opening = text.find("[", start, end)
-    while opening >= 0:
-        before = _back(text, start, opening)
-        if before >= start and (text[before] in ")]" or _is_word(text[before])):
-            return False  # a subscript
-        opening = text.find("[", opening + 1, end)
-    return True
-
-
-def _implicit_call(text: str, start: int, opening: int) -> bool:
-    """Is the `(` at `opening` a parenthesised expression, or an implicit member call
-    `.name(` (after `[`, `(`, `,`, `:` or the `=`)?"""
-    before = _back(text, start, opening)
-    if before < start or text[before] in "[(,:":
-        return True
-    if not _is_word(text[before]):
-        return False
-    word_start = before
-    while word_start > start and _is_word(text[word_start - 1]):
-        word_start -= 1
-    if text[word_start:before + 1] == "init":
-        return False  # `.init(…)` may make a Package, and the last one made is the manifest's
-    dot = _back(text, start, word_start)
-    if dot < start or text[dot] != ".":
-        return False
-    receiver = _back(text, start, dot)
-    return receiver < start or text[receiver] in "[(,:"
-
-
-def _back(text: str, start: int, index: int) -> int:
-    """The last non-blank offset before `index`, not before `start` (`start - 1` if none)."""
-    index -= 1
-    while index >= start and text[index] in _BLANK:
-        index -= 1
-    return index
-
-
-def _is_word(char: str) -> bool:
-    return char.isascii() and (char.isalnum() or char == "_")
-
-
-def _ends_statement(text: str, end: int) -> bool:
-    """Nothing follows on the line, and the next line does not continue the expression."""
-    index = end
-    while index < len(text) and text[index] in " \t\f\v\x00":
-        index += 1
-    if index < len(text) and text[index] not in "\r\n;":
-        return False
-    while index < len(text) and text[index] in _BLANK + ";":
-        index += 1
-    # `#if` there may continue it with a member (a postfix `#if`); `#else`, `#elseif` and
-    # `#endif` end the branch it is in, so they end it too.
-    return index >= len(text) or _is_word(text[index]) or text[index] == "}" or \
-        _BRANCH_END.match(text, index) is not None
+def _top_level(text: str) -> list[Declaration]:
+    """`declarations` (a bracket group) and `let x = "…"` lines outside them, in text order."""
+    # `let package` is what SwiftPM reads: what it names is read, it is no candidate.
+    found = [d for d in declarations(text) if d.name != "package"]
+    starts = [d.start for d in found]
+    for match in _STRING_DECLARATION.finditer(text):
+        index = bisect.bisect_right(starts, match.start()) - 1
+        if index < 0 or match.start() >= found[index].end:
+            found.append(Declaration(match.group(1), match.start(), match.end()))
+    return sorted(found, key=lambda d: d.start)
 
 
 class _View:

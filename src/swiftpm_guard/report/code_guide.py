@@ -40,8 +40,9 @@ GUIDE: dict[str, tuple[str, str]] = {
                    "at the root, no `__MACOSX/`."),
     "swift-error": ("error", "Fix the template line SwiftPM names (its message is quoted)."),
     "not-live-code": ("error", "Move the line out of the comment, string or compiled-out "
-                      "`#if` branch, or close the comment or string before it; use a "
-                      "declaration nothing reads in the package, or remove it."),
+                      "`#if` branch, or close the comment or string before it."),
+    "unread-checksum": ("error", "Use the declaration in the package by name, or remove the "
+                        "entry; with the real SwiftPM (`--swift auto`) its answer replaces this."),
     "undecidable-condition": ("error", "Ask for the same names in every branch of the `#if`, "
                               "or run with the real SwiftPM on each host."),
     "swift-syntax": ("error", "Fix the syntax error the static reader names, or run with the "

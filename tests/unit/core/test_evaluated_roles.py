@@ -192,15 +192,14 @@ def test_a_placeholder_swiftpm_never_evaluates_is_refused_by_both_readings():
     # The static reading still asks for 'delta' (no unclaimed-artifact), but refuses: the
     # dictionary holding it is read by nothing, so SwiftPM never sees it (issue 24).
     assert not static.consistent and static.unclaimed == ()
-    [unread] = [f for f in static.findings if f.code == "not-live-code"]
+    [unread] = [f for f in static.findings if f.code == "unread-checksum"]
     assert (unread.subject, unread.line, unread.file) == ("delta", 18, "Package.swift.template")
-    assert unread.message == ("'delta' sits in 'retired' (line 17), which nothing in the "
-                              "manifest reads: SwiftPM never sees it; use it in the package or "
-                              "remove it")
-    # With SwiftPM the liveness error stays, beside SwiftPM's own answer.
+    assert unread.message.startswith("'delta' sits only in 'retired' (line 17), which nothing "
+                                     "in the manifest reads by name")
+    # With SwiftPM its answer replaces the static one: 'delta' is unclaimed.
     assert not swiftpm.consistent
     assert swiftpm.unclaimed == ("delta", "delta_debug")
-    assert codes(swiftpm, "not-live-code") == ["delta"]
+    assert codes(swiftpm, "unread-checksum") == []
     [stale] = [f for f in swiftpm.findings if f.code == DISAGREES]
     assert (stale.subject, stale.line) == ("delta", 18)
     assert "SwiftPM evaluates no binary target 'delta'" in stale.message
