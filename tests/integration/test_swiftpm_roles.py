@@ -115,13 +115,16 @@ def test_a_product_count_the_text_gets_wrong_is_said_and_swiftpms_is_reported(tm
     assert count["subject"] == "products" and "SwiftPM evaluates 1 (Computed)" in count["message"]
 
 
-def test_a_placeholder_no_target_uses_passes_without_swiftpm_and_is_named_with_it(
+def test_a_placeholder_no_target_uses_is_refused_without_swiftpm_and_named_with_it(
         tmp_path, swift, swift_cache):
-    # A disagreement the fallback cannot see: it asks for 'delta', takes a built 'delta' for
-    # claimed and says consistent; SwiftPM evaluates no binary target 'delta'.
+    # The fallback still asks for 'delta' (so a built 'delta' is not unclaimed there), but the
+    # dictionary holding it is read by nothing: refused (issue 24). SwiftPM evaluates no
+    # binary target 'delta', and its answer replaces the static one.
     (code_off, off), (code, report) = both("stale-entry", tmp_path, swift, swift_cache)
 
-    assert code_off == 0 and off["unclaimed"] == []
+    assert code_off == 1 and off["unclaimed"] == []
+    assert subjects(off, "unread-checksum") == ["delta"]
+    assert subjects(report, "unread-checksum") == []
     assert code == 1 and report["unclaimed"] == ["delta", "delta_debug"]
     [stale] = [f for f in report["findings"] if f["code"] == "static-disagrees"]
     assert stale["subject"] == "delta" and stale["line"] == 18

@@ -6,6 +6,13 @@ unterminated `/*` or string swallows the rest of the file; a `let package = Pack
 appears in a comment is never downloaded against; two live `let package` declarations are a
 redeclaration Swift rejects. Each of these is a `not-live-code` error.
 
+A checksum that sits only in declarations no live code reads by name
+(`let retired = ["delta": …]`, `retired` used nowhere else) is `unread-checksum`: SwiftPM
+evaluates such a declaration and drops its value, and even where evaluating it could do more
+(a closure, a call), the text does not show the checksum reaching the package. SwiftPM's own
+answer replaces this one where it runs. A text with no live `let package` reads nothing at
+all: the rule leaves it to the others.
+
 An `#if` the text cannot decide (it depends on the host, or differs between supported
 compilers) whose branches ask for different names is an `undecidable-condition` error: which
 names SwiftPM reads is not something the static reading can tell, and it never takes the union.
@@ -17,6 +24,7 @@ import bisect
 import re
 from collections.abc import Iterator, Mapping
 
+from swiftpm_guard.core.manifest_shape import Declaration, declarations
 from swiftpm_guard.core.model import Finding, Rendered, Severity
 from swiftpm_guard.core.swift_lexer import Branch, Chain, Inactive, Kind, Lexed, Verdict, lex
 
@@ -52,6 +60,7 @@ def live_code_findings(rendered: Rendered, checksums: Mapping[str, str]) -> list
     findings += _package_findings(rendered, lexed, inactive, lines)
     findings += _binary_target_findings(rendered, lexed, inactive, lines)
     findings += _checksum_findings(rendered, lexed, inactive, checksums)
+    findings += _unread_findings(rendered, lexed, inactive, checksums, lines)
     findings += _condition_findings(rendered, lexed, checksums, lines)
     return findings
 
@@ -63,8 +72,8 @@ def _where(lexed: Lexed, inactive: Inactive, offset: int) -> str:
     return kind.value
 
 
-def _package_findings(rendered: Rendered, lexed: Lexed, inactive: Inactive,
-                      lines: _Lines) -> list[Finding]:
+def _live_packages(lexed: Lexed, inactive: Inactive) -> list[int]:
+    """The offsets of every `let package = Package(` in live code."""
     view = lexed.code_view()
     pairs = lexed.code_offsets()
     view_starts = [p[0] for p in pairs]
@@ -74,6 +83,12 @@ def _package_findings(rendered: Rendered, lexed: Lexed, inactive: Inactive,
         offset = pairs[index][1] + match.start() - pairs[index][0]
         if not inactive.dead_at(offset):
             live.append(offset)
+    return live
+
+
+def _package_findings(rendered: Rendered, lexed: Lexed, inactive: Inactive,
+                      lines: _Lines) -> list[Finding]:
+    live = _live_packages(lexed, inactive)
     if live:
         return _redeclaration(rendered, inactive, live, lines)
     mention = _PACKAGE_MENTION.search(rendered.text)
@@ -148,6 +163,133 @@ def _live_strings(text: str, lexed: Lexed, inactive: Inactive, value: str) -> It
         if lexed.literal_at(start) == value and not inactive.dead_at(start):
             yield start
         start = text.find(value, start + 1)
+
+
+#: Words of the code view. ASCII only: a name next to any other character still counts as a
+#: read (more reads mean fewer findings, never a wrong one).
+_WORD = re.compile(r"[A-Za-z0-9_]+")
+#: `let name = "…"` alone on its line (the string is one space in the code view), which
+#: `declarations` does not take: it looks for a bracket group.
+_STRING_DECLARATION = re.compile(
+    r"(?m)^[ \t]*(?:let|var)[ \t]+([A-Za-z_][A-Za-z0-9_]*)[ \t]*(?::[ \t]*[A-Za-z_][A-Za-z0-9_.]*"
+    r"[?!]?[ \t]*)?=[ \t]+;?[ \t]*$")
+UNREAD = "unread-checksum"
+
+
+def _unread_findings(rendered: Rendered, lexed: Lexed, inactive: Inactive,
+                     checksums: Mapping[str, str], lines: _Lines) -> list[Finding]:
+    """A checksum whose every live occurrence sits in a declaration nothing reads. Only in a
+    manifest with its live `let package`: without one, nothing is read and the other rules (or
+    SwiftPM) say what is wrong."""
+    if not any(checksums.values()) or not _live_packages(lexed, inactive):
+        return []
+    view = _View(lexed)
+    unread = _unread_declarations(view, inactive)
+    if not unread:
+        return []
+    starts = [d.start for d in unread]
+    findings = []
+    for name, value in sorted(checksums.items()):
+        if not value:
+            continue
+        first: tuple[int, Declaration] | None = None
+        for offset in _live_strings(rendered.text, lexed, inactive, value):
+            index = bisect.bisect_right(starts, view.of_text(offset)) - 1
+            if index < 0 or view.of_text(offset) >= unread[index].end:
+                break  # a live occurrence outside them: this one reaches the package
+            first = first or (offset, unread[index])
+        else:
+            if first is not None:
+                findings.append(_unread(rendered, name, *first, view, lines))
+    return findings
+
+
+def _unread(rendered: Rendered, name: str, offset: int, declaration: Declaration, view: _View,
+            lines: _Lines) -> Finding:
+    line = lines.of(view.to_text(declaration.start))
+    return _finding(rendered, lines.of(offset), name,
+                    f"'{name}' sits only in '{declaration.name}' (line {line}), which nothing "
+                    "in the manifest reads by name: the text does not show it reaching the "
+                    "package, and SwiftPM drops a value nothing reads; use "
+                    f"'{declaration.name}' in the package or remove '{name}' from it, or check "
+                    "with the real SwiftPM", UNREAD)
+
+
+def _unread_declarations(view: _View, inactive: Inactive) -> list[Declaration]:
+    """The declarations (code-view spans, in order) that no live code reads by name, directly
+    or through other read declarations."""
+    text = view.text
+    found = [d for d in _top_level(text) if not inactive.dead_at(view.to_text(d.start))]
+    if not found:
+        return []
+    by_name: dict[str, list[int]] = {}
+    for index, declaration in enumerate(found):
+        by_name.setdefault(declaration.name, []).append(index)
+    starts = [d.start for d in found]
+    roots: set[str] = set()
+    reads: list[set[str]] = [set() for _ in found]  # the names each declaration reads
+    for word in _WORD.finditer(text):
+        name = word.group()
+        if name not in by_name or inactive.dead_at(view.to_text(word.start())):
+            continue
+        index = bisect.bisect_right(starts, word.start()) - 1
+        if index >= 0 and word.start() < found[index].end:
+            reads[index].add(name)
+        else:
+            roots.add(name)
+    read = [False] * len(found)
+    seen: set[str] = set()
+    pending = list(roots)
+    while pending:
+        name = pending.pop()
+        if name in seen:
+            continue
+        seen.add(name)
+        for index in by_name[name]:
+            read[index] = True
+            pending.extend(reads[index] - seen)
+    return [d for d, was_read in zip(found, read, strict=True) if not was_read]
+
+
+def _top_level(text: str) -> list[Declaration]:
+    """`declarations` (a bracket group) and `let x = "…"` lines outside them, in text order."""
+    # `let package` is what SwiftPM reads: what it names is read, it is no candidate.
+    found = [d for d in declarations(text) if d.name != "package"]
+    starts = [d.start for d in found]
+    for match in _STRING_DECLARATION.finditer(text):
+        index = bisect.bisect_right(starts, match.start()) - 1
+        if index < 0 or match.start() >= found[index].end:
+            found.append(Declaration(match.group(1), match.start(), match.end()))
+    return sorted(found, key=lambda d: d.start)
+
+
+class _View:
+    """The lexed text's code view (comments, strings and regexes one space each) and the map
+    between its offsets and the text's."""
+
+    def __init__(self, lexed: Lexed) -> None:
+        self._lexed = lexed
+        self.text = lexed.code_view()
+        self._pairs = lexed.code_offsets()
+        self._view_starts = [p[0] for p in self._pairs]
+
+    def to_text(self, offset: int) -> int:
+        index = bisect.bisect_right(self._view_starts, offset) - 1
+        if index < 0:
+            return offset
+        view, text = self._pairs[index]
+        if self._lexed.spans[index].kind is Kind.CODE:
+            return text + offset - view
+        return text
+
+    def of_text(self, offset: int) -> int:
+        index = self._lexed.span_index(offset)
+        if index < 0:
+            return offset
+        view, text = self._pairs[index]
+        if self._lexed.spans[index].kind is Kind.CODE:
+            return view + offset - text
+        return view
 
 
 def _condition_findings(rendered: Rendered, lexed: Lexed, checksums: Mapping[str, str],

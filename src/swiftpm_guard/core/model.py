@@ -300,6 +300,8 @@ CODES: dict[str, str] = {
     "not-live-code": "the package, a binary target, a placeholder or a checksum is not live "
     "Swift code (in a comment or string, or after an unterminated /* or string), or the package "
     "is declared twice",
+    "unread-checksum": "without SwiftPM: a checksum sits only in declarations no live code reads "
+    "by name, so the text does not show it reaching the package (SwiftPM drops such a value)",
     "undecidable-condition": "an #if whose value depends on the host or the compiler (or that "
     "the static reader cannot evaluate) has branches asking for different names",
     "static-disagrees": "SwiftPM evaluates other binary targets, roles, stub folders or product "

@@ -203,8 +203,10 @@ def _dependency_names(dependencies: Any) -> list[str]:
 
 
 #: Findings the evaluation recomputes; the static ones are dropped once SwiftPM has spoken:
-#: the two-way comparison, and what the static reading derived from its guessed roles.
-_REPLACED = frozenset({"unfilled-placeholder", "unclaimed-artifact"}) | swiftpm_roles.ROLE_CODES
+#: the two-way comparison, what the static reading derived from its guessed roles, and
+#: checksums it could not see reach the package.
+_REPLACED = (frozenset({"unfilled-placeholder", "unclaimed-artifact", "unread-checksum"})
+             | swiftpm_roles.ROLE_CODES)
 _TOKEN = re.compile(r"__SHA256_([A-Za-z0-9_]+)__")
 # SwiftPM refuses these URLs before it prints anything we could check ourselves.
 _URL_REFUSED = re.compile(r"(?:invalid URL scheme|unsupported extension) for binary target ")

@@ -41,6 +41,8 @@ GUIDE: dict[str, tuple[str, str]] = {
     "swift-error": ("error", "Fix the template line SwiftPM names (its message is quoted)."),
     "not-live-code": ("error", "Move the line out of the comment, string or compiled-out "
                       "`#if` branch, or close the comment or string before it."),
+    "unread-checksum": ("error", "Use the declaration in the package by name, or remove the "
+                        "entry; with the real SwiftPM (`--swift auto`) its answer replaces this."),
     "undecidable-condition": ("error", "Ask for the same names in every branch of the `#if`, "
                               "or run with the real SwiftPM on each host."),
     "swift-syntax": ("error", "Fix the syntax error the static reader names, or run with the "

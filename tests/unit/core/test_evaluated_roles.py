@@ -186,13 +186,20 @@ def test_a_product_count_the_static_reading_gets_wrong_is_flagged_once():
     assert "counts 4 products; SwiftPM evaluates 1 (Computed)" in count.message
 
 
-def test_a_placeholder_swiftpm_never_evaluates_is_flagged_where_the_static_reading_passes():
+def test_a_placeholder_swiftpm_never_evaluates_is_refused_by_both_readings():
     static, swiftpm, _ = static_and_swiftpm(LAYOUTS["stale-entry"])
 
-    # The static reading takes 'delta' for claimed: consistent, and 'delta' would vanish.
-    assert static.consistent and static.unclaimed == ()
+    # The static reading still asks for 'delta' (no unclaimed-artifact), but refuses: the
+    # dictionary holding it is read by nothing, so SwiftPM never sees it (issue 24).
+    assert not static.consistent and static.unclaimed == ()
+    [unread] = [f for f in static.findings if f.code == "unread-checksum"]
+    assert (unread.subject, unread.line, unread.file) == ("delta", 18, "Package.swift.template")
+    assert unread.message.startswith("'delta' sits only in 'retired' (line 17), which nothing "
+                                     "in the manifest reads by name")
+    # With SwiftPM its answer replaces the static one: 'delta' is unclaimed.
     assert not swiftpm.consistent
     assert swiftpm.unclaimed == ("delta", "delta_debug")
+    assert codes(swiftpm, "unread-checksum") == []
     [stale] = [f for f in swiftpm.findings if f.code == DISAGREES]
     assert (stale.subject, stale.line) == ("delta", 18)
     assert "SwiftPM evaluates no binary target 'delta'" in stale.message
