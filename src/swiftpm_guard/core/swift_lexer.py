@@ -106,6 +106,8 @@ EXACT_BUDGET = 400_000
 _CODE_STOP = re.compile(r'[/"#()]')
 _CODE_STOP_NL = re.compile(r'[/"#()\r\n]')  # inside an interpolation of a one-line string
 _NEWLINE = re.compile(r"[\r\n]")
+#: One line break as Swift counts them: CRLF is one (an escaped one starts at its CR).
+_LINE_BREAK = re.compile(r"\r\n|[\r\n]")
 _BLOCK = re.compile(r"/\*|\*/")
 _HASHES = re.compile(r"#+")
 _DIRECTIVE_WORD = re.compile(r"(elseif|else|endif|if)(?!\w)")
@@ -468,8 +470,7 @@ class Lexed:
         that white space starts every other line but empty ones, and no line break before the
         closing line is escaped."""
         text = self.text
-        breaks = [m for m in _NEWLINE.finditer(text, literal.content, closer)
-                  if not (m.group() == "\r" and text.startswith("\n", m.end()))]
+        breaks = list(_LINE_BREAK.finditer(text, literal.content, closer))
         if not breaks:
             return  # on its opening line: reported as content on the opening line
         indent = text[breaks[-1].end():closer]
