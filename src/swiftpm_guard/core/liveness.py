@@ -57,10 +57,13 @@ def live_code_findings(rendered: Rendered, checksums: Mapping[str, str]) -> list
                          f"{p.detail} (line {lines.of(p.start)}): the rest of the manifest is "
                          f"inside a {p.what}, so SwiftPM would not see it as code")
                 for p in lexed.problems if p.swallows]
-    findings += _package_findings(rendered, lexed, inactive, lines)
+    view = _View(lexed)
+    packages = _live_packages(view, inactive)
+    findings += _package_findings(rendered, lexed, inactive, lines, packages)
     findings += _binary_target_findings(rendered, lexed, inactive, lines)
     findings += _checksum_findings(rendered, lexed, inactive, checksums)
-    findings += _unread_findings(rendered, lexed, inactive, checksums, lines)
+    if packages:  # without a live package nothing is read: the other rules say what is wrong
+        findings += _unread_findings(rendered, lexed, view, checksums, lines)
     findings += _condition_findings(rendered, lexed, checksums, lines)
     return findings
 
@@ -72,23 +75,14 @@ def _where(lexed: Lexed, inactive: Inactive, offset: int) -> str:
     return kind.value
 
 
-def _live_packages(lexed: Lexed, inactive: Inactive) -> list[int]:
+def _live_packages(view: _View, inactive: Inactive) -> list[int]:
     """The offsets of every `let package = Package(` in live code."""
-    view = lexed.code_view()
-    pairs = lexed.code_offsets()
-    view_starts = [p[0] for p in pairs]
-    live = []
-    for match in _PACKAGE_DECLARATION.finditer(view):
-        index = bisect.bisect_right(view_starts, match.start()) - 1
-        offset = pairs[index][1] + match.start() - pairs[index][0]
-        if not inactive.dead_at(offset):
-            live.append(offset)
-    return live
+    offsets = (view.to_text(m.start()) for m in _PACKAGE_DECLARATION.finditer(view.text))
+    return [offset for offset in offsets if not inactive.dead_at(offset)]
 
 
 def _package_findings(rendered: Rendered, lexed: Lexed, inactive: Inactive,
-                      lines: _Lines) -> list[Finding]:
-    live = _live_packages(lexed, inactive)
+                      lines: _Lines, live: list[int]) -> list[Finding]:
     if live:
         return _redeclaration(rendered, inactive, live, lines)
     mention = _PACKAGE_MENTION.search(rendered.text)
@@ -176,14 +170,13 @@ _STRING_DECLARATION = re.compile(
 UNREAD = "unread-checksum"
 
 
-def _unread_findings(rendered: Rendered, lexed: Lexed, inactive: Inactive,
+def _unread_findings(rendered: Rendered, lexed: Lexed, view: _View,
                      checksums: Mapping[str, str], lines: _Lines) -> list[Finding]:
-    """A checksum whose every live occurrence sits in a declaration nothing reads. Only in a
-    manifest with its live `let package`: without one, nothing is read and the other rules (or
-    SwiftPM) say what is wrong."""
-    if not any(checksums.values()) or not _live_packages(lexed, inactive):
+    """A checksum whose every live occurrence sits in a declaration nothing reads (in a
+    manifest with a live `let package`)."""
+    inactive = lexed.inactive
+    if not any(checksums.values()):
         return []
-    view = _View(lexed)
     unread = _unread_declarations(view, inactive)
     if not unread:
         return []
