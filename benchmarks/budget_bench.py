@@ -18,19 +18,16 @@ import argparse
 import compileall
 import os
 import statistics
-import subprocess
 import sys
-import tarfile
 import tempfile
 from collections.abc import Callable
-from io import BytesIO
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT / "tests"))
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 
-from timing import run_exact  # noqa: E402
+from timing import run_exact, src_at  # noqa: E402
 
 from support.actions_env import (  # noqa: E402
     FRAMEWORKS_FROM,
@@ -48,16 +45,6 @@ CHECK = ["-m", "swiftpm_guard", "check", "--template", "swiftpm/Package.swift.te
          "--version", "1.0.0", "--checksums", "checksums.txt",
          "--frameworks-from", "workflow/apple.yml:build-frameworks:FRAMEWORKS", "-q"]
 CLI_BUDGET = 10.0
-
-
-def export(rev: str, into: Path) -> Path:
-    """`src/` of `rev`, written under `into` and compiled; the folder for PYTHONPATH."""
-    archive = subprocess.run(["git", "-C", str(ROOT), "archive", "--format=tar", rev, "src"],
-                             check=True, capture_output=True, timeout=120).stdout
-    with tarfile.open(fileobj=BytesIO(archive)) as tar:
-        tar.extractall(into, filter="data")
-    compileall.compile_dir(into / "src", quiet=1)
-    return into / "src"
 
 
 def pull_request_check(scratch: Path, fake_url: str, src: Path
@@ -92,7 +79,7 @@ def main() -> int:
     env = dict(os.environ)
     with tempfile.TemporaryDirectory(prefix="budget-bench.") as scratch, running() as fake:
         tmp = Path(scratch)
-        old_src = export(args.baseline, tmp / "baseline")
+        old_src = src_at(args.baseline, tmp / "baseline", compiled=True)
         fake.add_token("ghs_bench")
         current, origin = pull_request_check(tmp / "now", fake.url, ROOT / "src")
         fake.add_repo(REPOSITORY, git_dir=origin.bare)  # each side reads its own clone's origin

@@ -31,14 +31,12 @@ import os
 import statistics
 import subprocess
 import sys
-import tarfile
 import tempfile
-from io import BytesIO
 from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 
-from timing import run_exact
+from timing import run_exact, src_at
 
 ROOT = Path(__file__).resolve().parent.parent
 EXAMPLE = ROOT / "examples" / "release"
@@ -49,16 +47,6 @@ SCRIPT = Path(sys.executable).with_name("swiftpm-guard")
 
 #: Set by --no-compile: an empty bytecode cache, never written, so every start compiles.
 ENV = dict(os.environ)
-
-
-def _export(rev: str, into: Path) -> Path:
-    """`src/` of `rev`, written under `into` and compiled; the folder to put on PYTHONPATH."""
-    archive = subprocess.run(["git", "-C", str(ROOT), "archive", "--format=tar", rev, "src"],
-                             check=True, capture_output=True, timeout=120).stdout
-    with tarfile.open(fileobj=BytesIO(archive)) as tar:
-        tar.extractall(into, filter="data")
-    compileall.compile_dir(into / "src", quiet=1)
-    return into / "src"
 
 
 def import_times() -> dict[str, int]:
@@ -126,7 +114,7 @@ def main() -> int:
         if args.baseline:
             name = f"python -m swiftpm_guard check at {args.baseline}"
             commands[name] = [sys.executable, "-m", "swiftpm_guard", *ARGS]
-            old_src = _export(args.baseline, Path(scratch))
+            old_src = src_at(args.baseline, Path(scratch), compiled=True)
             envs[name] = {**ENV, "PYTHONPATH": str(old_src)}
         seconds: dict[str, list[float]] = {name: [] for name in commands}
         cpu: dict[str, list[float]] = {name: [] for name in commands}

@@ -21,7 +21,7 @@ import sys
 import tempfile
 from pathlib import Path
 
-from timing import run_timed
+from timing import run_timed, src_at
 
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT / "tests"))
@@ -110,13 +110,6 @@ def workflow_text(target_bytes: int, dense: bool = False) -> str:
     return head + "".join(rows) + tail
 
 
-def baseline_src(rev: str, into: Path) -> Path:
-    archive = subprocess.run(["git", "-C", str(ROOT), "archive", rev, "src"], check=True,
-                             capture_output=True, timeout=120).stdout
-    subprocess.run(["tar", "-x", "-C", str(into)], input=archive, check=True, timeout=120)
-    return into / "src"
-
-
 def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--baseline", metavar="REV", help="also run the cases on this commit")
@@ -131,7 +124,7 @@ def main() -> int:
         work = Path(scratch)
         base_env = None
         if args.baseline:
-            base_env = {**os.environ, "PYTHONPATH": str(baseline_src(args.baseline, work))}
+            base_env = {**os.environ, "PYTHONPATH": str(src_at(args.baseline, work))}
 
         print(f"\nzip with {args.entries:,} central-directory entries")
         honest, lying = work / "honest-1.0.0.zip", work / "lying-1.0.0.zip"

@@ -20,6 +20,8 @@ import time
 from collections.abc import Callable
 from pathlib import Path
 
+from timing import src_at
+
 ROOT = Path(__file__).resolve().parent.parent
 
 SHAPES: dict[str, Callable[[int], str]] = {
@@ -74,13 +76,6 @@ def _time_baseline(src: Path, text: str) -> float | None:
     return float(done.stdout)
 
 
-def _baseline_src(rev: str, into: Path) -> Path:
-    archive = subprocess.run(["git", "-C", str(ROOT), "archive", rev, "src"], check=True,
-                             capture_output=True).stdout
-    subprocess.run(["tar", "-x", "-C", str(into)], input=archive, check=True)
-    return into / "src"
-
-
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--max-kib", type=int, default=256)
@@ -88,7 +83,7 @@ def main() -> None:
     args = parser.parse_args()
     sys.path.insert(0, str(ROOT / "src"))
     with tempfile.TemporaryDirectory() as scratch:
-        baseline = _baseline_src(args.baseline, Path(scratch)) if args.baseline else None
+        baseline = src_at(args.baseline, Path(scratch)) if args.baseline else None
         print(f"{'shape':28} {'KiB':>5} {'seconds':>9} {'ratio':>6}" +
               (f" {'baseline':>9}" if baseline else ""))
         shapes = [(n, m, False) for n, m in SHAPES.items()]

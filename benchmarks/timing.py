@@ -1,13 +1,17 @@
-"""Shared measuring helpers for the benchmarks: wall time and kernel-measured peak RSS."""
+"""Shared measuring helpers for the benchmarks: wall time and kernel-measured peak RSS, and the
+source tree of an earlier commit to compare with."""
 
 from __future__ import annotations
 
+import compileall
 import os
 import subprocess
+import tarfile
 import tempfile
 import threading
 import time
 from collections.abc import Callable, Collection, Mapping
+from io import BytesIO
 from pathlib import Path
 from typing import NamedTuple
 
@@ -73,3 +77,16 @@ def best(repeat: int, measure: Callable[[], tuple[float, int]]) -> tuple[float, 
     """Fastest wall time and largest peak RSS over `repeat` runs."""
     results = [measure() for _ in range(repeat)]
     return min(r[0] for r in results), max(r[1] for r in results)
+
+
+def src_at(rev: str, into: Path, *, compiled: bool = False) -> Path:
+    """`src/` of commit `rev` (of the repository holding this file), written under `into`;
+    the folder to put on PYTHONPATH. `compiled`: byte-compiled too, as an installed tree is."""
+    root = Path(__file__).resolve().parent.parent
+    archive = subprocess.run(["git", "-C", str(root), "archive", "--format=tar", rev, "src"],
+                             check=True, capture_output=True, timeout=120).stdout
+    with tarfile.open(fileobj=BytesIO(archive)) as tar:
+        tar.extractall(into, filter="data")
+    if compiled:
+        compileall.compile_dir(into / "src", quiet=1)
+    return into / "src"

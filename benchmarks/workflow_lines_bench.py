@@ -16,12 +16,11 @@ from __future__ import annotations
 
 import argparse
 import os
-import subprocess
 import sys
 import tempfile
 from pathlib import Path
 
-from timing import run_exact
+from timing import run_exact, src_at
 
 ROOT = Path(__file__).resolve().parent.parent
 READ = """
@@ -73,13 +72,6 @@ def table(label: str, src: Path, sizes: list[int], work: Path, timeout: float) -
                 break  # bigger rows would only be stopped too
 
 
-def baseline_src(rev: str, into: Path) -> Path:
-    archive = subprocess.run(["git", "-C", str(ROOT), "archive", rev, "src"], check=True,
-                             capture_output=True, timeout=120).stdout
-    subprocess.run(["tar", "-x", "-C", str(into)], input=archive, check=True, timeout=120)
-    return into / "src"
-
-
 def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--sizes", default="2000,4000,8000,16000,32000")
@@ -92,7 +84,7 @@ def main() -> int:
         work = Path(scratch)
         table("this tree", ROOT / "src", sizes, work, args.timeout)
         if args.baseline:
-            table(f"baseline {args.baseline}", baseline_src(args.baseline, work), sizes, work,
+            table(f"baseline {args.baseline}", src_at(args.baseline, work), sizes, work,
                   args.timeout)
     return 0
 
