@@ -94,6 +94,14 @@ GUIDE: dict[str, tuple[str, str]] = {
                          "`let products = …`, binary-only targets in `let targets = …`, stub "
                          "folders named after their binary target), so a check without "
                          "SwiftPM reads it the same."),
+    "published-tree": ("error", "Remove the file, submodule or name from the template ref "
+                       "(rename a root file to ASCII letters, digits, `.`, `_` and `-`, or move "
+                       "it into a folder): the published tree must be what consumers read."),
+    "unchecked-manifest": ("error", "Remove the root manifest from the template ref, or name "
+                           "its template (`template`, `--template`) so it is rendered and "
+                           "checked."),
+    "commit-proof": ("error", "Nothing was pushed. The commit publish built differs from what "
+                     "its check judged: report it with the log."),
     "branch-exists": ("error", "Release another version, or add a commit on top with "
                       "`update: true` (`publish --update`); a published version is never "
                       "rewritten unless `allow-overwrite` says so."),

@@ -1,0 +1,173 @@
+"""Publish proves the exact commit it built, as a consumer gets it, before the branch exists.
+
+In order, each step only when the ones before found nothing: the commit's tree passes the
+tree rules (core.published_tree); a real `git clone` of it, checked out as SwiftPM checks out a
+revision (attributes applied), holds every checked manifest byte for byte; with SwiftPM,
+`dump-package` of that checkout, once per manifest a SwiftPM could read (each made the only
+manifest of a copy), evaluates the binary targets and checksums the check evaluated.
+Without SwiftPM the proof is `static` (the first two steps); publish refuses that unless the
+user accepts a static proof.
+"""
+
+from __future__ import annotations
+
+import os
+import posixpath
+import shutil
+import time
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass
+from pathlib import Path
+
+from swiftpm_guard.core.manifest_files import is_manifest_name
+from swiftpm_guard.core.model import Finding, Rendered, Severity
+from swiftpm_guard.core.published_tree import tree_findings
+from swiftpm_guard.core.swiftpm_evaluation import CommandResult, EvaluatedTarget, interpret
+from swiftpm_guard.errors import InfrastructureError, InputError
+from swiftpm_guard.infra.fs import read_bytes
+from swiftpm_guard.sinks.git_push import ScratchRepo
+
+#: A manifest is a few kilobytes; a published one past this is not one we checked.
+MANIFEST_MAX_BYTES = 4 * 1024 * 1024
+
+
+@dataclass(frozen=True, slots=True)
+class ProofStep:
+    name: str  # "tree", "clone", "dump-package"
+    proven: str  # what it showed, in words
+    seconds: float
+
+    def as_dict(self) -> dict[str, object]:
+        return {"step": self.name, "proven": self.proven, "seconds": round(self.seconds, 3)}
+
+
+@dataclass(frozen=True, slots=True)
+class Proof:
+    how: str  # "swiftpm" or "static"
+    steps: tuple[ProofStep, ...]
+    findings: tuple[Finding, ...]
+
+    def as_dict(self) -> dict[str, object]:
+        return {"proof": self.how, "steps": [s.as_dict() for s in self.steps]}
+
+    def line(self) -> str:
+        done = ", ".join(f"{s.name} {s.seconds:.1f} s" for s in self.steps)
+        return f"proof: {self.how} ({done})"
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
+class Checked:
+    """What the check judged: each manifest's path and bytes, and (with SwiftPM) its rendering
+    for the evaluation the check made of it."""
+
+    manifests: Mapping[str, bytes]
+    rendered: Mapping[str, Rendered]
+    swift: str | None  # None: no SwiftPM, a static proof
+    cache_dir: Path | None = None
+
+
+def prove_commit(repo: ScratchRepo, commit: str, branch: str, checked: Checked,
+                 work: Path) -> Proof:
+    """Judge `commit` as a consumer gets it; findings are errors that stop the push."""
+    how = "swiftpm" if checked.swift is not None else "static"
+    steps: list[ProofStep] = []
+    started = time.monotonic()
+    entries = [(e.path, e.mode) for e in repo.tree(commit)]
+    found = tree_findings(entries, set(checked.manifests))
+    steps.append(ProofStep("tree", f"{len(entries)} entries: no .gitattributes, .gitmodules or "
+                           "gitlink, plain root names, every root manifest checked",
+                           time.monotonic() - started))
+    if found:
+        return Proof(how, tuple(steps), tuple(found))
+    started = time.monotonic()
+    checkout = _clone(repo, commit, branch, work / "clone")
+    found = _compare(checkout, checked.manifests, commit)
+    steps.append(ProofStep("clone", f"git clone at {commit[:12]} holds the "
+                           f"{len(checked.manifests)} checked manifests byte for byte",
+                           time.monotonic() - started))
+    if found or checked.swift is None:
+        return Proof(how, tuple(steps), tuple(found))
+    started = time.monotonic()
+    found = _dump_all(checkout, checked, checked.swift, work / "dump")
+    steps.append(ProofStep("dump-package", "SwiftPM evaluates the checkout's "
+                           f"{len(checked.manifests)} manifests to the binary targets and "
+                           "checksums the check evaluated", time.monotonic() - started))
+    return Proof(how, tuple(steps), tuple(found))
+
+
+def _clone(repo: ScratchRepo, commit: str, branch: str, dest: Path) -> Path:
+    """A consumer's clone: `git clone` of the branch as the scratch repository holds it, then
+    a checkout of exactly that revision, as SwiftPM checks one out (git applies the tree's
+    attributes then). The scratch repository's own refs live under refs/swiftpm-guard/."""
+    repo.run(["update-ref", f"refs/heads/{branch}", commit])
+    repo.run(["clone", "--quiet", "--no-checkout", "--no-hardlinks", "--branch", branch, "--",
+              str(repo.path), str(dest)])
+    repo.run(["-C", str(dest), "checkout", "--quiet", "--detach", commit])
+    return dest
+
+
+def _compare(checkout: Path, manifests: Mapping[str, bytes], commit: str) -> list[Finding]:
+    found = []
+    for path, expected in manifests.items():
+        try:
+            got = read_bytes(checkout / path, display=path, max_bytes=MANIFEST_MAX_BYTES,
+                             what="the cloned manifest", follow_symlinks=False)
+        except InputError as error:
+            found.append(_differs(path, f"{commit[:12]} cloned has no readable {path} "
+                                        f"({error})"))
+            continue
+        if got != expected:
+            found.append(_differs(path, f"{path} in a clone of {commit[:12]} is {len(got)} bytes "
+                                        f"unlike the {len(expected)} checked"))
+    return found
+
+
+def _dump_all(checkout: Path, checked: Checked, swift: str, scratch: Path) -> list[Finding]:
+    from swiftpm_guard.infra.swiftpm import SwiftPM, package_files, run_swift
+
+    runner = SwiftPM(swift, cache_dir=checked.cache_dir)
+    found = []
+    for index, (path, rendered) in enumerate(sorted(checked.rendered.items())):
+        package = _only_manifest(checkout, path, scratch / str(index))
+        home = scratch / f"home{index}"
+        home.mkdir(parents=True)
+        env = {**os.environ, "SWIFT_DETERMINISTIC_HASHING": "1", "HOME": str(home)}
+        code, out, err = run_swift([swift, "package", "dump-package"], cwd=package, env=env,
+                                   timeout=runner.timeout)
+        if code != 0:
+            found.append(_differs(path, f"SwiftPM cannot evaluate the cloned {path}: "
+                                        f"{err.decode('utf-8', 'replace').strip()[-300:]}"))
+            continue
+        try:
+            got = interpret(CommandResult(0, out.decode("utf-8", "replace"), ""),
+                            CommandResult(0, "", ""))
+        except ValueError as error:
+            raise InfrastructureError(f"{swift}: {error}") from None
+        wanted = runner.evaluate(package_files(rendered)).evaluation  # the check's (cached)
+        if _binaries(got.binary_targets) != _binaries(wanted.binary_targets):
+            found.append(_differs(path, f"SwiftPM evaluates the cloned {path} to other binary "
+                                        "targets or checksums than the check evaluated"))
+    return found
+
+
+def _binaries(targets: Sequence[EvaluatedTarget]) -> list[tuple[str, str | None, str | None]]:
+    return sorted((t.name, t.url, t.checksum) for t in targets)
+
+
+def _only_manifest(checkout: Path, path: str, dest: Path) -> Path:
+    """The package folder of the checkout holding `path`, copied with `path` its only manifest
+    (named Package.swift): each manifest some SwiftPM reads, evaluated on its own."""
+    folder = checkout / posixpath.dirname(path)
+    shutil.copytree(folder, dest, symlinks=True, ignore=shutil.ignore_patterns(".git"))
+    for name in os.listdir(dest):
+        if is_manifest_name(name):
+            os.unlink(dest / name)
+    shutil.copyfile(folder / posixpath.basename(path), dest / "Package.swift",
+                    follow_symlinks=False)
+    return dest
+
+
+def _differs(path: str, why: str) -> Finding:
+    return Finding(code="commit-proof", severity=Severity.ERROR, subject=path, file=path,
+                   message=f"the commit built is not what was checked: {why}; nothing was "
+                           "pushed (report this: publish built a commit unlike its check)")
