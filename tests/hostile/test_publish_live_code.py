@@ -42,7 +42,7 @@ def test_publish_pushes_nothing_when_the_package_is_not_live(tmp_path: Path, mon
     release = write_release(tmp_path / "built")
     code = main(["publish", "--artifacts", str(release.artifacts), "--version", "1.2.3",
                  "--repo", str(bare), "--author", "Bot <bot@example.invalid>",
-                 "--swift", "off"])
+                 "--swift", "off", "--accept-static"])
     _out, err = capsys.readouterr()
     assert code == 1, err
     assert "not-live-code" in err

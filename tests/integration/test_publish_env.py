@@ -58,6 +58,7 @@ def test_inherited_git_environment_and_global_config_are_ignored(remote, release
             "-m",
             "swiftpm_guard",
             "publish",
+            "--accept-static",  # no SwiftPM in this tier: a static proof
             "--artifacts",
             str(release.artifacts),
             "--version",

@@ -33,6 +33,7 @@ def publish_args(
 ) -> list[str]:
     args = [
         "publish",
+        "--accept-static",  # no SwiftPM in this tier: a static proof
         "--artifacts",
         str(release.artifacts),
         "--version",

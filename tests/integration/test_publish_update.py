@@ -26,7 +26,8 @@ def _zips(folder, version: str) -> None:
 
 
 def _publish(bare, folder, version: str, *extra: str) -> list[str]:
-    return ["publish", "--artifacts", str(folder), "--version", version, "--repo", str(bare),
+    return ["publish", "--accept-static", "--artifacts", str(folder), "--version", version,
+            "--repo", str(bare),
             "--author", AUTHOR, *extra]
 
 

@@ -31,7 +31,8 @@ def _template_branch(remote, files: dict[str, str], *, binary_only=EXTRA) -> str
 
 
 def _publish(remote, release, capsys, *extra: str) -> tuple[int, str, str]:
-    code = main(["publish", "--artifacts", str(release.artifacts), "--version", release.version,
+    code = main(["publish", "--accept-static", "--artifacts", str(release.artifacts),
+                 "--version", release.version,
                  "--repo", remote.url, "--author", AUTHOR, *extra])
     out, err = capsys.readouterr()
     return code, out, err
