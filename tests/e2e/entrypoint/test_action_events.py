@@ -325,6 +325,7 @@ def test_auto_mode_publishes_on_schedule_and_dispatch(
             "artifacts": "out",
             "frameworks-from": FRAMEWORKS_FROM,
             "github-token": TOKEN,
+            "accept-static": "true",  # no SwiftPM in this tier: a static proof
         },
     )
     result = run_entrypoint(step, workspace)

@@ -67,7 +67,15 @@ def test_the_swift_input_proves_the_manifest(tmp_path, fake_github, swift, mode)
 
 
 def test_swift_off_never_runs_it(tmp_path, fake_github):
-    _origin, workspace, step = _step(tmp_path, fake_github, "off")
+    origin, workspace, step = _step(tmp_path, fake_github, "off")
+    # Without SwiftPM publish refuses in one line naming the ways out, and pushes nothing.
+    refused = run_entrypoint(step, workspace)
+    assert refused.returncode == 2, refused.stdout + refused.stderr
+    errors = [line for line in (refused.stdout + refused.stderr).splitlines()
+              if "accept-static" in line]
+    assert len(errors) == 1 and "runner with `swift`" in errors[0], errors
+    assert git(origin.bare, "branch", "--list", "swiftpm-*") == ""
+    step.env["INPUT_ACCEPT-STATIC"] = "true"
     result = run_entrypoint(step, workspace)
     assert result.returncode == 0, result.stdout + result.stderr
     report = json.loads((workspace / ".swiftpm-guard" / "report.json").read_text())
