@@ -126,9 +126,11 @@ def test_without_swiftpm_publish_refuses_in_one_line(remote, release, capsys, tm
 
 
 def test_accept_static_publishes_on_a_static_proof(remote, release, capsys, tmp_path):
+    markdown = tmp_path / "publish.md"
     code, err, document = _publish(remote, release, capsys, tmp_path, "--swift", "off",
-                                   "--accept-static")
+                                   "--accept-static", "--markdown", str(markdown))
     assert code == 0, err
+    assert "Proof: **static** (accept-static, no SwiftPM ran" in markdown.read_text()
     published = document["publish"]
     assert published["pushed"] is True and published["proof"] == "static"
     assert [s["step"] for s in published["proof_steps"]] == ["tree", "clone"]

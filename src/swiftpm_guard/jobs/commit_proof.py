@@ -50,6 +50,10 @@ class Proof:
     def as_dict(self) -> dict[str, object]:
         return {"proof": self.how, "steps": [s.as_dict() for s in self.steps]}
 
+    def shown(self) -> tuple[str, tuple[tuple[str, str, float], ...]]:
+        """For report.publish: how, and each step's name, what it showed and seconds."""
+        return self.how, tuple((s.name, s.proven, s.seconds) for s in self.steps)
+
     def line(self) -> str:
         done = ", ".join(f"{s.name} {s.seconds:.1f} s" for s in self.steps)
         return f"proof: {self.how} ({done})"

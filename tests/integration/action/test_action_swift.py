@@ -64,6 +64,9 @@ def test_the_swift_input_proves_the_manifest(tmp_path, fake_github, swift, mode)
     assert report["products"] == 18 and report["binary_targets"] == 20
     published = "swiftpm-1.2.3" if mode == "publish" else ""
     assert git(origin.bare, "branch", "--list", "swiftpm-*") == published
+    if mode == "publish":  # the commit itself was evaluated by SwiftPM before the push
+        assert report["publish"]["proof"] == "swiftpm"
+        assert "Proof: **swiftpm**: tree:" in step.summary()
 
 
 def test_swift_off_never_runs_it(tmp_path, fake_github):
