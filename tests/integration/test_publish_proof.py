@@ -176,3 +176,35 @@ def test_with_swiftpm_the_checkout_is_evaluated_before_the_push(remote, capsys, 
     assert [s["step"] for s in published["proof_steps"]] == ["tree", "clone", "dump-package"]
     assert "proof: swiftpm (" in err
     assert "Package.swift" in tree_files(remote.bare, refs(remote.bare)[BRANCH])
+
+
+#: Evaluated in the check's package (manifest and stubs) it adds nothing; in the consumer's
+#: checkout, which holds the template ref's README.md, it adds a binary target nobody checked.
+READS_ITS_FOLDER = """
+if FileManager.default.fileExists(atPath: Context.packageDirectory + "/README.md") {
+  package.targets.append(.binaryTarget(
+    name: "surprise", url: "https://example.invalid/frameworks/surprise-1.2.3.zip",
+    checksum: String(repeating: "0", count: 64)))
+}
+"""
+
+
+def test_a_checkout_swiftpm_evaluates_otherwise_is_refused(remote, capsys, tmp_path, swift,
+                                                         swift_cache):
+    release = write_release(tmp_path / "real", real_zips=True)
+    with tempfile.TemporaryDirectory() as tmp:
+        root = Path(tmp) / "swiftpm"
+        template = write_template_branch(root)
+        text = template.read_text().replace("import PackageDescription\n",
+                                            "import PackageDescription\nimport Foundation\n")
+        template.write_text(text + READS_ITS_FOLDER)
+        (root / "README.md").write_text("The SwiftPM template branch.\n")
+        commit_folder(remote.bare, "swiftpm", root, "a manifest that reads its folder")
+    code, err, document = _publish(remote, release, capsys, tmp_path, "--swift", swift,
+                                   "--swift-cache", str(swift_cache))
+    assert code == 1, err
+    (found,) = _findings(document, "commit-proof")
+    assert found["subject"] == "Package.swift"
+    assert "other binary targets or checksums than the check evaluated" in found["message"]
+    assert document["publish"]["proof"] == "swiftpm" and document["publish"]["pushed"] is False
+    assert BRANCH not in refs(remote.bare)

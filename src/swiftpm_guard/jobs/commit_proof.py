@@ -104,7 +104,8 @@ def _clone(repo: ScratchRepo, commit: str, branch: str, dest: Path) -> Path:
     a checkout of exactly that revision, as SwiftPM checks one out (git applies the tree's
     attributes then). The scratch repository's own refs live under refs/swiftpm-guard/."""
     repo.run(["update-ref", f"refs/heads/{branch}", commit])
-    repo.run(["clone", "--quiet", "--no-checkout", "--no-hardlinks", "--branch", branch, "--",
+    repo.run(["clone", "--quiet", "--template=", "--no-checkout", "--no-hardlinks", "--branch",
+              branch, "--",
               str(repo.path), str(dest)])
     repo.run(["-C", str(dest), "checkout", "--quiet", "--detach", commit])
     return dest
