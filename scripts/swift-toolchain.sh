@@ -28,9 +28,10 @@ set -euo pipefail
 export PATH="/usr/sbin:/usr/bin:/sbin:/bin:$PATH"  # debootstrap, chroot, unshare live in sbin
 
 readonly SUITE=trixie
-readonly PACKAGES=(swiftlang libc6-dev unzip)
+# git: SwiftPM clones a package dependency by URL with it (publish's consumer proof).
+readonly PACKAGES=(swiftlang libc6-dev unzip git)
 #: Bump whenever PACKAGES or the build steps change: a stamp of another recipe means rebuild.
-readonly RECIPE=2
+readonly RECIPE=3
 DIR="${SWIFT_TOOLCHAIN_DIR:-/var/cache/swiftpm-guard/swift-trixie}"
 ROOT="$DIR/root"
 STAMP="$DIR/.complete"

@@ -12,6 +12,7 @@ from pathlib import Path
 import pytest
 
 from support.git_remote import GIT, commit_folder, git_env, refs, tree_files
+from support.hosted_release import FIXTURE_BASE, serve_release
 from support.release import write_release, write_template_branch
 from swiftpm_guard.cli.main import main
 from swiftpm_guard.core.names import Identity, Remote
@@ -173,7 +174,9 @@ def test_with_swiftpm_the_checkout_is_evaluated_before_the_push(remote, capsys, 
     assert code == 0, err
     published = document["publish"]
     assert published["proof"] == "swiftpm"
-    assert [s["step"] for s in published["proof_steps"]] == ["tree", "clone", "dump-package"]
+    steps = published["proof_steps"]
+    assert [s["step"] for s in steps] == ["tree", "clone", "dump-package", "consumer"]
+    assert steps[-1]["proven"].startswith("not run: no swift that may download")
     assert "proof: swiftpm (" in err
     assert "Package.swift" in tree_files(remote.bare, refs(remote.bare)[BRANCH])
 
@@ -208,3 +211,53 @@ def test_a_checkout_swiftpm_evaluates_otherwise_is_refused(remote, capsys, tmp_p
     assert "other binary targets or checksums than the check evaluated" in found["message"]
     assert document["publish"]["proof"] == "swiftpm" and document["publish"]["pushed"] is False
     assert BRANCH not in refs(remote.bare)
+
+
+# -- with SwiftPM: consumers by URL over loopback ----------------------------------------------
+
+def _hosted(remote, https, tmp_path):
+    """A two-target release whose template ref points at the loopback HTTPS host serving it."""
+    release = write_release(tmp_path / "real", products=("executorch",),
+                            binary_only=("threadpool",), real_zips=True)
+    serve_release(https, release)
+    with tempfile.TemporaryDirectory() as tmp:
+        root = Path(tmp) / "swiftpm"
+        template = write_template_branch(root, ("executorch",), ("threadpool",))
+        template.write_text(template.read_text().replace(FIXTURE_BASE, https.url("frameworks/")))
+        commit_folder(remote.bare, "swiftpm", root, "template on the loopback host")
+    return release
+
+
+def _resolving(swift, swift_net, swift_cache, test_ca, tmp_path) -> list[str]:
+    return ["--swift", swift, "--swift-cache", str(swift_cache), "--resolve", "--resolve-swift",
+            swift_net, "--resolve-ca-file", str(test_ca.ca_pem), "--resolve-cache",
+            str(tmp_path / "rc")]
+
+
+def test_consumers_resolve_the_commit_by_url_before_the_push(remote, capsys, tmp_path, swift,
+                                                             swift_net, swift_cache, https,
+                                                             test_ca):
+    """By branch, revision and exact version, from a bare copy served over git's dumb HTTP;
+    the binary targets from their verified URLs (a loopback HTTPS host the test CA signs)."""
+    release = _hosted(remote, https, tmp_path)
+    code, err, document = _publish(remote, release, capsys, tmp_path, "--verify-urls",
+                                   *_resolving(swift, swift_net, swift_cache, test_ca, tmp_path))
+    assert code == 0, err
+    steps = {s["step"]: s["proven"] for s in document["publish"]["proof_steps"]}
+    assert "(branch, revision, version)" in steps["consumer"], steps
+    assert f"its {len(release.checksum_of)} binary targets" in steps["consumer"]
+    assert refs(remote.bare)[BRANCH] == document["publish"]["commit"]
+
+
+def test_without_verified_urls_the_downloads_are_not_proven(remote, capsys, tmp_path, swift,
+                                                            swift_net, swift_cache, https,
+                                                            test_ca):
+    """SwiftPM 6.0 applies no mirror to binary-target URLs: unverified, they are not fetched."""
+    release = _hosted(remote, https, tmp_path)
+    code, err, document = _publish(remote, release, capsys, tmp_path,
+                                   *_resolving(swift, swift_net, swift_cache, test_ca, tmp_path))
+    assert code == 0, err
+    consumer = document["publish"]["proof_steps"][-1]
+    assert consumer["step"] == "consumer"
+    assert consumer["proven"].startswith("not run: downloads not proven: SwiftPM 6.0 applies no "
+                                         "mirror")

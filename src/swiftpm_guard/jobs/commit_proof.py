@@ -4,27 +4,37 @@ In order, each step only when the ones before found nothing: the commit's tree p
 tree rules (core.published_tree); a real `git clone` of it, checked out as SwiftPM checks out a
 revision (attributes applied), holds every checked manifest byte for byte; with SwiftPM,
 `dump-package` of that checkout, once per manifest a SwiftPM could read (each made the only
-manifest of a copy), evaluates the binary targets and checksums the check evaluated.
+manifest of a copy), evaluates the binary targets and checksums the check evaluated; then
+throwaway consumers depend on the commit BY URL, served from a bare copy over git's dumb HTTP on
+loopback, by branch, by revision and (X.Y.Z) by exact version, and `swift package resolve`
+downloads every binary target. SwiftPM 6.0 applies no mirror to binary-target URLs (mirroring of
+remote binary targets came later, swift-package-manager #9647), so the consumers resolve only
+when the URLs are verified (`verify-urls`), else the report says the downloads are not proven.
 Without SwiftPM the proof is `static` (the first two steps); publish refuses that unless the
 user accepts a static proof.
 """
 
 from __future__ import annotations
 
+import json
 import os
 import posixpath
+import re
 import shutil
 import time
 from collections.abc import Mapping, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from pathlib import Path
 
+from swiftpm_guard.core import resolution
 from swiftpm_guard.core.manifest_files import is_manifest_name
 from swiftpm_guard.core.model import Finding, Rendered, Severity
 from swiftpm_guard.core.published_tree import tree_findings
+from swiftpm_guard.core.resolution import ResolveTarget
 from swiftpm_guard.core.swiftpm_evaluation import CommandResult, EvaluatedTarget, interpret
 from swiftpm_guard.errors import InfrastructureError, InputError
 from swiftpm_guard.infra.fs import read_bytes
+from swiftpm_guard.infra.loopback_http import serve_folder
 from swiftpm_guard.sinks.git_push import ScratchRepo
 
 #: A manifest is a few kilobytes; a published one past this is not one we checked.
@@ -68,6 +78,21 @@ class Checked:
     rendered: Mapping[str, Rendered]
     swift: str | None  # None: no SwiftPM, a static proof
     cache_dir: Path | None = None
+    consumer: Consumer | None = None  # None: no consumer resolve (and why, in `why_not`)
+    why_not: str = "no swift that may download was given (--resolve)"
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
+class Consumer:
+    """A `swift` that may download (not the network-less wrapper), what it must fetch, and
+    the version a throwaway tag names."""
+
+    swift: str
+    targets: tuple[ResolveTarget, ...]
+    version: str
+    timeout: float
+    ca_file: Path | None = None
+    fetched: tuple[str, ...] = ()  # remote refs fetched shallow, the commit's ancestry
 
 
 def prove_commit(repo: ScratchRepo, commit: str, branch: str, checked: Checked,
@@ -96,7 +121,95 @@ def prove_commit(repo: ScratchRepo, commit: str, branch: str, checked: Checked,
     steps.append(ProofStep("dump-package", "SwiftPM evaluates the checkout's "
                            f"{len(checked.manifests)} manifests to the binary targets and "
                            "checksums the check evaluated", time.monotonic() - started))
+    if found:
+        return Proof(how, tuple(steps), tuple(found))
+    if checked.consumer is None:
+        steps.append(ProofStep("consumer", f"not run: {checked.why_not}", 0.0))
+        return Proof(how, tuple(steps), ())
+    started = time.monotonic()
+    pins, found = _consumers(repo, commit, branch, checked.consumer, work / "consumer")
+    steps.append(ProofStep("consumer", f"consumers of the commit by URL over loopback ({pins}) "
+                           f"resolve and download its {len(checked.consumer.targets)} binary "
+                           "targets", time.monotonic() - started))
     return Proof(how, tuple(steps), tuple(found))
+
+
+def _consumers(repo: ScratchRepo, commit: str, branch: str, consumer: Consumer,
+               work: Path) -> tuple[str, list[Finding]]:
+    """Resolve a consumer per way apps pin the package, against a bare copy of the commit
+    served on loopback: the branch, the revision, and the exact version via a throwaway tag."""
+    served = work / "served"
+    copy = served / _SERVED
+    for ref in consumer.fetched:
+        repo.deepen(ref)
+    repo.run(["clone", "--quiet", "--bare", "--template=", "--no-hardlinks", "--single-branch",
+              "--branch", branch, "--", str(repo.path), str(copy)])
+    pins = {"branch": f"branch: {_swift_string(branch)}",
+            "revision": f"revision: {_swift_string(commit)}"}
+    if _SEMVER.fullmatch(consumer.version):  # `exact:` takes a semantic version only
+        repo.run(["-C", str(copy), "tag", consumer.version, commit])
+        pins["version"] = f"exact: {_swift_string(consumer.version)}"
+    repo.run(["-C", str(copy), "update-server-info"])
+    found: list[Finding] = []
+    with serve_folder(served) as base:
+        for way, pin in pins.items():
+            url = f"{base}{_SERVED}"
+            code, output = _resolve(consumer, url, pin, work / way)
+            said = resolution.interpret(f"a consumer by {way}", consumer.targets, code, output)
+            # "Fetched URL (…s)" is said of the package's own git URL too.
+            said = replace(said, unknown_urls=tuple(u for u in said.unknown_urls if u != url))
+            found += [f for f in resolution.findings(said, consumer.targets)
+                      if f.severity is Severity.ERROR]
+            missed = [t.name for t in said.targets if not t.downloaded]
+            if code == 0 and (url not in output or missed):
+                # An exit 0 that fetched nothing proves nothing (SwiftPM skips a package it
+                # takes for the consumer itself, and says nothing).
+                found.append(_differs("Package.swift", f"a consumer by {way} resolved without "
+                                      f"fetching {url} or downloading {', '.join(missed)}"))
+    return ", ".join(pins), found
+
+
+def _resolve(consumer: Consumer, url: str, pin: str, folder: Path) -> tuple[int, str]:
+    from swiftpm_guard.infra.swiftpm import CA_ENV, OUTPUT_MAX_CHARS, run_swift
+
+    home = folder / "home"
+    home.mkdir(parents=True)
+    package = folder / "consumer"
+    package.mkdir()
+    (package / "Package.swift").write_text(_CONSUMER.format(url=_swift_string(url), pin=pin),
+                                           encoding="utf-8")
+    env = {**os.environ, "HOME": str(home)}
+    if consumer.ca_file is not None:
+        env[CA_ENV] = str(consumer.ca_file)
+    # SwiftPM keeps fingerprints, caches and mirrors under the user's real home (not $HOME):
+    # the consumer's own folders keep this run from reading or leaving any there.
+    private = [f"--{name}-path=.swiftpm-guard/{name}" for name in ("security", "cache", "config")]
+    code, out, _ = run_swift([consumer.swift, "package", *private, "resolve"], cwd=package,
+                             env=env, timeout=consumer.timeout, merge_stderr=True)
+    return code, out.decode("utf-8", "replace")[-OUTPUT_MAX_CHARS:]
+
+
+def _swift_string(text: str) -> str:
+    """A Swift string literal: JSON's escapes of `"` and `\\` are Swift's too (a URL, a ref
+    name, a sha and a version hold no control character)."""
+    return json.dumps(text, ensure_ascii=False)
+
+
+#: The served copy's name: the package identity consumers see, unlike the consumer's own
+#: (the toolchain wrapper runs it in a folder named `package`).
+_SERVED = "swiftpm-guard-published.git"
+_SEMVER = re.compile(r"[0-9]+\.[0-9]+\.[0-9]+")
+_CONSUMER = """\
+// swift-tools-version:5.9
+// A consumer written by swiftpm-guard: it depends on the published commit as an app does.
+import PackageDescription
+
+let package = Package(
+  name: "swiftpm-guard-consumer",
+  dependencies: [.package(url: {url}, {pin})],
+  targets: []
+)
+"""
 
 
 def _clone(repo: ScratchRepo, commit: str, branch: str, dest: Path) -> Path:

@@ -53,9 +53,10 @@ from swiftpm_guard.jobs.check import (
     read_artifacts,
     with_hosted,
 )
-from swiftpm_guard.jobs.commit_proof import Checked, Proof, prove_commit
+from swiftpm_guard.jobs.commit_proof import Checked, Consumer, Proof, prove_commit
 from swiftpm_guard.jobs.placement import place
 from swiftpm_guard.jobs.publish_diff import TEMPLATE_TRAILER, UPDATE_MARK, compare_with_published
+from swiftpm_guard.jobs.resolve import resolve_targets
 from swiftpm_guard.sinks.git_push import (
     NETWORK_TIMEOUT,
     GitError,
@@ -404,8 +405,10 @@ def _prove(repo: ScratchRepo, request: PublishRequest, result: PublishResult,
         shas = {e.path: e.sha for e in repo.tree(commit) if e.path in result.verbatim}
         blobs = repo.blobs(list(shas.values()))
         files |= {path: blobs[sha] for path, sha in shas.items()}
+    consumer, why_not = _consumer(request, result)
     checked = Checked(manifests=files, swift=swift, cache_dir=request.check.swift_cache,
-                      rendered={manifest_of(r.template.path): r for r in result.checked.rendered})
+                      rendered={manifest_of(r.template.path): r for r in result.checked.rendered},
+                      consumer=consumer, why_not=why_not)
     proof = prove_commit(repo, commit, result.branch, checked, work / "proof")
     say(proof.line())
     result = replace(result, proof=proof)
@@ -414,6 +417,24 @@ def _prove(repo: ScratchRepo, request: PublishRequest, result: PublishResult,
     report = replace(result.report, findings=(*result.report.findings, *proof.findings))
     return replace(result, checked=replace(result.checked, report=report),
                    skipped="the commit's proof failed")
+
+
+def _consumer(request: PublishRequest, result: PublishResult) -> tuple[Consumer | None, str]:
+    """The consumer resolve of the commit, when a swift that may download is given and the
+    binary targets' URLs are the real, verified ones; else None and why."""
+    settings = request.check.resolve
+    if settings is None:
+        return None, "no swift that may download was given (--resolve, --resolve-swift)"
+    if not request.check.verify_urls:
+        return None, ("downloads not proven: SwiftPM 6.0 applies no mirror to binary-target "
+                      "URLs, so consumers resolve only when the URLs are verified (verify-urls)")
+    built, urls = result.checked.built, request.check.urls
+    targets = {t.url: t for r in result.checked.rendered
+               for t in resolve_targets(r, built, request.version, urls)}
+    fetched = (request.template, *([request.branch] if result.remote_commit else []))
+    return Consumer(swift=settings.swift, targets=tuple(targets.values()),
+                    version=request.version, timeout=settings.timeout,
+                    ca_file=settings.ca_file, fetched=fetched), ""
 
 
 def _push(repo: ScratchRepo, request: PublishRequest, result: PublishResult,
