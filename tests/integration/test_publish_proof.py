@@ -13,7 +13,7 @@ import pytest
 
 from support.git_remote import GIT, commit_folder, git_env, refs, tree_files
 from support.hosted_release import FIXTURE_BASE, serve_release
-from support.release import write_release, write_template_branch
+from support.release import write_real_zip, write_release, write_template_branch
 from swiftpm_guard.cli.main import main
 from swiftpm_guard.core.names import Identity, Remote
 from swiftpm_guard.jobs.commit_proof import Checked, prove_commit
@@ -244,8 +244,8 @@ def test_consumers_resolve_the_commit_by_url_before_the_push(remote, capsys, tmp
                                    *_resolving(swift, swift_net, swift_cache, test_ca, tmp_path))
     assert code == 0, err
     steps = {s["step"]: s["proven"] for s in document["publish"]["proof_steps"]}
-    assert "(branch, revision, version)" in steps["consumer"], steps
-    assert f"its {len(release.checksum_of)} binary targets" in steps["consumer"]
+    assert "(by branch, revision, version; each target's extracted artifact is exactly its " \
+           "NAME.xcframework) resolve and download its 4 binary targets" in steps["consumer"]
     assert refs(remote.bare)[BRANCH] == document["publish"]["commit"]
 
 
@@ -261,3 +261,20 @@ def test_without_verified_urls_the_downloads_are_not_proven(remote, capsys, tmp_
     assert consumer["step"] == "consumer"
     assert consumer["proven"].startswith("not run: downloads not proven: SwiftPM 6.0 applies no "
                                          "mirror")
+
+
+def test_a_zip_whose_extraction_holds_more_than_its_xcframework_is_refused(
+        remote, capsys, tmp_path, swift, swift_net, swift_cache, https, test_ca):
+    """SwiftPM copies whatever the zip holds beside NAME.xcframework into the target's folder;
+    the consumer must find that folder holding exactly NAME.xcframework."""
+    release = _hosted(remote, https, tmp_path)
+    zipped = release.artifacts / f"threadpool-{release.version}.zip"
+    write_real_zip(zipped, "threadpool", extra=("extra.xcframework/",))
+    serve_release(https, release)
+    code, err, document = _publish(remote, release, capsys, tmp_path, "--verify-urls",
+                                   *_resolving(swift, swift_net, swift_cache, test_ca, tmp_path))
+    assert code == 1, err
+    found = _findings(document, "commit-proof")
+    assert {f["subject"] for f in found} == {"threadpool"}, found
+    assert "'extra.xcframework'" in found[0]["message"]
+    assert BRANCH not in refs(remote.bare)

@@ -128,9 +128,9 @@ def prove_commit(repo: ScratchRepo, commit: str, branch: str, checked: Checked,
         return Proof(how, tuple(steps), ())
     started = time.monotonic()
     pins, found = _consumers(repo, commit, branch, checked.consumer, work / "consumer")
-    steps.append(ProofStep("consumer", f"consumers of the commit by URL over loopback ({pins}) "
-                           f"resolve and download its {len(checked.consumer.targets)} binary "
-                           "targets", time.monotonic() - started))
+    steps.append(ProofStep("consumer", "consumers of the commit by URL over loopback (by "
+                           f"{pins}) resolve and download its {len(checked.consumer.targets)} "
+                           "binary targets", time.monotonic() - started))
     return Proof(how, tuple(steps), tuple(found))
 
 
@@ -151,10 +151,11 @@ def _consumers(repo: ScratchRepo, commit: str, branch: str, consumer: Consumer,
         pins["version"] = f"exact: {_swift_string(consumer.version)}"
     repo.run(["-C", str(copy), "update-server-info"])
     found: list[Finding] = []
+    unlisted = False
     with serve_folder(served) as base:
         for way, pin in pins.items():
             url = f"{base}{_SERVED}"
-            code, output = _resolve(consumer, url, pin, work / way)
+            code, output, listed = _resolve(consumer, url, pin, work / way)
             said = resolution.interpret(f"a consumer by {way}", consumer.targets, code, output)
             # "Fetched URL (…s)" is said of the package's own git URL too.
             said = replace(said, unknown_urls=tuple(u for u in said.unknown_urls if u != url))
@@ -166,10 +167,39 @@ def _consumers(repo: ScratchRepo, commit: str, branch: str, consumer: Consumer,
                 # takes for the consumer itself, and says nothing).
                 found.append(_differs("Package.swift", f"a consumer by {way} resolved without "
                                       f"fetching {url} or downloading {', '.join(missed)}"))
-    return ", ".join(pins), found
+            if listed is None:
+                unlisted = True
+            elif code == 0:
+                found += _extracted(listed, consumer.targets, way)
+    extracted = ("the extracted artifacts were not listed (an older toolchain wrapper)"
+                 if unlisted else "each target's extracted artifact is exactly its "
+                 "NAME.xcframework")
+    return f"{', '.join(pins)}; {extracted}", found
 
 
-def _resolve(consumer: Consumer, url: str, pin: str, folder: Path) -> tuple[int, str]:
+def _extracted(listed: Sequence[str], targets: Sequence[ResolveTarget],
+               way: str) -> list[Finding]:
+    """SwiftPM's own artifact choice: exactly `NAME.xcframework` in each target's folder under
+    `.build/artifacts/<identity>/<NAME>/`, nothing beside it."""
+    identity = _SERVED.removesuffix(".git")
+    found = []
+    for target in targets:
+        entries = sorted(p.split("/", 2)[2] for p in listed
+                         if p.count("/") == 2 and p.split("/")[:2] == [identity, target.name])
+        if entries != [f"{target.name}.xcframework"]:
+            shown = ", ".join(repr(e) for e in entries) or "nothing"
+            found.append(Finding(
+                code="commit-proof", severity=Severity.ERROR, subject=target.name,
+                file=target.location.file, line=target.location.line,
+                message=f"a consumer by {way} gets {shown} for binary target "
+                        f"'{target.name}', not exactly {target.name}.xcframework: SwiftPM "
+                        "uses what the zip holds, so the zip must hold only that"))
+    return found
+
+
+def _resolve(consumer: Consumer, url: str, pin: str,
+             folder: Path) -> tuple[int, str, list[str] | None]:
+    """SwiftPM's exit code and output, and what it extracted (None: not listed)."""
     from swiftpm_guard.infra.swiftpm import CA_ENV, OUTPUT_MAX_CHARS, run_swift
 
     home = folder / "home"
@@ -178,7 +208,7 @@ def _resolve(consumer: Consumer, url: str, pin: str, folder: Path) -> tuple[int,
     package.mkdir()
     (package / "Package.swift").write_text(_CONSUMER.format(url=_swift_string(url), pin=pin),
                                            encoding="utf-8")
-    env = {**os.environ, "HOME": str(home)}
+    env = {**os.environ, "HOME": str(home), _LIST_ENV: "1"}
     if consumer.ca_file is not None:
         env[CA_ENV] = str(consumer.ca_file)
     # SwiftPM keeps fingerprints, caches and mirrors under the user's real home (not $HOME):
@@ -186,7 +216,29 @@ def _resolve(consumer: Consumer, url: str, pin: str, folder: Path) -> tuple[int,
     private = [f"--{name}-path=.swiftpm-guard/{name}" for name in ("security", "cache", "config")]
     code, out, _ = run_swift([consumer.swift, "package", *private, "resolve"], cwd=package,
                              env=env, timeout=consumer.timeout, merge_stderr=True)
-    return code, out.decode("utf-8", "replace")[-OUTPUT_MAX_CHARS:]
+    text, listed = _split_listing(out.decode("utf-8", "replace"))
+    if listed is None:  # a real swift ran in our folder: read what it extracted
+        listed = _listing(package / ".build" / "artifacts")
+    return code, text[-OUTPUT_MAX_CHARS:], listed
+
+
+def _split_listing(output: str) -> tuple[str, list[str] | None]:
+    """The toolchain wrapper's listing (NUL-separated between marker lines) out of SwiftPM's
+    output: SwiftPM's text, and the entries (None when the wrapper printed none)."""
+    begin = output.rfind(f"\n{_BEGIN}\n")
+    end = output.rfind(f"\n{_END}\n")
+    if begin < 0 or end < begin:
+        return output, None
+    listed = output[begin + len(_BEGIN) + 2:end]
+    return output[:begin] + output[end + len(_END) + 2:], [p for p in listed.split("\0") if p]
+
+
+def _listing(artifacts: Path) -> list[str] | None:
+    """identity/target/entry under a local `.build/artifacts` (None when absent)."""
+    if not artifacts.is_dir():
+        return None
+    return [f"{a.name}/{b.name}/{c.name}" for a in artifacts.iterdir() if a.is_dir()
+            for b in a.iterdir() if b.is_dir() for c in b.iterdir()]
 
 
 def _swift_string(text: str) -> str:
@@ -198,6 +250,9 @@ def _swift_string(text: str) -> str:
 #: The served copy's name: the package identity consumers see, unlike the consumer's own
 #: (the toolchain wrapper runs it in a folder named `package`).
 _SERVED = "swiftpm-guard-published.git"
+#: The wrapper's opt-in and markers (scripts/swift-toolchain.sh, `bin/swift-net`).
+_LIST_ENV = "SWIFTPM_GUARD_LIST_ARTIFACTS"
+_BEGIN, _END = "swiftpm-guard-artifacts-begin", "swiftpm-guard-artifacts-end"
 _SEMVER = re.compile(r"[0-9]+\.[0-9]+\.[0-9]+")
 _CONSUMER = """\
 // swift-tools-version:5.9
