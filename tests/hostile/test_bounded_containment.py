@@ -168,7 +168,7 @@ def test_a_damaged_info_plist_stream_is_a_finding_with_verify_urls(tmp_path: Pat
         server.routes["/x.zip"] = Route((tmp_path / "x.zip").read_bytes())
         fetched = fetch_all([server.url("x.zip")], UrlSettings(timeout=5, retries=0))
     result = fetched[server.url("x.zip")]
-    assert result.state == "not-zip" and "does not extract" in result.detail, result
+    assert result.state == "not-zip" and "is refused" in result.detail, result
 
 
 def test_the_end_record_is_judged_before_the_directory_is_read(
@@ -178,19 +178,10 @@ def test_the_end_record_is_judged_before_the_directory_is_read(
 
     path = tmp_path / "claims.zip"
     many_entries_zip(path, "executorch", 10, claimed=3_000_000)
-    monkeypatch.setattr(zip_archive.ZipReader, "_central",
+    monkeypatch.setattr(zip_archive.zipfile, "ZipFile",
                         lambda *a, **k: pytest.fail("the directory was read"))
-    with pytest.raises(zip_archive.UnreadableZip, match="3000000 entries"):
+    with pytest.raises(zip_archive.ZipProblem, match="3000000 entries"):
         zip_archive.read_zip_contents(path)
-
-
-def test_deep_info_json_is_no_artifact_bundle_and_no_recursion_error() -> None:
-    from swiftpm_guard.core.zip_rules import ZipContents, ZipEntry, derive_artifacts
-
-    deep = b'{"schemaVersion": "1.0", "artifacts": ' + b"[" * 100_000 + b"]" * 100_000 + b"}"
-    contents = ZipContents((ZipEntry("x.artifactbundle/info.json"),),
-                           {"x.artifactbundle/info.json": deep})
-    assert derive_artifacts(contents) == []
 
 
 # -- a stub folder 1,100 levels deep -------------------------------------------------------------
