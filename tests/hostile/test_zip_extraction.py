@@ -304,7 +304,13 @@ def test_the_verify_zips_input_is_a_boolean(tmp_path):
     env = {"GITHUB_EVENT_NAME": "push", "GITHUB_REPOSITORY": "o/r", "GITHUB_SHA": "1" * 40,
            "GITHUB_WORKSPACE": str(tmp_path), "INPUT_FRAMEWORKS": "a"}
     assert ActionSettings.from_env({**env, "INPUT_VERIFY-ZIPS": "true"}).verify_zips is True
+    # auto, the default: publishing verifies every entry, a check does not
+    publishing = {**env, "INPUT_MODE": "publish", "INPUT_VERSION": "1.0.0"}
+    assert ActionSettings.from_env(publishing).verify_zips is True
+    assert ActionSettings.from_env(env).mode == "check"
     assert ActionSettings.from_env(env).verify_zips is False
+    assert ActionSettings.from_env({**publishing, "INPUT_VERIFY-ZIPS": "false"}).verify_zips \
+        is False
     with pytest.raises(UsageError) as caught:
         ActionSettings.from_env({**env, "INPUT_VERIFY-ZIPS": "sometimes"})
     assert "verify-zips" in str(caught.value) and "\n" not in str(caught.value)
