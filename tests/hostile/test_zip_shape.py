@@ -18,6 +18,7 @@ import pytest
 
 from support.release import write_real_zip, xcframework_plist
 from support.zip_build import Member, build, changed, members_of
+from support.zip_cases import moved_past
 from swiftpm_guard.core.model import Severity
 from swiftpm_guard.sources.artifacts import scan_zip_folder
 
@@ -102,25 +103,10 @@ def test_a_non_ascii_name_without_the_utf8_flag(tmp_path, real):
     assert ("zip-layout", f"{ROOT}/caf\u251c\u2310") in refused(tmp_path, bytes(data))
 
 
-def _prefixed(data: bytes, prefix: bytes) -> bytes:
-    """`prefix` before the zip, every offset moved past it (a self-extracting archive's
-    shape): each record is where the directory says."""
-    out = bytearray(prefix + data)
-    at = out.find(b"PK\x01\x02")
-    while at >= 0:
-        (offset,) = struct.unpack_from("<L", out, at + 42)
-        struct.pack_into("<L", out, at + 42, offset + len(prefix))
-        at = out.find(b"PK\x01\x02", at + 46)
-    end = out.rfind(b"PK\x05\x06")
-    (cd_offset,) = struct.unpack_from("<L", out, end + 16)
-    struct.pack_into("<L", out, end + 16, cd_offset + len(prefix))
-    return bytes(out)
-
-
 @pytest.mark.parametrize("moved", [False, True])
 def test_bytes_before_the_first_local_header(tmp_path, real, moved):
     prefix = b"#!/bin/sh\nexit 0\n"
-    data = _prefixed(build(real), prefix) if moved else prefix + build(real)
+    data = moved_past(prefix, build(real)) if moved else prefix + build(real)
     assert refused(tmp_path, data) == [("zip-layout", NAME)]
 
 

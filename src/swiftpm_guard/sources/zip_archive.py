@@ -16,9 +16,9 @@ The accepted shape:
 - each name canonical (`name_problem`), so no two names unzip would put in one place differ
   as strings: a second entry of one name, of one name on a case-insensitive file system, or a
   file where a folder must be, is refused too.
-Then the data: the small entries the rules read (a root folder's `Info.plist`, every
-symlink's target) and, with `FullCheck` (the default when publishing), every entry's,
-inflated in bounded steps and checked against its size and CRC, bounded in bytes and time.
+Then the data: the small entries (every `Info.plist`, every symlink's target) and, with
+`FullCheck` (the default when publishing), every entry's, inflated in bounded steps and
+checked against its size and CRC, bounded in bytes and time.
 `read_zip_bounded` does all of it in a forked child (infra/bounded.py) under a deadline and a
 memory cap.
 """
@@ -70,8 +70,8 @@ NEEDED_MAX = 45
 #: entry from them becomes a symlink: VMS 2, Unix 3, Atari ST 5, BeOS 16, AtheOS 30 (measured).
 LINK_HOSTS = frozenset({2, 3, 5, 16, 30})
 METADATA_MAX_BYTES = 1 << 20
-#: Root folders whose Info.plist is read: one is a framework zip, more are refused anyway.
-METADATA_MAX_FILES = 16
+#: Info.plist entries read (the xcframework's, each bundle's: a few per slice).
+METADATA_MAX_FILES = 512
 #: The longest symlink target read (Linux's PATH_MAX less its NUL); a longer one is damage.
 LINK_MAX_BYTES = 4095
 #: Symlink entries whose targets are read; a real framework zip holds a few per bundle.
@@ -370,7 +370,8 @@ def _clashes(infos: list[zipfile.ZipInfo]) -> Iterator[tuple[int, str]]:
 def _small_entries(infos: list[zipfile.ZipInfo], starts: dict[int, int],
                    damaged: dict[int, str], data: _Data
                    ) -> tuple[dict[str, bytes], dict[int, str], set[int], str | None]:
-    """The root folders' Info.plist and every symlink's target, each checked."""
+    """Every Info.plist (the rules read the xcframework's) and every symlink's target, each
+    read and checked."""
     metadata: dict[str, bytes] = {}
     targets: dict[int, str] = {}
     read: set[int] = set()
@@ -390,7 +391,7 @@ def _small_entries(infos: list[zipfile.ZipInfo], starts: dict[int, int],
                 if target is not None:
                     targets[index] = target.split(b"\0", 1)[0].decode("utf-8", "replace")
                 read.add(index)
-            elif (info.filename.count("/") == 1 and info.filename.endswith("/Info.plist")
+            elif (info.filename.rpartition("/")[2] == "Info.plist"
                   and info.file_size <= METADATA_MAX_BYTES
                   and len(metadata) < METADATA_MAX_FILES):
                 found = data.take(info, starts[index], index, damaged, keep=True)
