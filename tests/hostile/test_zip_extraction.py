@@ -36,7 +36,7 @@ from swiftpm_guard.cli.main import main
 from swiftpm_guard.core.model import Severity
 from swiftpm_guard.core.zip_rules import ZipContents, content_findings, shape_problem
 from swiftpm_guard.sources.artifacts import scan_zip_folder
-from swiftpm_guard.sources.zip_archive import FullCheck, UnreadableZip, read_zip_contents
+from swiftpm_guard.sources.zip_archive import FullCheck, ZipProblem, read_zip_contents
 
 NAME = "foo"
 ROOT = f"{NAME}.xcframework"
@@ -344,6 +344,6 @@ def test_verify_urls_applies_the_same_rules_to_what_is_served(tmp_path, real):
 
 
 def test_an_unreadable_zip_is_still_one_unreadablezip(tmp_path):
-    with pytest.raises(UnreadableZip):
+    with pytest.raises(ZipProblem):
         contents_of(tmp_path, [], data=b"PK\x05\x06" + bytes(10))
     assert STORED == 0  # the builder's stored entries are what every test above starts from

@@ -70,9 +70,21 @@ def scan_artifact_dir(folder: Path, *, display: str | None = None, workers: int 
     zips = sorted(_zip_entries(folder, root, shown))
     if not zips:
         raise InputError("artifact folder holds no *.zip files", file=shown)
+    pool_size = workers or min(len(zips), os.cpu_count() or 1)
+    done: list[_Opened] = []
+    for start in range(0, len(zips), _OPEN_AT_ONCE):
+        done += _scan_batch(zips[start:start + _OPEN_AT_ONCE], shown, pool_size, verify)
+    artifacts = [z.artifact for z in done if z.artifact is not None]
+    return artifacts, [f for z in done for f in z.findings]
+
+
+#: Zips hashed and held open at once before they are judged (descriptors are finite).
+_OPEN_AT_ONCE = 64
+
+
+def _scan_batch(zips: list[Path], shown: str, pool_size: int, verify: bool) -> list[_Opened]:
     from concurrent.futures import ThreadPoolExecutor
 
-    pool_size = workers or min(len(zips), os.cpu_count() or 1)
     opened: list[_Opened] = []
     try:
         with ThreadPoolExecutor(max_workers=pool_size) as pool:
@@ -94,8 +106,7 @@ def scan_artifact_dir(folder: Path, *, display: str | None = None, workers: int 
         for zip_file in opened:
             if zip_file.stream is not None:
                 zip_file.stream.close()
-    artifacts = [z.artifact for z in opened if z.artifact is not None]
-    return artifacts, [f for z in opened for f in z.findings]
+    return opened
 
 
 def _zip_entries(folder: Path, root: Path, shown: str) -> list[Path]:

@@ -87,8 +87,6 @@ class ZipProblem(Exception):
     """The file is not a zip in the accepted shape (the message says where)."""
 
 
-UnreadableZip = ZipProblem
-
 
 @dataclass(frozen=True, slots=True)
 class FullCheck:
@@ -264,6 +262,8 @@ def _header_problem(info: zipfile.ZipInfo) -> str | None:
         return f"it needs PKZIP {info.extract_version} to extract; unzip 6.0 does 45"
     if info.comment:
         return "it carries a comment; zip tools write none for frameworks"
+    if info.is_dir() and info.file_size:
+        return "it is a folder entry, yet holds data"
     if info.compress_type == 0 and info.compress_size != info.file_size:
         return (f"it is stored, yet its sizes differ ({info.compress_size} stored, "
                 f"{info.file_size} extracted)")

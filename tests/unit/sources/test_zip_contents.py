@@ -15,7 +15,7 @@ from swiftpm_guard.core.zip_rules import (
 )
 from swiftpm_guard.sources.artifacts import scan_zip_folder
 from swiftpm_guard.sources.template import load_template
-from swiftpm_guard.sources.zip_archive import UnreadableZip, read_zip_contents
+from swiftpm_guard.sources.zip_archive import ZipProblem, read_zip_contents
 
 
 def judged(tmp_path, name="foo", **options):
@@ -103,7 +103,7 @@ def test_decoding_needs_what_swiftpms_decoder_needs(plist, why):
 def test_an_unreadable_zip_is_unreadablezip(tmp_path):
     path = tmp_path / "bad.zip"
     path.write_bytes(b"PK\x03\x04 and nothing else")
-    with pytest.raises(UnreadableZip):
+    with pytest.raises(ZipProblem):
         read_zip_contents(path)
 
 
