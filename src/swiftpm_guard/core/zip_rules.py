@@ -295,12 +295,12 @@ def link_findings(contents: ZipContents, file: str) -> list[Finding]:
 
 
 def damage_findings(contents: ZipContents, file: str) -> list[Finding]:
-    """`zip-layout` for each entry SwiftPM's unzip cannot extract (`invalid archive returned
-    from …` or `failed extracting …` for every consumer), naming the entry."""
+    """`zip-layout` for each entry refused (outside the accepted shape, or its data does not
+    extract: SwiftPM's unzip would read it another way, or refuse the zip), naming it."""
     found = [_finding("zip-layout", file, d.entry,
-                      f"{d.entry} does not extract as SwiftPM extracts it: {d.why}")
+                      f"{d.entry} is refused: {d.why}; rebuild the zip with ditto or zip -ry")
              for d in contents.damaged]
-    return _capped(found, "zip-layout", file, "entries do not extract")
+    return _capped(found, "zip-layout", file, "entries are refused")
 
 
 def unverified_findings(contents: ZipContents, file: str) -> list[Finding]:
