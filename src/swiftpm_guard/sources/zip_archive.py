@@ -453,22 +453,19 @@ class _Data:
         except OSError as error:
             raise ZipProblem(f"OSError: {error.strerror or error}") from None
 
-    def _late(self) -> None:
-        if time.monotonic() > self.deadline:
-            raise _Late
-
     def _read(self, info: zipfile.ZipInfo, start: int, keep: bool) -> bytes:
         inflater = zlib.decompressobj(-15) if info.compress_type == 8 else None
         pieces: list[bytes] = []
         size = crc = 0
         position, end = start, start + info.compress_size
-        while position < end:
-            self._late()
+        while position < end and not (inflater is not None and inflater.eof):
+            if time.monotonic() > self.deadline:
+                raise _Late
             chunk = os.pread(self._fd, min(_READ, end - position), position)
             if not chunk:
                 raise _Bad("its data is cut short")
             position += len(chunk)
-            while chunk:
+            while chunk and not (inflater is not None and inflater.eof):  # after: ignored
                 piece, chunk = _inflate(inflater, chunk, info.file_size - size + 1)
                 size += len(piece)
                 if size > info.file_size:
@@ -477,10 +474,6 @@ class _Data:
                 crc = zlib.crc32(piece, crc)
                 if keep:
                     pieces.append(piece)
-                if inflater is not None and inflater.eof:
-                    break  # bytes after the stream's end: unzip ignores them
-            if inflater is not None and inflater.eof:
-                break
         if inflater is not None and not inflater.eof:
             raise _Bad("its deflate stream ends before its final block (cut short or damaged)")
         if size != info.file_size:
