@@ -51,7 +51,7 @@ from typing import Any, NoReturn
 
 import yaml
 
-from swiftpm_guard.core.model import NAME_RE, Location
+from swiftpm_guard.core.model import Location
 from swiftpm_guard.core.names import WorkflowSpec
 from swiftpm_guard.errors import InputError, Missing
 from swiftpm_guard.infra.bounded import run_bounded
@@ -76,10 +76,13 @@ class Rejected:
 
 @dataclass(frozen=True, slots=True)
 class _Script:
-    """A script scalar: its text and the node that maps its offsets back to file lines."""
+    """A script scalar, the step that runs it (None: a reusable workflow's `with.script`) and
+    the mappings whose `env:` and `defaults.run.shell` reach it."""
 
     text: str
     node: yaml.ScalarNode
+    step: yaml.Node | None
+    levels: tuple[yaml.Node, ...]  # the workflow, the job
 
 
 # ---------------------------------------------------------------------------------------------
@@ -102,7 +105,7 @@ def frameworks_in_workflow(text: str, job: str, var: str, *, file: str,
     lines = _FileLines(text)
     root = _compose(text, file, lines)
     _refuse_duplicate_keys(root, file, lines)
-    scripts = list(_scripts(_job(root, job, file, lines), _shell(root), file, lines))
+    scripts = list(_scripts(root, _job(root, job, file, lines)))
     results = _read_bounded([script.text.encode("utf-8") for script in scripts], var, file,
                             plain)
     names: list[DeclaredName] | None = None
@@ -110,9 +113,11 @@ def frameworks_in_workflow(text: str, job: str, var: str, *, file: str,
     for script, result in zip(scripts, results, strict=True):
         if result is None:
             continue
+        _runs_as_the_runner_runs(script, var, file, lines)
+        _one_to_one(script, var, file, lines)
         offsets = _CharOffsets(script.text)
         if isinstance(result, Rejected):
-            raise InputError(result.message, file=file,
+            raise InputError(result.message + _WAY_OUT, file=file,
                              line=lines.line_in_scalar(script, offsets.of(result.offset)))
         here = lines.line_in_scalar(script, offsets.of(result[0].offset)) if result \
             else lines.at_offset(script.node.start_mark.index)
@@ -129,6 +134,11 @@ def frameworks_in_workflow(text: str, job: str, var: str, *, file: str,
     if not names:
         raise InputError(f"{var}=( ) in job '{job}' is empty", file=file, line=first)
     return names
+
+
+#: Every refusal of the shape ends with the ways that need no reading of bash.
+_WAY_OUT = ("; declare the names (input frameworks / --frameworks) or check the built zips "
+            "(input artifacts / --artifacts), which are exact")
 
 
 def _read_bounded(scripts: list[bytes], var: str, file: str,
@@ -224,55 +234,83 @@ def _job(root: yaml.MappingNode, job: str, file: str, lines: _FileLines) -> yaml
     return node
 
 
-def _shell(node: yaml.Node | None) -> yaml.ScalarNode | None:
+#: The variables bash's manual gives a meaning to (GNU Bash Reference Manual, 5.1 "Bourne Shell
+#: Variables" and 5.2 "Bash Variables", bash 5.3), plus exported functions (`BASH_FUNC_*`,
+#: 3.7.4 "Environment"): set in an `env:`, bash may read them before the script's first line.
+_BASH_VARIABLES = frozenset({
+    "CDPATH", "HOME", "IFS", "MAIL", "MAILPATH", "OPTARG", "OPTIND", "PATH", "PS1", "PS2", "_",
+    "BASH", "BASHOPTS", "BASHPID", "BASH_ALIASES", "BASH_ARGC", "BASH_ARGV", "BASH_ARGV0",
+    "BASH_CMDS", "BASH_COMMAND", "BASH_COMPAT", "BASH_ENV", "BASH_EXECUTION_STRING",
+    "BASH_LINENO", "BASH_LOADABLES_PATH", "BASH_MONOSECONDS", "BASH_REMATCH", "BASH_SOURCE",
+    "BASH_SUBSHELL", "BASH_TRAPSIG", "BASH_VERSINFO", "BASH_VERSION", "BASH_XTRACEFD",
+    "CHILD_MAX", "COLUMNS", "COMP_CWORD", "COMP_LINE", "COMP_POINT", "COMP_TYPE", "COMP_KEY",
+    "COMP_WORDBREAKS", "COMP_WORDS", "COMPREPLY", "COPROC", "DIRSTACK", "EMACS", "ENV",
+    "EPOCHREALTIME", "EPOCHSECONDS", "EUID", "EXECIGNORE", "FCEDIT", "FIGNORE", "FUNCNAME",
+    "FUNCNEST", "GLOBIGNORE", "GLOBSORT", "GROUPS", "histchars", "HISTCMD", "HISTCONTROL",
+    "HISTFILE", "HISTFILESIZE", "HISTIGNORE", "HISTSIZE", "HISTTIMEFORMAT", "HOSTFILE",
+    "HOSTNAME", "HOSTTYPE", "IGNOREEOF", "INPUTRC", "INSIDE_EMACS", "LANG", "LC_ALL",
+    "LC_COLLATE", "LC_CTYPE", "LC_MESSAGES", "LC_NUMERIC", "LC_TIME", "LINENO", "LINES",
+    "MACHTYPE", "MAILCHECK", "MAPFILE", "OLDPWD", "OPTERR", "OSTYPE", "PIPESTATUS",
+    "POSIXLY_CORRECT", "PPID", "PROMPT_COMMAND", "PROMPT_DIRTRIM", "PS0", "PS3", "PS4", "PWD",
+    "RANDOM", "READLINE_ARGUMENT", "READLINE_LINE", "READLINE_MARK", "READLINE_POINT", "REPLY",
+    "SECONDS", "SHELL", "SHELLOPTS", "SHLVL", "SRANDOM", "TIMEFORMAT", "TMOUT", "TMPDIR", "UID",
+})
+_ENV_NAME = re.compile(r"[A-Za-z_][A-Za-z0-9_]*")
+
+
+def _runs_as_the_runner_runs(script: _Script, var: str, file: str, lines: _FileLines) -> None:
+    """The script holding the array runs as the runner runs a `run:` step: no `env:` that
+    bash reads (at the workflow, the job or the step) and the runner's own bash command
+    line (`shell:` and `defaults.run.shell` absent or exactly `bash`)."""
+    for level in (*script.levels, script.step):
+        env = _item(level, "env")
+        if env is not None:
+            _plain_env(env, file, lines)
+    if script.step is None:
+        return  # a reusable workflow's `with.script`: that workflow runs it
+    for shell in (_get(script.step, "shell"), *(_default_shell(n) for n in script.levels)):
+        if shell is not None and not (isinstance(shell, yaml.ScalarNode)
+                                      and shell.value == "bash"):
+            shown = shell.value if isinstance(shell, yaml.ScalarNode) else "…"
+            raise InputError(f"the step holding {var}=( … ) runs under shell {shown!r}; only "
+                             "the runner's own bash (`shell: bash` or none) is read"
+                             + _WAY_OUT, file=file, line=lines.at_offset(
+                                 shell.start_mark.index))
+
+
+def _plain_env(env: tuple[yaml.ScalarNode, yaml.Node], file: str, lines: _FileLines) -> None:
+    """Every name is a plain variable bash gives no meaning to (an `env:` made by an
+    expression could hold any name)."""
+    key, node = env
+    if not isinstance(node, yaml.MappingNode):
+        raise InputError("env: is not a mapping of names (an expression could set any "
+                         "variable bash reads)" + _WAY_OUT, file=file,
+                         line=lines.at_offset(key.start_mark.index))
+    for name, _value in node.value:
+        text = str(name.value) if isinstance(name, yaml.ScalarNode) else ""
+        if not _ENV_NAME.fullmatch(text) or text in _BASH_VARIABLES \
+                or text.startswith("BASH_FUNC_"):
+            raise InputError(f"env: sets {text[:40]!r}, a variable bash gives a meaning to "
+                             "(it can run code before the script)" + _WAY_OUT, file=file,
+                             line=lines.at_offset(name.start_mark.index))
+
+
+def _default_shell(node: yaml.Node) -> yaml.Node | None:
     """`defaults.run.shell` of a job or workflow, None if unset."""
-    shell = _get(_get(_get(node, "defaults"), "run"), "shell")
-    return shell if isinstance(shell, yaml.ScalarNode) else None
+    return _get(_get(_get(node, "defaults"), "run"), "shell")
 
 
-_ENV_OPTIONS_WITH_VALUE = frozenset({"-u", "--unset", "-C", "--chdir"})
-
-
-def _is_bash(shell: yaml.ScalarNode | None, file: str, lines: _FileLines) -> bool:
-    """Is bash the program the `shell:` runs? Unset means bash on GitHub's Linux and macOS
-    runners; `bash …`, `/bin/bash …` and `env bash …` are bash; `sh` (dash on Ubuntu),
-    `pwsh`, `python` and the rest do not run a bash array. A shell naming bash in a way we
-    cannot follow (`env -S …`) is refused rather than guessed."""
-    if shell is None:
-        return True
-    words = str(shell.value).split()
-    index = 0
-    if words and words[0].rsplit("/", 1)[-1] == "env":
-        index = 1
-        while index < len(words) and (words[index].startswith("-") or "=" in words[index]):
-            index += 2 if words[index] in _ENV_OPTIONS_WITH_VALUE else 1
-    program = words[index].rsplit("/", 1)[-1] if index < len(words) else ""
-    if program == "bash":
-        return True
-    if "bash" in str(shell.value):
-        raise InputError(f"cannot tell whether shell {shell.value!r} runs bash; write "
-                         "'bash …' or '/usr/bin/env bash …'", file=file,
-                         line=lines.at_offset(shell.start_mark.index))
-    return False
-
-
-def _scripts(job: yaml.MappingNode, default_shell: yaml.ScalarNode | None, file: str,
-             lines: _FileLines) -> Iterator[_Script]:
-    """`with.script` of a reusable-workflow job, then every bash step's `run` and
-    `with.script` (a `run:` under another `shell:` is not bash and is not read)."""
-    candidates = [_get(_get(job, "with"), "script")]
-    job_shell = _shell(job) or default_shell
+def _scripts(root: yaml.MappingNode, job: yaml.MappingNode) -> Iterator[_Script]:
+    """`with.script` of a reusable-workflow job, then every step's `run`."""
+    levels = (root, job)
+    script = _get(_get(job, "with"), "script")
+    if isinstance(script, yaml.ScalarNode) and isinstance(script.value, str):
+        yield _Script(script.value, script, None, levels)
     steps = _get(job, "steps")
-    if isinstance(steps, yaml.SequenceNode):
-        for step in steps.value:
-            shell = _get(step, "shell")
-            step_shell = shell if isinstance(shell, yaml.ScalarNode) else job_shell
-            if _is_bash(step_shell, file, lines):
-                candidates.append(_get(step, "run"))
-            candidates.append(_get(_get(step, "with"), "script"))
-    for candidate in candidates:
-        if isinstance(candidate, yaml.ScalarNode) and isinstance(candidate.value, str):
-            yield _Script(candidate.value, candidate)
+    for step in steps.value if isinstance(steps, yaml.SequenceNode) else []:
+        run = _get(step, "run")
+        if isinstance(run, yaml.ScalarNode) and isinstance(run.value, str):
+            yield _Script(run.value, run, step, levels)
 
 
 # ---------------------------------------------------------------------------------------------
@@ -302,50 +340,25 @@ class _CharOffsets:
 #: What YAML counts as a line break (PyYAML's reader), versus what an editor, git and GitHub's
 #: annotations count: "\n" only. Marks are in YAML lines; reports are in "\n" lines.
 _YAML_BREAK = re.compile("\r\n|[\r\n\x85\u2028\u2029]")
-_VALUE_BREAK = re.compile("[\n\u2028\u2029]")  # what a block scalar's value keeps of them
-_SPACE = " \t\n"
-_SOURCE_SPACE = re.compile("[ \t\r\n\x85\u2028\u2029]*")
-#: How far past a quote or an indentation a value's character may sit in the source.
-_ESCAPE_REACH = 12
-#: Source length of a double-quoted escape, by the letter after the backslash.
-_ESCAPE_LENGTH = {"x": 4, "u": 6, "U": 10}
-
-
-class _Cursor:
-    """Where the alignment of one scalar's value with its source has got to."""
-
-    __slots__ = ("source", "value")
-
-    def __init__(self, value: int, source: int) -> None:
-        self.value = value
-        self.source = source
+_VALUE_BREAK = re.compile("[\n\u2028\u2029]")  # what a literal block's value keeps of them
 
 
 class _FileLines:
-    """Converts YAML positions and scalar value offsets to 1-based "\\n" file lines."""
+    """Converts YAML positions and script offsets to 1-based "\\n" file lines. A script is a
+    literal block (`run: |`), whose lines are the file's one to one, or one source line."""
 
     def __init__(self, text: str) -> None:
-        self._text = text
         self._yaml_starts = [0] + [m.end() for m in _YAML_BREAK.finditer(text)]
         self._newlines = [m.start() for m in re.finditer("\n", text)]
         self._value_breaks: dict[int, list[int]] = {}
-        self._cursors: dict[int, _Cursor] = {}
 
     def at_offset(self, offset: int) -> int:
         return bisect.bisect_left(self._newlines, offset) + 1
 
     def line_in_scalar(self, script: _Script, offset: int) -> int:
-        """File line of the value's character at `offset`.
-
-        A literal block (`|`) keeps lines one to one, from the YAML line after its indicator.
-        Other styles fold lines and unescape, so the value is aligned with its source text,
-        once, left to right: offsets asked in order cost their distance, never a rescan.
-        """
-        if script.node.style == "|":
-            return self._literal_line(script, offset)
-        return self.at_offset(self._source_of(script, offset))
-
-    def _literal_line(self, script: _Script, offset: int) -> int:
+        """File line of the value's character at `offset`."""
+        if script.node.style != "|":
+            return self.at_offset(script.node.start_mark.index)
         breaks = self._value_breaks.get(id(script))
         if breaks is None:  # once per script, so each offset costs a bisection
             breaks = self._value_breaks[id(script)] = [
@@ -354,56 +367,15 @@ class _FileLines:
         index = max(0, min(index, len(self._yaml_starts) - 1))
         return self.at_offset(self._yaml_starts[index])
 
-    def _source_of(self, script: _Script, offset: int) -> int:
-        """The source index of value character `offset` (greedy, forward only)."""
-        node, value, text = script.node, script.text, self._text
-        end = node.end_mark.index
-        cursor = self._cursors.get(id(script))
-        if cursor is None or offset < cursor.value:
-            cursor = self._cursors[id(script)] = _Cursor(0, self._value_start(node))
-        v, s = cursor.value, cursor.source
-        escapes = node.style == '"'
-        while v < offset and v < len(value):
-            s = self._step(value[v], s, end, escapes)
-            v += 1
-        cursor.value, cursor.source = v, s
-        if escapes:
-            s = self._past_continuations(s, end)
-        if v < len(value) and s < end and text[s] != value[v] and not escapes:
-            found = text.find(value[v], s, min(end, s + _ESCAPE_REACH))
-            return found if found >= 0 else s
-        return min(s, max(end - 1, node.start_mark.index))
 
-    def _past_continuations(self, s: int, end: int) -> int:
-        """A double-quoted `\\` at a line's end joins the lines and gives no character."""
-        text = self._text
-        while s + 1 < end and text[s] == "\\" and text[s + 1] in "\r\n":
-            match = _SOURCE_SPACE.match(text, s + 1, end)
-            s = match.end() if match is not None else s + 2
-        return s
-
-    def _value_start(self, node: yaml.ScalarNode) -> int:
-        """Where the value's text starts: after a block header line or an opening quote."""
-        start = node.start_mark.index
-        if node.style in (">", "|"):
-            newline = self._text.find("\n", start, node.end_mark.index)
-            return newline + 1 if newline >= 0 else start
-        return start + 1 if node.style in ("'", '"') else start
-
-    def _step(self, char: str, s: int, end: int, escapes: bool) -> int:
-        """Past the source of value character `char`, which is at `s` or a little after."""
-        text = self._text
-        if escapes:
-            s = self._past_continuations(s, end)
-            if s + 1 < end and text[s] == "\\":  # one escape, one value character
-                return s + _ESCAPE_LENGTH.get(text[s + 1], 2)
-        if s < end and text[s] == char:
-            return s + 1
-        if char in _SPACE:  # a folded break or indentation: any run of source white space
-            match = _SOURCE_SPACE.match(text, s, end)
-            return match.end() if match is not None else s
-        found = text.find(char, s, min(end, s + _ESCAPE_REACH))  # past `\`, `''`, an escape
-        return found + 1 if found >= 0 else s
+def _one_to_one(script: _Script, var: str, file: str, lines: _FileLines) -> None:
+    """A folded or quoted script over several lines would need YAML's folding and escapes
+    replayed to name a line: refuse it instead."""
+    node = script.node
+    if node.style != "|" and node.start_mark.line != node.end_mark.line:
+        raise InputError(f"the script holding {var}=( … ) is a folded, quoted or plain YAML "
+                         "scalar over several lines; write it as a literal block (`run: |`)",
+                         file=file, line=lines.at_offset(node.start_mark.index))
 
 
 # ---------------------------------------------------------------------------------------------
@@ -432,6 +404,9 @@ _CODE_VARIABLES = frozenset({"PS0", "PS1", "PS2", "PS3", "PS4", "PROMPT_COMMAND"
                              "BASH_ALIASES", "BASH_CMDS"})
 #: Expansion operators that read without assigning; `=`/`:=` assign, `@P` runs code.
 _READ_OPERATORS = frozenset({"-", ":-", "+", ":+", "?", ":?"})
+#: Arithmetic operators that assign (bash manual, 6.5 "Shell Arithmetic").
+_ASSIGNING = frozenset({"=", "*=", "/=", "%=", "+=", "-=", "<<=", ">>=", "&=", "^=", "|=",
+                        "++", "--"})
 _ARITHMETIC_TESTS = frozenset({"-eq", "-ne", "-lt", "-le", "-gt", "-ge"})
 _NAME_TESTS = frozenset({"-v", "-R"})
 #: Special parameters that always expand to a number.
@@ -443,7 +418,7 @@ _STRUCTURE = frozenset({
     "do_group", "case_statement", "case_item", "concatenation", "string", "command_name",
     "function_definition", "subshell", "process_substitution", "array", "file_descriptor",
     "test_operator", "translated_string", "brace_expression", "variable_assignments",
-    "heredoc_start", "heredoc_end", "number", "special_variable_name", "variable_name",
+    "number", "special_variable_name", "variable_name",
     "unary_expression", "binary_expression", "ternary_expression", "postfix_expression",
     "parenthesized_expression",
 })
@@ -452,6 +427,9 @@ _COMMENT_BEFORE = frozenset(b" \t\n;&|()<>")
 #: blanks are space and tab): `( a\fb )` is one element to bash, two to the grammar.
 _NOT_BLANK_TO_BASH = re.compile(rb"[\r\v\f]")
 _IDENTIFIER = re.compile(rb"[A-Za-z_][A-Za-z0-9_]*")
+#: The one array shape read: plain names, bare, 'quoted' or "quoted", between blanks.
+_ARRAY_WORD = re.compile(rb"([A-Za-z0-9_]+)|'([A-Za-z0-9_]+)'|\"([A-Za-z0-9_]+)\"")
+_PLAIN_ARRAY = re.compile(rb"\([ \t\n]*(?:(?:" + _ARRAY_WORD.pattern + rb")(?:[ \t\n]+|(?=\))))*\)")
 #: A newline no backslash escapes (`\\<newline>` is a continuation, not a word character).
 _UNESCAPED_NEWLINE = re.compile(rb"\\.|(\n)", re.DOTALL)
 _INTEGER = re.compile(rb"[0-9]+")
@@ -567,7 +545,6 @@ class _Reader:
         self.arithmetic: list[tuple[str, int]] = []  # variables arithmetic evaluates
         self.command_variables: list[tuple[str, int]] = []  # variables naming a command
         self.computed_declarations: list[tuple[str, int]] = []
-        self.heredocs: list[Any] = []
 
     def read(self) -> list[Element] | None:
         tree = _parser()(self.script)
@@ -576,7 +553,6 @@ class _Reader:
             if error is not None:
                 self._refuse_error(error)
         self._walk(tree.root_node)
-        _check_heredocs(self.script, self.heredocs)
         self._check_whole_script()
         if not self.assignments:
             return None
@@ -593,7 +569,7 @@ class _Reader:
 
     def _visit(self, node: Any, context: str) -> list[tuple[Any, str]]:
         """Check one node; return the children to walk, each with its context: "" (code),
-        "arithmetic", "test", "heredoc" (an unquoted here-document's body)."""
+        "arithmetic", "test"."""
         if not node.is_named:
             return []
         kind = node.type
@@ -659,37 +635,10 @@ class _Reader:
         return []
 
     def _heredoc_redirect(self, node: Any, _context: str) -> list[tuple[Any, str]]:
-        self.heredocs.append(node)
-        quoted = any(c.type == "heredoc_start" and re.search(rb"['\"\\]", self._raw(c))
-                     for c in node.children)
-        walk: list[tuple[Any, str]] = []
-        for child in node.children:
-            if child.type == "heredoc_body" and quoted:
-                self._add_text(child)  # a quoted delimiter: the body is text to bash
-            elif child.type == "heredoc_body":
-                walk.extend(self._unquoted_body(child))
-            else:
-                walk.append((child, ""))
-        return walk
-
-    def _unquoted_body(self, body: Any) -> list[tuple[Any, str]]:
-        """An unquoted body: bash expands in it; between the expansions tree-sitter-bash
-        parsed, the text must hold nothing bash would expand."""
-        walk: list[tuple[Any, str]] = []
-        position = body.start_byte
-        for child in body.children:
-            if child.type == "heredoc_content":
-                continue
-            self._text_gap(position, child.start_byte)
-            walk.append((child, "heredoc"))
-            position = child.end_byte
-        self._text_gap(position, body.end_byte)
-        return walk
-
-    def _text_gap(self, start: int, end: int) -> None:
-        if start < end:
-            self._unparsed_expansion_in(start, end)
-            self.text.append((start, end))
+        # tree-sitter-bash ends some bodies where bash does not (`EOF ` is no terminator to
+        # bash): what one reads as text the other runs.
+        _refuse("a here-document: bash and tree-sitter-bash can end it on different lines; "
+                "use a file or a quoted string", node)
 
     # Commands.
 
@@ -1088,9 +1037,12 @@ class _Reader:
                     for c, _ in self._expansion(node, "arithmetic")]
         if kind == "subscript":
             return [(c, "arithmetic") for c in node.children]
+        if kind == "variable_assignment" or any(
+                c.type in _ASSIGNING for c in node.children if not c.is_named):
+            _refuse("arithmetic here assigns a variable; the reader accepts arithmetic that "
+                    "only reads", node)
         if kind in ("number", "binary_expression", "unary_expression", "postfix_expression",
-                    "ternary_expression", "parenthesized_expression", "variable_assignment",
-                    "comment"):
+                    "ternary_expression", "parenthesized_expression", "comment"):
             return [(c, "arithmetic") for c in node.children]
         _refuse(f"arithmetic here holds a {kind}, which bash evaluates as text", node)
 
@@ -1155,47 +1107,27 @@ class _Reader:
                 "keyword); a script that may build the array must parse cleanly", node)
 
     def _elements(self, node: Any) -> list[Element]:
-        context = _context(self.script, node)
-        if context is None and _backgrounded(node):
-            context = "a background job (`&`: a subshell)"
-        if context is not None:
-            _refuse(f"{self.var}=( … ) is inside {context}; cannot tell whether bash runs it: "
+        if _context(node) is not None or _backgrounded(node):
+            where = _context(node) or "a background job (`&`: a subshell)"
+            _refuse(f"{self.var}=( … ) is inside {where}; cannot tell whether bash runs it: "
                     "assign it once at the top of the script", node)
         value = node.child_by_field_name("value")
         if value is None or value.type != "array":
             _refuse(f"{self.var} is not assigned an array ( … )", node)
-        words = self._words(value)
-        elements: list[Element] = []
-        for word, offset in words:
-            if not NAME_RE.fullmatch(word):
-                _refuse(f"array entry {word!r} is not a framework name [A-Za-z0-9_]+", offset)
-            elements.append(Element(word, offset))
-        return elements
-
-    def _words(self, value: Any) -> list[tuple[str, int]]:
-        words: list[tuple[str, int]] = []
-        previous_end = -1
-        for child in value.children:
-            if child.type in ("(", "comment"):
-                previous_end = -1
-                continue
-            if child.type == ")":
-                continue
-            word = _literal(self.script, child)
-            if word is None or (self.spans and any(s < child.end_byte and child.start_byte < e
-                                                   for s, e in self.spans)):
-                _refuse(f"array entry '{_snippet(self.script, child)}' is built by the shell "
-                        "(an expansion, a substitution); only literal names can be checked",
-                        child)
-            # bash joins pieces with nothing or a line continuation between them into one
-            # word (tree-sitter-bash splits `a\<newline>b` in two).
-            gap = self.script[previous_end:child.start_byte] if previous_end >= 0 else b" "
-            if words and gap.rstrip(b"\\\n") == b"" and gap.count(b"\n") == gap.count(b"\\"):
-                words[-1] = (words[-1][0] + word, words[-1][1])
-            else:
-                words.append((word, child.start_byte))
-            previous_end = child.end_byte
-        return words
+        # Its lines hold no backslash: no continuation can split or join a word.
+        line_start = self.script.rfind(b"\n", 0, node.start_byte) + 1
+        line_end = self.script.find(b"\n", value.end_byte)
+        lines = self.script[line_start:len(self.script) if line_end < 0 else line_end]
+        if b"\\" in lines or self.script[:line_start].endswith(b"\\\n"):
+            _refuse(f"a backslash on the lines of {self.var}=( … ) (a line continuation "
+                    "joins or splits words); write one plain name per word", node)
+        if not _PLAIN_ARRAY.fullmatch(self.script, value.start_byte, value.end_byte):
+            _refuse(f"{self.var}=( … ) holds more than plain names [A-Za-z0-9_], each bare "
+                    "or in quotes, separated by spaces or line breaks (an expansion, a "
+                    "comment, another character)", value)
+        return [Element(m.group(m.lastindex or 0).decode(), m.start(m.lastindex or 0))
+                for m in _ARRAY_WORD.finditer(self.script, value.start_byte + 1,
+                                              value.end_byte - 1)]
 
 
 class _ExpansionParts:
@@ -1246,7 +1178,6 @@ _HANDLERS: dict[str, Callable[[_Reader, Any, str], list[tuple[Any, str]]]] = {
     "raw_string": _Reader._plain_text,
     "ansi_c_string": _Reader._plain_text,
     "string_content": _Reader._string_content,
-    "heredoc_content": _Reader._string_content,
     "word": _Reader._word,
     "regex": _Reader._word,
     "extglob_pattern": _Reader._word,
@@ -1315,20 +1246,15 @@ def _operator(script: bytes, node: Any) -> bytes:
     return script[name.end_byte:end].strip()
 
 
-#: Where bash may put an array assignment that runs unconditionally, as tree-sitter-bash
-#: nests it: the script itself, `declare -a VAR=(…)` and `A=1 VAR=(…)` on one line.
 _CONTEXTS = {"if_statement": "an if", "function_definition": "a function",
              "subshell": "a subshell", "list": "a && or || list", "pipeline": "a pipeline",
-             "command": "a command's environment"}
+             "command": "a command's environment", "declaration_command": "a declaration",
+             "variable_assignments": "a line of several assignments"}
 
 
-def _context(script: bytes, node: Any) -> str | None:
-    """None when `node` runs unconditionally at the top of the script, else where it sits."""
+def _context(node: Any) -> str | None:
+    """None when `node` is a statement of the script itself, else where it sits."""
     parent = node.parent
-    while parent is not None and parent.type in ("declaration_command", "variable_assignments"):
-        if parent.type == "declaration_command" and not _plain_declare(script, parent):
-            return "a declaration other than `declare -a`"
-        parent = parent.parent
     if parent is None or parent.type == "program":
         return None
     return _CONTEXTS.get(parent.type, f"a {parent.type}")
@@ -1341,14 +1267,6 @@ def _backgrounded(node: Any) -> bool:
         statement = statement.parent
     following = statement.next_sibling
     return following is not None and following.type == "&"
-
-
-def _plain_declare(script: bytes, node: Any) -> bool:
-    """`declare -a VAR=( … )` or `typeset VAR=( … )`: at the top level, the assignment."""
-    keyword = script[node.children[0].start_byte:node.children[0].end_byte]
-    options = [script[c.start_byte:c.end_byte] for c in node.children[1:]
-               if c.type == "word"]
-    return keyword in (b"declare", b"typeset") and all(o == b"-a" for o in options)
 
 
 def _literal(script: bytes, node: Any) -> str | None:
@@ -1370,48 +1288,8 @@ def _literal(script: bytes, node: Any) -> str | None:
     return _WORD_ESCAPE.sub(lambda m: m.group(1) or "", raw)
 
 
-def _snippet(script: bytes, node: Any) -> str:
-    text = script[node.start_byte:min(node.end_byte, node.start_byte + 40)]
-    return text.decode("utf-8", "replace").split("\n", 1)[0]
-
-
 # ---------------------------------------------------------------------------------------------
-# Here-documents: where bash ends them, against where tree-sitter-bash did.
-
-
-def _check_heredocs(script: bytes, redirects: list[Any]) -> None:
-    """Each here-document's body must start and end where bash's rules put them.
-
-    Bash reads a body from the line after the operator's line (after the previous body, for a
-    second `<<` on that line) up to the first line that is exactly the delimiter (`<<-`: after
-    removing leading tabs, never spaces). tree-sitter-bash also ends one at `EOF ` and at a
-    space-indented `<<-` terminator; then the text after it is text to bash, not code."""
-    next_body: dict[int, int] = {}
-    for redirect in redirects:
-        start = next((c for c in redirect.children if c.type == "heredoc_start"), None)
-        end = next((c for c in redirect.children if c.type == "heredoc_end"), None)
-        if start is None:
-            _refuse("a here-document tree-sitter-bash reads without its delimiter", redirect)
-        delimiter = _delimiter(script, start)
-        line_end = script.find(b"\n", start.end_byte)
-        if line_end < 0:
-            _refuse("a here-document with no body", redirect)
-        _rest_of_line_is_plain(script, start.end_byte, line_end)
-        body = next_body.get(line_end, line_end + 1)
-        strip_tabs = any(c.type == "<<-" for c in redirect.children)
-        quoted = re.search(rb"['\"\\]", script[start.start_byte:start.end_byte]) is not None
-        terminator = _terminator(script, body, delimiter, strip_tabs, joins=not quoted)
-        if terminator is None:
-            _refuse(f"here-document {delimiter.decode('utf-8', 'replace')!r} is not closed: "
-                    "no line is exactly its delimiter", redirect)
-        theirs = None if end is None else script.rfind(b"\n", 0, end.start_byte) + 1
-        if theirs != terminator:
-            line = script.count(b"\n", 0, terminator) + 1
-            _refuse(f"bash ends this here-document at script line {line}, tree-sitter-bash "
-                    "elsewhere (a terminator with spaces around it, or after a line ending "
-                    "in a backslash?)", redirect)
-        after = script.find(b"\n", terminator)
-        next_body[line_end] = len(script) if after < 0 else after + 1
+# Continuations.
 
 
 def _odd_backslashes_before(script: bytes, end: int) -> bool:
@@ -1429,83 +1307,3 @@ def _before_continuations(script: bytes, index: int) -> int:
                                                                                   index - 1):
         index -= 2
     return index
-
-
-def _delimiter(script: bytes, start: Any) -> bytes:
-    """The delimiter word after quote removal, as bash compares it with body lines."""
-    raw = script[start.start_byte:start.end_byte]
-    if re.search(rb"\$['\"({]|`", raw):
-        _refuse("a here-document delimiter with an expansion or $'…' quoting", start)
-    out = bytearray()
-    index = 0
-    while index < len(raw):
-        char = raw[index:index + 1]
-        if char == b"\\" and index + 1 < len(raw):
-            out += raw[index + 1:index + 2]
-            index += 2
-        elif char in (b"'", b'"'):
-            close = raw.find(char, index + 1)
-            if close < 0:
-                _refuse("a here-document delimiter with an unclosed quote", start)
-            inner = raw[index + 1:close]
-            out += re.sub(rb'\\([$`"\\])', rb"\1", inner) if char == b'"' else inner
-            index = close + 1
-        else:
-            out += char
-            index += 1
-    return bytes(out)
-
-
-def _rest_of_line_is_plain(script: bytes, start: int, end: int) -> None:
-    """Bash starts the body at the next newline *token*: the rest of the operator's line must
-    not open a quote, a substitution or a continuation that carries on to the next line."""
-    index = start
-    while index < end:
-        char = script[index:index + 1]
-        if char == b"#" and script[index - 1:index] in (b" ", b"\t"):
-            return
-        if char in (b"'", b'"'):
-            close = script.find(char, index + 1, end)
-            if close < 0 or (char == b'"' and re.search(rb"[\\`]|\$\(",
-                                                        script[index:close])):
-                _refuse("a here-document whose line goes on past a quote or a substitution",
-                        index)
-            index = close + 1
-        elif char in (b"\\", b"`") or script[index:index + 2] in (b"$(", b"$["):
-            _refuse("a here-document whose line goes on past a substitution or a backslash",
-                    index)
-        elif script[index:index + 2] == b"${":
-            close = script.find(b"}", index, end)
-            if close < 0 or re.search(rb"['\"{$]", script[index + 2:close]):
-                _refuse("a here-document whose line goes on past an expansion", index)
-            index = close + 1
-        else:
-            index += 1
-
-
-def _terminator(script: bytes, body: int, delimiter: bytes, strip_tabs: bool, *,
-                joins: bool) -> int | None:
-    """Start of the first line from `body` that bash takes as the delimiter, or None.
-
-    In an unquoted body bash joins a line ending in `\\` with the next before comparing
-    (`x\\` then `EOF` is the line `xEOF`, not the end)."""
-    position = body
-    while position <= len(script):
-        start = position
-        parts: list[bytes] = []
-        while True:
-            newline = script.find(b"\n", position)
-            end = newline if newline >= 0 else len(script)
-            if joins and newline >= 0 and _odd_backslashes_before(script, end):
-                parts.append(script[position:end - 1])
-                position = newline + 1
-                continue
-            parts.append(script[position:end])
-            break
-        line = b"".join(parts)
-        if (line.lstrip(b"\t") if strip_tabs else line) == delimiter:
-            return start
-        if newline < 0:
-            return None
-        position = newline + 1
-    return None
