@@ -28,7 +28,8 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from swiftpm_guard.errors import InputError, Missing
-from swiftpm_guard.sources.workflow import Rejected, frameworks_in_workflow, read_array
+from swiftpm_guard.sources.bash_array import Rejected, read_array
+from swiftpm_guard.sources.workflow import frameworks_in_workflow
 
 BASH = "/bin/bash"
 pytestmark = pytest.mark.skipif(not os.access(BASH, os.X_OK), reason="no /bin/bash")
