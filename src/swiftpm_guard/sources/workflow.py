@@ -241,7 +241,7 @@ def _runs_as_the_runner_runs(script: _Script, var: str, file: str, lines: _FileL
     for shell in (_get(script.step, "shell"), *(_default_shell(n) for n in script.levels)):
         if shell is not None and not (isinstance(shell, yaml.ScalarNode)
                                       and shell.value == "bash"):
-            shown = shell.value if isinstance(shell, yaml.ScalarNode) else "…"
+            shown = str(shell.value)[:60] if isinstance(shell, yaml.ScalarNode) else "…"
             raise InputError(f"the step holding {var}=( … ) runs under shell {shown!r}; only "
                              "the runner's own bash (`shell: bash` or none) is read"
                              + _WAY_OUT, file=file, line=lines.at_offset(
@@ -258,11 +258,14 @@ def _plain_env(env: tuple[yaml.ScalarNode, yaml.Node], file: str, lines: _FileLi
                          line=lines.at_offset(key.start_mark.index))
     for name, _value in node.value:
         text = str(name.value) if isinstance(name, yaml.ScalarNode) else ""
-        if not _ENV_NAME.fullmatch(text) or text in _BASH_VARIABLES \
-                or text.startswith("BASH_FUNC_"):
-            raise InputError(f"env: sets {text[:40]!r}, a variable bash gives a meaning to "
-                             "(it can run code before the script)" + _WAY_OUT, file=file,
-                             line=lines.at_offset(name.start_mark.index))
+        if text in _BASH_VARIABLES or text.startswith("BASH_FUNC_"):
+            why = "a variable bash gives a meaning to (it can run code before the script)"
+        elif not _ENV_NAME.fullmatch(text):
+            why = "not a plain variable name"
+        else:
+            continue
+        raise InputError(f"env: sets {text[:40]!r}, {why}" + _WAY_OUT, file=file,
+                         line=lines.at_offset(name.start_mark.index))
 
 
 def _default_shell(node: yaml.Node) -> yaml.Node | None:
