@@ -38,6 +38,8 @@ VERSION_TOKEN = "__VERSION__"
 LEFT = "placeholder-left"
 _WORD = re.compile(r"[A-Za-z0-9_]+")
 _CHECKSUM = re.compile(r"__SHA256_([A-Za-z0-9_]+)__")
+#: A placeholder anywhere in a word: what must never reach a published manifest.
+_LEFT = re.compile(r"__(?:VERSION|SHA256_([A-Za-z0-9_]+?))__")
 # Words that look like they were meant to be a placeholder: they mention SHA256 or VERSION
 # in any case and carry the underscores of the placeholder syntax at either end.
 _SUSPECT = re.compile(r"(?i)sha256|version")
@@ -103,30 +105,33 @@ def render(template: Template, version: str, built: Mapping[str, Artifact]) -> R
 
 
 def leftover_findings(rendered: Rendered, built: Mapping[str, Artifact]) -> list[Finding]:
-    """`placeholder-left`, once per token still in the rendered text, unless another finding
-    already names it: a name asked but not built (`unfilled-placeholder`), a name declared
-    without a checksum (kept on purpose), a token the render flagged (not live code)."""
+    """`placeholder-left`, once per word of the rendered text holding a placeholder, unless
+    another finding already names it: a name asked but not built (`unfilled-placeholder`), a
+    name declared without a checksum (kept on purpose), a word the render flagged."""
     asked = {p.name for p in rendered.placeholders}
     flagged = {f.subject for f in rendered.findings}
     lines = LineIndex(rendered.text)
     findings: list[Finding] = []
-    for token in scan(rendered.text):
-        if token.kind == "malformed" or token.text in flagged:
+    for word in _WORD.finditer(rendered.text):
+        text = word.group()
+        inner = _LEFT.search(text) if "__" in text else None
+        if inner is None or text in flagged:
             continue
-        artifact = built.get(token.name)
-        if token.kind == "checksum" and (
-                (artifact is None and token.name in asked) or
-                (artifact is not None and artifact.sha256 is None)):
+        whole = _CHECKSUM.fullmatch(text)
+        name = whole.group(1) if whole else inner.group(1)
+        artifact = built.get(name) if name else None
+        if name and ((artifact is None and name in asked) or
+                     (artifact is not None and artifact.sha256 is None)):
             continue
-        flagged.add(token.text)
-        line, note = manifest_line(rendered, lines.line_of(token.start))
+        flagged.add(text)
+        line, note = manifest_line(rendered, lines.line_of(word.start()))
         findings.append(Finding(
-            code=LEFT, severity=Severity.ERROR, subject=token.text, file=rendered.template.path,
+            code=LEFT, severity=Severity.ERROR, subject=text, file=rendered.template.path,
             line=line,
-            message=f"'{token.text}' is left in the rendered manifest{note} and would be "
-            "published as it is" + (" (a Jinja template fills {{ version }} and "
-                                    "{{ checksums['<name>'] }}, not the placeholder text)"
-                                    if rendered.template.flavour == "jinja" else ""),
+            message=f"'{text}' is left in the rendered manifest{note} and would be published "
+            "as it is" + (" (a Jinja template fills {{ version }} and {{ checksums['<name>'] }}, "
+                          "not the placeholder text)" if rendered.template.flavour == "jinja"
+                          else ""),
         ))
     return findings
 
