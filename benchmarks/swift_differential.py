@@ -7,9 +7,7 @@ Each seed generates `--cases` manifests (tests/support/swift_cases.py) and runs 
 `check --swift off` (and the core's reading alone) and `swift package dump-package`
 (tests/support/differential.py). Prints, per seed, the outcome counts and every violation (the
 static reader said consistent where SwiftPM rejects the manifest or evaluates other targets)
-with its manifest, and every case where the check with SwiftPM would flag `static-disagrees`
-for other names than the two readings differ on; `--show-refusals` also prints the refusals
-SwiftPM would have accepted.
+with its manifest; `--show-refusals` also prints the refusals SwiftPM would have accepted.
 `--cache` keeps SwiftPM's answers by manifest hash, so a rerun after a reader change costs only
 the static side. `--versions N` also runs N template branches with version-specific manifests
 per seed (tests/support/version_cases.py), each a `dump-package` of its own, and checks which
