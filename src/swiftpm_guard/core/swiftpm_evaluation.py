@@ -294,13 +294,16 @@ def target_findings(rendered: Rendered, evaluation: Evaluation, built: Mapping[s
                 )
             )
         if target.url is not None and (target.checksum or "") not in left:
-            findings += _checksum_findings(target, target.url, built, files, path)
+            findings += _checksum_findings(target, target.url, built, files, path,
+                                           url_reported=bool(problems))
     return findings
 
 
 def _checksum_findings(target: EvaluatedTarget, url: str, built: Mapping[str, Artifact],
-                       files: Mapping[str, Artifact], path: str) -> list[Finding]:
-    """The checksum must be the one of the built zip the URL names: what SwiftPM downloads."""
+                       files: Mapping[str, Artifact], path: str, *,
+                       url_reported: bool = False) -> list[Finding]:
+    """The checksum must be the one of the built zip the URL names: what SwiftPM downloads.
+    A URL naming no built zip is said once: by `url` when that already refuses it."""
     checksum = target.checksum or ""
     token = _TOKEN.fullmatch(checksum)
     declared = built.get(token.group(1)) if token else None
@@ -318,8 +321,9 @@ def _checksum_findings(target: EvaluatedTarget, url: str, built: Mapping[str, Ar
         ]
     file = url_file(url)
     artifact = files.get(file)
-    if artifact is not None and artifact.sha256 in (None, checksum):
-        return []  # declared without a checksum: nothing to compare
+    if (artifact is not None and artifact.sha256 in (None, checksum)) or \
+            (artifact is None and url_reported):
+        return []  # right, declared without a checksum, or the URL already refused
     owner = next((f for f, a in files.items() if a.sha256 == checksum), None)
     found = f"{checksum}, the checksum of {owner}" if owner else f"{checksum}, no built zip's"
     if artifact is None:

@@ -265,3 +265,11 @@ def test_url_refusals_become_url_findings_and_jinja_lines_become_notes():
     assert (url.code, url.subject) == ("url", "a")
     assert syntax.code == "swift-error" and syntax.line is None
     assert "(line 12 of the rendered manifest)" in syntax.message
+
+
+def test_a_url_the_url_rule_refuses_is_not_also_a_zip_nobody_built():
+    evaluation = Evaluation((), (binary("a", SHA_A, "https://x.invalid/a.zip"),), ())
+
+    findings = target_findings(rendered(), evaluation, {"a": artifact("a", SHA_A)}, "1.2.3")
+
+    assert [f.code for f in findings] == ["url"]
