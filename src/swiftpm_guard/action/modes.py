@@ -75,6 +75,7 @@ def check_request(settings: ActionSettings) -> CheckRequest:
         default_branch=event.default_branch,
         debug_suffix=settings.debug_suffix,
         swift=settings.swift,
+        accept_static=settings.accept_static,
         urls=UrlSettings(base_url=settings.base_url, verify_zips=settings.verify_zips),
         verify_urls=settings.verify_urls,
         verify_zips=settings.verify_zips,

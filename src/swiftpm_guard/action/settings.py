@@ -82,6 +82,8 @@ class ActionSettings:
     output_file: Path | None = None
     summary_file: Path | None = None
     swift: str = "auto"
+    #: Input accept-static: without SwiftPM, what only SwiftPM decides is a warning.
+    accept_static: bool = False
     author: str = DEFAULT_AUTHOR
     allow_overwrite: bool = False
     verify_urls: bool = False
@@ -246,6 +248,7 @@ def _behaviour(value: Value) -> dict[str, Any]:
         "pr_conclusion": choice("pr-conclusion", value("pr-conclusion"), PR_CONCLUSIONS),
         "dry_run": boolean("dry-run", value("dry-run")),
         "swift": swift_option(value("swift")),
+        "accept_static": boolean("accept-static", value("accept-static")),
         "resolve_swift": resolve_swift(boolean("resolve", value("resolve")),
                                               swift_option(value("swift"))),
         "allow_overwrite": boolean("allow-overwrite", value("allow-overwrite")),
@@ -305,6 +308,7 @@ INPUTS: dict[str, str] = {
     "absent-on-403": "false",
     "dry-run": "false",
     "swift": "auto",
+    "accept-static": "false",
     "author": DEFAULT_AUTHOR,
     "allow-overwrite": "false",
     "verify-urls": "false",

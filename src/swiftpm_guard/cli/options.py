@@ -105,6 +105,9 @@ def add_report_arguments(parser: argparse.ArgumentParser) -> None:
     swift.add_argument("--swift-cache", metavar="DIR",
                        help="cache of SwiftPM results (default: $XDG_CACHE_HOME/swiftpm-guard "
                             "or ~/.cache/swiftpm-guard)")
+    swift.add_argument("--accept-static", action="store_true",
+                       help="without SwiftPM, accept the static reading: what only SwiftPM can "
+                            "decide is a warning and the report says the manifest is unproven")
 
 
 def check_request(args: argparse.Namespace, templates: list[str], stubs_dir: str | None = None,
@@ -125,6 +128,7 @@ def check_request(args: argparse.Namespace, templates: list[str], stubs_dir: str
                         render_seconds=args.render_timeout, require_checksums=require_checksums,
                         swift=args.swift,
                         swift_cache=Path(args.swift_cache) if args.swift_cache else None,
+                        accept_static=bool(getattr(args, "accept_static", False)),
                         urls=url_settings(args),
                         verify_urls=bool(getattr(args, "verify_urls", False)),
                         verify_zips=bool(getattr(args, "verify_zips", False)),

@@ -129,6 +129,9 @@ class CheckRequest:
     require_checksums: bool = False  # render and publish need every checksum
     swift: str = "auto"  # auto | off | PATH of a swift executable
     swift_cache: Path | None = None
+    #: `--accept-static`: without SwiftPM, what only SwiftPM can decide is a warning (the
+    #: report says the manifest is unproven) instead of an error.
+    accept_static: bool = False
     urls: UrlSettings = field(default_factory=UrlSettings)  # how zip URLs are built
     verify_urls: bool = False
     #: `--verify-zips`: every entry of every built zip decompressed and checked (bounded).

@@ -48,8 +48,10 @@ def test_defaults(tmp_path):
     assert settings.pr_conclusion == "auto" and settings.dry_run is False
     assert settings.token is None and settings.branch is None
     assert settings.details_url == "https://github.com/o/r/actions/runs/9"
+    assert settings.accept_static is False
     assert set(INPUTS) == {
         "mode",
+        "accept-static",
         "template",
         "template-ref",
         "version",
