@@ -5,11 +5,12 @@
 One fresh process per row (timed by wait4, peak RSS of the process: benchmarks/timing.py), the
 input doubling each row, for: a template's size (lexed and shape-scanned, as the check does),
 runs of `#` (the old `_CODE_STOP` took 16 s on 30 KB), one long line of declarations (the old
-`_DECLARATION` rescanned it), a folded `run:` scalar read for its FRAMEWORKS array (the old
-line lookup was quadratic), a zip's entries (read as the content rules read it: the end record
-first), and a server that drips a byte every 0.1 s (the download stops at its deadline, which
-doubles instead: its memory must stay flat). The last columns divide by the row above: about 2
-for time (or 1 once the fixed start-up dominates) is linear; 4 would be quadratic.
+`_DECLARATION` rescanned it), a `run: |` script read for its FRAMEWORKS array (the old line
+lookup of a folded one was quadratic), a zip's entries (read as the content rules read it: the
+end record first), and a server that drips a byte every 0.1 s (the download stops at its
+deadline, which doubles instead: its memory must stay flat). The last columns divide by the row
+above: about 2 for time (or 1 once the fixed start-up dominates) is linear; 4 would be
+quadratic.
 Reuses the shapes of swift_lexer_growth.py and the workflow of workflow_lines_bench.py.
 """
 
@@ -98,7 +99,7 @@ CASES: list[tuple[str, str, int, str]] = [
     ("template size (lex + shape)", "KiB", 256, "template"),
     ("# run (lex + shape)", "KiB", 256, "#"),
     ("let a: one long line (shape)", "KiB", 256, "let"),
-    ("folded run: scalar (workflow)", "names", 4000, "folded"),
+    ("run: | script (workflow)", "names", 4000, "literal"),
     ("zip entries (read_zip_contents)", "entries", 20000, "zip"),
     ("dripping server (deadline, s)", "s", 1, "drip"),
 ]
@@ -112,8 +113,8 @@ def _input(kind: str, size: int, work: Path) -> tuple[str, list[str]]:
                 "let": SHAPE_SHAPES["let a: (one line)"]}[kind](size * 1024)
         path.write_text(text, encoding="utf-8")
         return LEX, [str(size), str(path)]
-    if kind == "folded":
-        path.write_text(workflow(">", size), encoding="utf-8")
+    if kind == "literal":
+        path.write_text(workflow("|", size), encoding="utf-8")
         return WORKFLOW, [str(size), str(path)]
     if kind == "zip":
         _zip(path, size)

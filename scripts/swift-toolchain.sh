@@ -20,7 +20,7 @@
 # SWIFTPM_GUARD_CA_FILE=PEM it also trusts that CA: the chroot's bundle plus the PEM, written
 # to the run's private folder and bind-mounted over /etc/ssl/certs/ca-certificates.crt in the
 # run's own mount namespace, so the chroot itself and every other run are untouched. With
-# SWIFTPM_GUARD_LIST_ARTIFACTS=1 it prints what SwiftPM extracted under .build/artifacts. A
+# SWIFTPM_GUARD_LIST_ARTIFACTS=NONCE it prints what SwiftPM extracted under .build/artifacts. A
 # separate file, so `bin/swift` (the evaluation path) never gets a network whatever the env.
 #
 # Environment: SWIFT_TOOLCHAIN_DIR (cache folder), SWIFT_TOOLCHAIN_MIRROR (Debian mirror URL;
@@ -201,12 +201,14 @@ unshare "${userns[@]}" --mount --propagation private --pid --fork --kill-child \
   /usr/bin/env -i -C "$inside/package" "${passed[@]}" \
   swift "${args[@]}"
 code=$?
-# SWIFTPM_GUARD_LIST_ARTIFACTS=1: what SwiftPM extracted, since nothing is copied back:
-# identity/target/entry under .build/artifacts, NUL-separated between two marker lines.
-if [[ "${SWIFTPM_GUARD_LIST_ARTIFACTS:-}" == 1 && -d "$work/package/.build/artifacts" ]]; then
-  printf '\nswiftpm-guard-artifacts-begin\n'
+# SWIFTPM_GUARD_LIST_ARTIFACTS=NONCE: what SwiftPM extracted, since nothing is copied back:
+# identity/target/entry under .build/artifacts, NUL-separated between two marker lines that
+# carry the caller's nonce (names in the listing are the zips' own, not ours).
+nonce="${SWIFTPM_GUARD_LIST_ARTIFACTS:-}"
+if [[ "$nonce" =~ ^[0-9a-f]{16,64}$ && -d "$work/package/.build/artifacts" ]]; then
+  printf '\nswiftpm-guard-artifacts-begin-%s\n' "$nonce"
   find "$work/package/.build/artifacts" -mindepth 3 -maxdepth 3 -printf '%P\0'
-  printf '\nswiftpm-guard-artifacts-end\n'
+  printf '\nswiftpm-guard-artifacts-end-%s\n' "$nonce"
 fi
 set -e
 exit "$code"

@@ -5,8 +5,7 @@ endings and white space, string literals, directive placement, whole-manifest sh
 `support/differential.py` reads each with `check --swift off` (and the core alone) and with
 `swift package dump-package`. The invariant: wherever the static reader says consistent,
 SwiftPM accepts the manifest and evaluates exactly the binary targets the reader asked for. It
-may refuse. And where SwiftPM evaluated a case, the check with SwiftPM flags `static-disagrees`
-for exactly the names the two differ on. Consistent cases share manifests, eight to a
+may refuse. Consistent cases share manifests, eight to a
 `dump-package`, so the whole run costs a minute or two on two cores; `benchmarks/swift_differential.py` runs longer.
 """
 
@@ -17,9 +16,7 @@ import pytest
 from support import version_cases
 from support.differential import (
     Outcome,
-    comparison_violation,
     describe,
-    disagreement_subjects,
     rendered,
     run,
     summary,
@@ -37,15 +34,10 @@ VERSION_CASES = 30  # template branches with version-specific manifests (a run e
 def test_the_static_reader_never_says_consistent_where_swiftpm_disagrees(swift, tmp_path):
     outcomes = run(generate(SEED, CASES), swift, tmp_path, refused_limit=REFUSED_EVALUATED)
     violations = [o for o in outcomes if o.violation]
-    flagged = [o for o in outcomes if disagreement_subjects(o)]
-    print(f"differential, seed {SEED}: {summary(outcomes)}; static-disagrees on "
-          f"{len(flagged)} cases SwiftPM evaluated")
+    print(f"differential, seed {SEED}: {summary(outcomes)}")
     assert not violations, "\n\n".join(f"{o.violation}\n{describe(o)}" for o in violations)
     # Refusing everything would pass; the tier must test real claims.
     assert sum(o.static.consistent for o in outcomes) >= CASES // 4, summary(outcomes)
-    # With SwiftPM, the check says where the static reading is wrong: exactly there.
-    wrong = [o for o in outcomes if comparison_violation(o)]
-    assert not wrong, "\n\n".join(f"{comparison_violation(o)}\n{describe(o)}" for o in wrong)
 
 
 def _table(outcomes: dict[str, Outcome]) -> str:
@@ -74,7 +66,6 @@ def test_issue_24s_conditions_line_forms_and_rejected_manifests(swift, tmp_path)
             prefix = outcome.case.names[0].split("_")[0] + "_"
             assert outcome.swiftpm.targets == {prefix + "base", prefix + "b"}, name
             assert outcome.static.core and outcome.static.asked == outcome.swiftpm.targets, name
-            assert disagreement_subjects(outcome) == frozenset(), name
     assert "\r#else\r" in rendered([cases["lone CR"]])  # the text SwiftPM read
 
 

@@ -33,8 +33,6 @@ from swiftpm_guard.core.checks import CheckOptions, check
 from swiftpm_guard.core.model import Artifact, Location, Severity, Template
 from swiftpm_guard.core.render import render
 from swiftpm_guard.core.swift_lexer import lex
-from swiftpm_guard.core.swiftpm_evaluation import EvaluatedProduct, EvaluatedTarget, Evaluation
-from swiftpm_guard.core.swiftpm_roles import disagreements
 
 VERSION = "1.0.0"
 
@@ -242,29 +240,3 @@ def describe(outcome: Outcome) -> str:
             f"asks {sorted(static.asked)}; SwiftPM {said}\n{template_text([outcome.case])!r}")
 
 
-def disagreement_subjects(outcome: Outcome) -> frozenset[str] | None:
-    """What the check with SwiftPM would flag `static-disagrees` for this case (the core's
-    comparison of the case's static reading with SwiftPM's answer for it); None when SwiftPM
-    did not evaluate it."""
-    swiftpm = outcome.swiftpm
-    if swiftpm is None or not swiftpm.ok:
-        return None
-    item = render(Template(path="Package.swift.template", text=template_text([outcome.case]),
-                           flavour="placeholder"), VERSION, {})
-    evaluation = Evaluation(tuple(EvaluatedProduct(p, ()) for p in sorted(swiftpm.products)),
-                            tuple(EvaluatedTarget(t, "binary") for t in sorted(swiftpm.targets)),
-                            ())
-    return frozenset(f.subject for f in disagreements(item, evaluation, ".Package.swift"))
-
-
-def comparison_violation(outcome: Outcome) -> str | None:
-    """Where SwiftPM evaluated the case, `static-disagrees` names exactly the binary targets
-    the static reading and SwiftPM differ on: none when they agree, each one when not."""
-    flagged = disagreement_subjects(outcome)
-    if flagged is None or outcome.swiftpm is None:
-        return None
-    differing = outcome.static.asked ^ outcome.swiftpm.targets
-    if flagged != differing:
-        return (f"static-disagrees flags {sorted(flagged)}; the static reading and SwiftPM "
-                f"differ on {sorted(differing)}")
-    return None

@@ -292,10 +292,11 @@ CODES: dict[str, str] = {
     "--version-pattern) version; a --version of another shape is bad usage (exit 2)",
     "missing-version": "the template never uses __VERSION__ (warning)",
     "malformed-placeholder": "a near-miss such as __SHA256_x_ or __VERSION",
-    "zip-layout": "a zip is unreadable or not extractable (a local header missing or unlike its "
-    "central-directory entry, too many entries; an entry SwiftPM's unzip cannot extract: a "
-    "method other than stored or deflate, stored sizes that differ, a bad CRC or deflate "
-    "stream, a name it cannot place), lacks <name>.xcframework/ at its root, or has __MACOSX/",
+    "zip-layout": "a zip is not in the one shape accepted: its root holds anything but "
+    "<name>.xcframework/ (a second xcframework, a root Info.plist, __MACOSX/), or an entry is "
+    "refused (a name not canonical, an extra field zip tools do not write, a method other than "
+    "stored or deflate, a local header unlike its central entry, a bad CRC or deflate stream), "
+    "or the file is (bytes before, between or after its records, too many entries)",
     "swift-error": "SwiftPM rejects the rendered package (its message, with the manifest line)",
     "not-live-code": "the package, a binary target, a placeholder or a checksum is not live "
     "Swift code (in a comment or string, or after an unterminated /* or string), or the package "
@@ -304,14 +305,12 @@ CODES: dict[str, str] = {
     "by name, so the text does not show it reaching the package (SwiftPM drops such a value)",
     "undecidable-condition": "an #if whose value depends on the host or the compiler (or that "
     "the static reader cannot evaluate) has branches asking for different names",
-    "static-disagrees": "SwiftPM evaluates other binary targets, roles, stub folders or product "
-    "counts than the static reading (what runs without SwiftPM) takes from the text; the "
-    "verdict follows SwiftPM (warning)",
     "swift-syntax": "without SwiftPM: tree-sitter-swift finds a syntax error in the manifest",
     "url": "a binary target URL is not https, not .zip, or lacks the version or its own name",
-    "checksum-mismatch": "SwiftPM evaluates a binary target's checksum to another artifact's "
-    "(or a version-specific manifest published as it is states another checksum)",
-    "placeholder-left": "audit: a published manifest still holds a placeholder",
+    "checksum-mismatch": "SwiftPM evaluates a binary target's checksum to another than the one "
+    "of the built zip its URL names, or the URL names a zip nobody built (or a "
+    "version-specific manifest published as it is states another checksum)",
+    "placeholder-left": "a rendered or published manifest still holds a placeholder",
     "duplicate-checksum": "audit: one checksum published under two different names",
     "reused-checksum": "audit: one name's checksum published again for another version",
     "branch-version": "audit: the manifest's version differs from the one in the branch name",
@@ -333,7 +332,6 @@ CODES: dict[str, str] = {
     "framework bundle (an absolute path, .. past the root)",
     "zip-unverified": "--verify-zips: a zip's entries could not all be verified within the "
     "bound (16 GiB uncompressed, 300 s per zip)",
-    "zip-mixed": "a zip holds both an .xcframework and an .artifactbundle",
     "zip-signature": "some zips of a folder are code-signed and others not (notice)",
     "resolve-failed": "resolve: the real SwiftPM rejects a binary target (its exact error)",
     "resolve-error": "resolve: swift package resolve failed naming no target, or fetched an "

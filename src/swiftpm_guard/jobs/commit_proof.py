@@ -20,6 +20,7 @@ import json
 import os
 import posixpath
 import re
+import secrets
 import shutil
 import time
 from collections.abc import Mapping, Sequence
@@ -170,14 +171,14 @@ def _consumers(repo: ScratchRepo, commit: str, branch: str, consumer: Consumer,
             if listed is None:
                 unlisted = True
             elif code == 0:
-                found += _extracted(listed, consumer.targets, way)
+                found += extracted_findings(listed, consumer.targets, way)
     extracted = ("the extracted artifacts were not listed (an older toolchain wrapper)"
                  if unlisted else "each target's extracted artifact is exactly its "
                  "NAME.xcframework")
     return f"{', '.join(pins)}; {extracted}", found
 
 
-def _extracted(listed: Sequence[str], targets: Sequence[ResolveTarget],
+def extracted_findings(listed: Sequence[str], targets: Sequence[ResolveTarget],
                way: str) -> list[Finding]:
     """SwiftPM's own artifact choice: exactly `NAME.xcframework` in each target's folder under
     `.build/artifacts/<identity>/<NAME>/`, nothing beside it."""
@@ -208,7 +209,8 @@ def _resolve(consumer: Consumer, url: str, pin: str,
     package.mkdir()
     (package / "Package.swift").write_text(_CONSUMER.format(url=_swift_string(url), pin=pin),
                                            encoding="utf-8")
-    env = {**os.environ, "HOME": str(home), _LIST_ENV: "1"}
+    nonce = secrets.token_hex(16)  # the listing's markers: no zip's entry name can forge them
+    env = {**os.environ, "HOME": str(home), _LIST_ENV: nonce}
     if consumer.ca_file is not None:
         env[CA_ENV] = str(consumer.ca_file)
     # SwiftPM keeps fingerprints, caches and mirrors under the user's real home (not $HOME):
@@ -216,21 +218,22 @@ def _resolve(consumer: Consumer, url: str, pin: str,
     private = [f"--{name}-path=.swiftpm-guard/{name}" for name in ("security", "cache", "config")]
     code, out, _ = run_swift([consumer.swift, "package", *private, "resolve"], cwd=package,
                              env=env, timeout=consumer.timeout, merge_stderr=True)
-    text, listed = _split_listing(out.decode("utf-8", "replace"))
+    text, listed = split_listing(out.decode("utf-8", "replace"), nonce)
     if listed is None:  # a real swift ran in our folder: read what it extracted
         listed = _listing(package / ".build" / "artifacts")
     return code, text[-OUTPUT_MAX_CHARS:], listed
 
 
-def _split_listing(output: str) -> tuple[str, list[str] | None]:
-    """The toolchain wrapper's listing (NUL-separated between marker lines) out of SwiftPM's
-    output: SwiftPM's text, and the entries (None when the wrapper printed none)."""
-    begin = output.rfind(f"\n{_BEGIN}\n")
-    end = output.rfind(f"\n{_END}\n")
-    if begin < 0 or end < begin:
+def split_listing(output: str, nonce: str) -> tuple[str, list[str] | None]:
+    """The toolchain wrapper's listing (NUL-separated between marker lines carrying `nonce`)
+    out of SwiftPM's output: SwiftPM's text, and the entries (None when there is none)."""
+    begin_mark, end_mark = f"\n{_BEGIN}-{nonce}\n", f"\n{_END}-{nonce}\n"
+    begin = output.find(begin_mark)
+    end = output.find(end_mark, begin + 1)
+    if begin < 0 or end < 0:
         return output, None
-    listed = output[begin + len(_BEGIN) + 2:end]
-    return output[:begin] + output[end + len(_END) + 2:], [p for p in listed.split("\0") if p]
+    listed = output[begin + len(begin_mark):end]
+    return output[:begin] + output[end + len(end_mark):], [p for p in listed.split("\0") if p]
 
 
 def _listing(artifacts: Path) -> list[str] | None:

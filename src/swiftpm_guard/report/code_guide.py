@@ -35,9 +35,9 @@ GUIDE: dict[str, tuple[str, str]] = {
                         "release points at its own zips."),
     "malformed-placeholder": ("error", "Spell the placeholder exactly: `__SHA256_<name>__`, "
                               "`__VERSION__`."),
-    "zip-layout": ("error", "Rebuild the zip with `zip -ry <name>-<version>.zip "
-                   "<name>.xcframework` from the folder holding it: one `<name>.xcframework/` "
-                   "at the root, no `__MACOSX/`."),
+    "zip-layout": ("error", "Rebuild the zip with `ditto -c -k --keepParent "
+                   "<name>.xcframework <name>-<version>.zip` or `zip -ry -X` from the folder "
+                   "holding it: one `<name>.xcframework/` at the root and nothing else."),
     "swift-error": ("error", "Fix the template line SwiftPM names (its message is quoted)."),
     "not-live-code": ("error", "Move the line out of the comment, string or compiled-out "
                       "`#if` branch, or close the comment or string before it."),
@@ -50,8 +50,10 @@ GUIDE: dict[str, tuple[str, str]] = {
     "url": ("error", "Make the binary target URL https, ending in `.zip`, holding the version "
             "and the target's name."),
     "checksum-mismatch": ("error", "Give each binary target its own name's checksum "
-                          "placeholder."),
-    "placeholder-left": ("error", "Republish the version with `publish --update` and every "
+                          "placeholder, and a URL naming its own built zip."),
+    "placeholder-left": ("error", "In a template, fill it (a Jinja template writes "
+                         "`{{ version }}` and `{{ checksums['<name>'] }}`); on a published "
+                         "branch, republish the version with `publish --update` and every "
                          "checksum: consumers of this branch cannot resolve it."),
     "duplicate-checksum": ("error", "Republish with the right zips: two names share one "
                            "checksum."),
@@ -82,18 +84,13 @@ GUIDE: dict[str, tuple[str, str]] = {
     "zip-symlinks": ("error", "Zip with `-y` so a macOS framework keeps its symlinks."),
     "zip-link": ("error", "Zip with `-y` from inside the build folder, so each symlink points "
                  "at a file in its own bundle (never an absolute path or `..` out)."),
-    "zip-unverified": ("error", "Rebuild the zip, or check it without `--verify-zips` if its "
-                       "size is meant: past the bound, its entries were not all verified."),
-    "zip-mixed": ("error", "Ship the `.xcframework` and the `.artifactbundle` in separate "
-                  "zips."),
+    "zip-unverified": ("error", "Rebuild the zip, or publish it with `--no-verify-zips` "
+                       "(input `verify-zips: false`) if its size is meant: past the bound, "
+                       "its entries were not all verified."),
     "zip-signature": ("notice", "Sign all zips of the release or none, if that was not meant."),
     "resolve-failed": ("error", "Fix the target SwiftPM names (its own error is quoted)."),
     "resolve-error": ("error", "Read SwiftPM's error; check every target's URL and checksum."),
     "resolved": ("notice", "Nothing: SwiftPM downloaded and accepted the target."),
-    "static-disagrees": ("warning", "Make the template say what SwiftPM evaluates (products in "
-                         "`let products = …`, binary-only targets in `let targets = …`, stub "
-                         "folders named after their binary target), so a check without "
-                         "SwiftPM reads it the same."),
     "published-tree": ("error", "Remove the file, submodule or name from the template ref "
                        "(rename a root file to ASCII letters, digits, `.`, `_` and `-`, or move "
                        "it into a folder): the published tree must be what consumers read."),
