@@ -80,7 +80,7 @@ class Checked:
     swift: str | None  # None: no SwiftPM, a static proof
     cache_dir: Path | None = None
     consumer: Consumer | None = None  # None: no consumer resolve (and why, in `why_not`)
-    why_not: str = "no swift that may download was given (--resolve)"
+    why_not: str = ""
 
 
 @dataclass(frozen=True, slots=True, kw_only=True)
@@ -155,27 +155,33 @@ def _consumers(repo: ScratchRepo, commit: str, branch: str, consumer: Consumer,
     unlisted = False
     with serve_folder(served) as base:
         for way, pin in pins.items():
-            url = f"{base}{_SERVED}"
-            code, output, listed = _resolve(consumer, url, pin, work / way)
-            said = resolution.interpret(f"a consumer by {way}", consumer.targets, code, output)
-            # "Fetched URL (…s)" is said of the package's own git URL too.
-            said = replace(said, unknown_urls=tuple(u for u in said.unknown_urls if u != url))
-            found += [f for f in resolution.findings(said, consumer.targets)
-                      if f.severity is Severity.ERROR]
-            missed = [t.name for t in said.targets if not t.downloaded]
-            if code == 0 and (url not in output or missed):
-                # An exit 0 that fetched nothing proves nothing (SwiftPM skips a package it
-                # takes for the consumer itself, and says nothing).
-                found.append(_differs("Package.swift", f"a consumer by {way} resolved without "
-                                      f"fetching {url} or downloading {', '.join(missed)}"))
-            if listed is None:
-                unlisted = True
-            elif code == 0:
-                found += extracted_findings(listed, consumer.targets, way)
+            judged, listed = _judge(consumer, f"{base}{_SERVED}", way, pin, work / way)
+            found += judged
+            unlisted = unlisted or not listed
     extracted = ("the extracted artifacts were not listed (an older toolchain wrapper)"
                  if unlisted else "each target's extracted artifact is exactly its "
                  "NAME.xcframework")
     return f"{', '.join(pins)}; {extracted}", found
+
+
+def _judge(consumer: Consumer, url: str, way: str, pin: str,
+           folder: Path) -> tuple[list[Finding], bool]:
+    """One consumer's resolve: its error findings, and whether its extraction was listed."""
+    code, output, listed = _resolve(consumer, url, pin, folder)
+    said = resolution.interpret(f"a consumer by {way}", consumer.targets, code, output)
+    # "Fetched URL (…s)" is said of the package's own git URL too.
+    said = replace(said, unknown_urls=tuple(u for u in said.unknown_urls if u != url))
+    found = [f for f in resolution.findings(said, consumer.targets)
+             if f.severity is Severity.ERROR]
+    missed = [t.name for t in said.targets if not t.downloaded]
+    if code == 0 and (url not in output or missed):
+        # An exit 0 that fetched nothing proves nothing (SwiftPM skips a package it takes
+        # for the consumer itself, and says nothing).
+        found.append(_differs("Package.swift", f"a consumer by {way} resolved without "
+                              f"fetching {url} or downloading {', '.join(missed)}"))
+    if code == 0 and listed is not None:
+        found += extracted_findings(listed, consumer.targets, way)
+    return found, listed is not None
 
 
 def extracted_findings(listed: Sequence[str], targets: Sequence[ResolveTarget],
