@@ -198,6 +198,11 @@ class Report:
     def consistent(self) -> bool:
         return not any(f.severity is Severity.ERROR for f in self.findings)
 
+    @property
+    def proof(self) -> str:
+        """`swiftpm` when SwiftPM evaluated the manifests, else `static` (unproven)."""
+        return "swiftpm" if self.swiftpm is not None and self.swiftpm.used else "static"
+
 
 @dataclass(frozen=True, slots=True)
 class ReleaseLine:
@@ -297,17 +302,15 @@ CODES: dict[str, str] = {
     "method other than stored or deflate, stored sizes that differ, a bad CRC or deflate "
     "stream, a name it cannot place), lacks <name>.xcframework/ at its root, or has __MACOSX/",
     "swift-error": "SwiftPM rejects the rendered package (its message, with the manifest line)",
-    "not-live-code": "the package, a binary target, a placeholder or a checksum is not live "
-    "Swift code (in a comment or string, or after an unterminated /* or string), or the package "
-    "is declared twice",
-    "unread-checksum": "without SwiftPM: a checksum sits only in declarations no live code reads "
-    "by name, so the text does not show it reaching the package (SwiftPM drops such a value)",
-    "undecidable-condition": "an #if whose value depends on the host or the compiler (or that "
-    "the static reader cannot evaluate) has branches asking for different names",
+    "needs-swiftpm": "without SwiftPM: the manifest's verdict needs evaluating Swift (one per "
+    "manifest; a warning with --accept-static, which leaves it unproven), or the text has another "
+    "Package initialisation or `.init(` than `let package = Package(` (an error whatever "
+    "--accept-static says)",
+    "tools-version": "the first line is not `// swift-tools-version:X.Y[.Z]` with 5.3 <= X.Y.Z "
+    "<= 6.0 (nothing before or after it)",
     "static-disagrees": "SwiftPM evaluates other binary targets, roles, stub folders or product "
     "counts than the static reading (what runs without SwiftPM) takes from the text; the "
     "verdict follows SwiftPM (warning)",
-    "swift-syntax": "without SwiftPM: tree-sitter-swift finds a syntax error in the manifest",
     "url": "a binary target URL is not https, not .zip, or lacks the version or its own name",
     "checksum-mismatch": "SwiftPM evaluates a binary target's checksum to another artifact's "
     "(or a version-specific manifest published as it is states another checksum)",
