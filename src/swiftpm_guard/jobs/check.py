@@ -1,7 +1,8 @@
 """The check job: read a release's sources, render every template, check both ways, prove the
 manifest with SwiftPM (or gate it statically: core.static_gate), and on request fetch the
 hosted zips and resolve a consumer. `swiftpm-guard check|render` and the action's check mode
-run `check`; `publish` runs its two halves, `read_artifacts` and `evaluate`, on the templates of the remote's template ref.
+run `check`; `publish` runs its two halves, `read_artifacts` and `evaluate`, on the templates
+of the remote's template ref.
 
 A template change can be checked against several release lines at once (`frameworks_refs`:
 `main release/*`): each line's framework lists against the one template, the findings of all
