@@ -155,6 +155,9 @@ class CheckRequest:
         if not 0 < self.render_seconds <= 600:
             raise UsageError(f"--render-timeout {self.render_seconds} is not in (0, 600]")
         validate_swift_option(self.swift)
+        if "needs-swiftpm" in self.warn:  # one switch accepts a static reading, and says so
+            raise UsageError("--warn needs-swiftpm: accept a static reading with "
+                             "--accept-static (input accept-static) instead")
         unknown = sorted(self.warn - CODES.keys())
         if unknown:
             raise UsageError(f"--warn {unknown[0]!r} is not a finding code "

@@ -146,10 +146,10 @@ def test_computed_products_with_wrapper_stubs_pass_with_swiftpm():
     static, swiftpm, _ = static_and_swiftpm(LAYOUTS["wrapper-stubs"])
     folders = ["alpha_debug_wrapper", "alpha_wrapper", "beta_debug_wrapper", "beta_wrapper"]
 
-    # Without SwiftPM: every role unknown, every folder an orphan; it blocks.
+    # Without SwiftPM: the text names no role (no unknown-role guesses), and no placeholder
+    # asks for a wrapper folder's name, so every folder is an orphan; it blocks.
     assert not static.consistent and static.products is None
-    assert codes(static, "unknown-role") == ["alpha", "alpha_debug", "beta", "beta_debug",
-                                             "gamma", "gamma_debug"]
+    assert codes(static, "unknown-role") == []
     assert codes(static, "orphan-stub") == folders
     # With SwiftPM: its roles and folders decide, and the report says where the text misled.
     assert swiftpm.consistent, swiftpm.findings
@@ -162,44 +162,34 @@ def test_computed_products_with_wrapper_stubs_pass_with_swiftpm():
            "'alpha_wrapper' at .Package.swift/alpha_wrapper" in said["alpha_wrapper"].message
 
 
-def test_products_over_binary_targets_need_no_stubs_and_the_static_guess_is_flagged():
+def test_products_over_binary_targets_need_no_stubs_and_the_text_guesses_no_role():
     static, swiftpm, _ = static_and_swiftpm(LAYOUTS["direct-products"])
-    names = ["alpha", "alpha_debug", "beta", "beta_debug"]
 
-    assert codes(static, "missing-stub") == names and not static.consistent
+    # `let products` no longer makes a product without SwiftPM (issue 31): no missing-stub
+    # guessed from a declaration's name, and so nothing for SwiftPM to contradict.
+    assert codes(static, "missing-stub") == [] and static.products is None
     assert swiftpm.consistent, swiftpm.findings
-    assert codes(swiftpm, "missing-stub") == []
-    assert codes(swiftpm, DISAGREES) == names
-    [alpha] = [f for f in swiftpm.findings if f.code == DISAGREES and f.subject == "alpha"]
-    assert alpha.line == 13 and alpha.file == "Package.swift.template"
-    assert "reports missing-stub for it; no target SwiftPM evaluates has the path " \
-           ".Package.swift/alpha, so none is needed" in alpha.message
+    assert codes(swiftpm, "missing-stub") == codes(swiftpm, DISAGREES) == []
+    assert swiftpm.products == 4
 
 
-def test_a_product_count_the_static_reading_gets_wrong_is_flagged_once():
+def test_a_product_count_only_swiftpm_gives():
     static, swiftpm, _ = static_and_swiftpm(LAYOUTS["one-product"])
 
-    assert static.consistent and static.products == 4
+    assert static.consistent and static.products is None
     assert swiftpm.consistent and (swiftpm.products, swiftpm.templates[0].products) == (1, 1)
-    [count] = [f for f in swiftpm.findings if f.code == DISAGREES]
-    assert count.subject == "products"
-    assert "counts 4 products; SwiftPM evaluates 1 (Computed)" in count.message
+    assert codes(swiftpm, DISAGREES) == []
 
 
-def test_a_placeholder_swiftpm_never_evaluates_is_refused_by_both_readings():
+def test_a_placeholder_swiftpm_never_evaluates_is_unclaimed_with_swiftpm():
     static, swiftpm, _ = static_and_swiftpm(LAYOUTS["stale-entry"])
 
-    # The static reading still asks for 'delta' (no unclaimed-artifact), but refuses: the
-    # dictionary holding it is read by nothing, so SwiftPM never sees it (issue 24).
-    assert not static.consistent and static.unclaimed == ()
-    [unread] = [f for f in static.findings if f.code == "unread-checksum"]
-    assert (unread.subject, unread.line, unread.file) == ("delta", 18, "Package.swift.template")
-    assert unread.message.startswith("'delta' sits only in 'retired' (line 17), which nothing "
-                                     "in the manifest reads by name")
-    # With SwiftPM its answer replaces the static one: 'delta' is unclaimed.
+    # The text asks for 'delta' (a placeholder counts wherever it stands), not for its debug
+    # twin: by exact name only 'delta_debug' is unclaimed without SwiftPM.
+    assert not static.consistent and static.unclaimed == ("delta_debug",)
+    # With SwiftPM its answer replaces the static one: 'delta' is unclaimed too.
     assert not swiftpm.consistent
     assert swiftpm.unclaimed == ("delta", "delta_debug")
-    assert codes(swiftpm, "unread-checksum") == []
     [stale] = [f for f in swiftpm.findings if f.code == DISAGREES]
     assert (stale.subject, stale.line) == ("delta", 18)
     assert "SwiftPM evaluates no binary target 'delta'" in stale.message
@@ -208,7 +198,7 @@ def test_a_placeholder_swiftpm_never_evaluates_is_refused_by_both_readings():
 def test_a_jinja_template_computing_products_gets_swiftpms_roles_and_counts():
     static, swiftpm, item = static_and_swiftpm(LAYOUTS["jinja"])
 
-    assert len(codes(static, "unknown-role")) == 4 and static.products is None
+    assert codes(static, "unknown-role") == [] and static.products is None
     assert [p.name for p in item.placeholders] == ["alpha", "alpha_debug", "beta", "beta_debug"]
     assert swiftpm.consistent and swiftpm.findings == ()
     assert (swiftpm.products, swiftpm.binary_targets) == (4, 4)
@@ -217,32 +207,15 @@ def test_a_jinja_template_computing_products_gets_swiftpms_roles_and_counts():
 def test_a_jinja_template_iterating_over_checksums_asks_for_every_name_swiftpm_decides():
     static, swiftpm, item = static_and_swiftpm(LAYOUTS["jinja-filtered"])
 
-    # The loop reads every checksum, the skipped ones too: the static reading asks for
-    # 'legacy', and only its liveness check (no live string holds that checksum) refuses.
+    # The loop reads every checksum, the skipped ones too: the text asks for 'legacy', and
+    # only SwiftPM (or needs-swiftpm, jobs.swiftpm_proof) can say it never reaches the package.
     assert {p.name for p in item.placeholders} == {"alpha", "alpha_debug", "legacy",
                                                    "legacy_debug"}
-    assert static.unclaimed == () and codes(static, "not-live-code") == ["legacy",
-                                                                         "legacy_debug"]
+    assert static.unclaimed == () and static.consistent
     assert not swiftpm.consistent and swiftpm.unclaimed == ("legacy", "legacy_debug")
     assert codes(swiftpm, DISAGREES) == ["legacy", "legacy_debug"]
     assert codes(swiftpm, "unknown-role") == []
     assert (swiftpm.products, swiftpm.binary_targets) == (2, 2)
-
-
-def test_a_role_the_text_names_wrongly_is_flagged_with_both_readings():
-    # The direct-products manifest, its products dictionary misnamed `let frameworkTargets`:
-    # the static reading takes every product for a binary-only target.
-    layout = LAYOUTS["direct-products"]
-    text = layout.text.replace("let products:", "let frameworkTargets:").replace(
-        "products.keys", "frameworkTargets.keys").replace("products[name]",
-                                                         "frameworkTargets[name]")
-    _, swiftpm, _ = static_and_swiftpm(layout, template_of(layout, text=text))
-
-    said = {f.subject: f.message for f in swiftpm.findings if f.code == DISAGREES}
-    assert sorted(said) == ["alpha", "alpha_debug", "beta", "beta_debug", "products"]
-    assert "takes it for a binary-only target; SwiftPM evaluates it as a product (product " \
-           "'alpha' reaches it)" in said["alpha"]
-    assert "counts 0 products; SwiftPM evaluates 4" in said["products"]
 
 
 def test_a_missing_stub_folder_is_named_by_its_target_when_describe_fails():
@@ -271,25 +244,13 @@ def test_an_empty_stub_folder_swiftpm_uses_is_empty_and_one_it_does_not_is_an_or
     assert found == {("empty-stub", "alpha"), ("orphan-stub", "old")}
 
 
-def test_the_release_shape_agrees_so_swiftpm_changes_nothing_but_the_counts_source():
+def test_the_release_shape_agrees_so_swiftpm_adds_nothing_but_the_counts():
     static, swiftpm, item = static_and_swiftpm(LAYOUTS["release-shape"])
 
     assert disagreements(item, recorded(LAYOUTS["release-shape"]), ROOT) == []
     assert static.findings == swiftpm.findings == ()
-    assert (static.products, static.binary_targets) == (swiftpm.products, swiftpm.binary_targets)
+    assert static.products is None and static.binary_targets == swiftpm.binary_targets
     assert (swiftpm.products, swiftpm.counts_source) == (4, "swiftpm")
-
-
-def test_names_the_text_gives_no_role_are_not_a_disagreement():
-    # The issue's shape with the dictionary named `frameworks`: the static reading says
-    # unknown-role (a warning) and claims nothing SwiftPM contradicts.
-    layout = LAYOUTS["direct-products"]
-    text = layout.text.replace("let products:", "let frameworks:").replace(
-        "products.keys", "frameworks.keys").replace("products[name]", "frameworks[name]")
-    static, swiftpm, _ = static_and_swiftpm(layout, template_of(layout, text=text))
-
-    assert static.consistent and len(codes(static, "unknown-role")) == 4
-    assert swiftpm.findings == () and swiftpm.products == 4
 
 
 def test_a_rejected_manifest_keeps_the_static_roles():
