@@ -150,16 +150,12 @@ def test_any_other_manifest_needs_swiftpm_an_error_unless_a_static_reading_is_ac
 
 # -- the check without SwiftPM, end to end ---------------------------------------------------
 
-IF_FALSE = manifest('''let package = Package(
-  name: "p",
-  products: [.library(name: "a", targets: ["a"])],
-  targets: [
+IF_FALSE = manifest('''var targets: [Target] = []
 #if false
-    .binaryTarget(name: "a", url: "https://example.com/a-__VERSION__.zip",
-                  checksum: "__SHA256_a__"),
+targets.append(.binaryTarget(name: "a", url: "https://example.com/a-__VERSION__.zip",
+                             checksum: "__SHA256_a__"))
 #endif
-  ]
-)
+let package = Package(name: "p", targets: targets)
 ''')
 
 
