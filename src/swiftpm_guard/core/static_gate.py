@@ -105,9 +105,10 @@ def needs_swiftpm(rendered: Rendered, accept_static: bool) -> Finding:
                 if accept_static else
                 "run where `swift` is (--swift, the image with SwiftPM), or accept a static "
                 "reading with --accept-static (input accept-static)")
+    # No file: it is about where the check ran, not a line to annotate (the subject names it).
     return Finding(
-        code=CODE, severity=severity, subject=path, file=path, line=None,
-        message=("SwiftPM did not evaluate this manifest; whether each placeholder is live "
+        code=CODE, severity=severity, subject=path, file=None, line=None,
+        message=(f"SwiftPM did not evaluate {path}; whether each placeholder is live "
                  "code, which `#if` branches and computed collections keep which binary "
                  f"targets, and which are products only SwiftPM can say: {unproven}"),
     )
