@@ -51,7 +51,8 @@ _LET_PACKAGE = re.compile(r"\blet\s+package\s*=\s*Package\s*\(")
 def tools_version_findings(rendered: Rendered) -> list[Finding]:
     """A `tools-version` error when the first line is not one every supported SwiftPM reads."""
     text = rendered.text
-    first = text.split("\n", 1)[0].removesuffix("\r")
+    end = text.find("\n")
+    first = (text if end < 0 else text[:end]).removesuffix("\r")
     why = _tools_version_problem(first)
     if why is None:
         return []

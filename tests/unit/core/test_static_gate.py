@@ -166,7 +166,7 @@ def run_check(tmp_path: Path, text: str, *extra: str) -> tuple[int, dict]:
     sums.write_text(f"a {SHA}\n")
     out = tmp_path / "report.json"
     code = main(["check", "--template", str(template), "--version", "1.0.0", "--checksums",
-                 str(sums), "--swift", "off", "--json", str(out), "-q", *extra])
+                 str(sums), "--swift", "off", "--json", str(out), *extra])
     return code, json.loads(out.read_text())
 
 
@@ -179,12 +179,15 @@ def test_if_false_around_a_placeholder_needs_swiftpm(tmp_path):
     assert "cannot prove" in report["swiftpm"]["reason"]
 
 
-def test_accept_static_makes_it_a_warning_and_says_unproven(tmp_path):
-    code, report = run_check(tmp_path, IF_FALSE, "--accept-static")
+def test_accept_static_makes_it_a_warning_and_says_unproven(tmp_path, capsys):
+    markdown = tmp_path / "report.md"
+    code, report = run_check(tmp_path, IF_FALSE, "--accept-static", "--markdown", str(markdown))
 
     assert code == 0 and report["consistent"] and report["proof"] == "static"
     assert [f["severity"] for f in report["findings"]] == ["warning"]
     assert "unproven" in report["swiftpm"]["reason"]
+    assert "Proof: static, the manifests are unproven." in markdown.read_text()
+    assert "proof: static (unproven)" in capsys.readouterr().out
 
 
 def test_a_trailing_decoy_package_is_an_error_with_accept_static(tmp_path):
