@@ -5,11 +5,12 @@
 One fresh process per row (timed by wait4, peak RSS of the process: benchmarks/timing.py), the
 input doubling each row, for: a template's size (rendered and gated statically, as the check
 does without SwiftPM), one long line of declarations (the audit's `ManifestShape`; the old
-`_DECLARATION` rescanned it), a folded `run:` scalar read for its FRAMEWORKS array (the old
-line lookup was quadratic), a zip's entries (read as the content rules read it: the end record
-first), and a server that drips a byte every 0.1 s (the download stops at its deadline, which
-doubles instead: its memory must stay flat). The last columns divide by the row above: about 2
-for time (or 1 once the fixed start-up dominates) is linear; 4 would be quadratic.
+`_DECLARATION` rescanned it), a `run: |` script read for its FRAMEWORKS array (the old line
+lookup of a folded one was quadratic), a zip's entries (read as the content rules read it: the
+end record first), and a server that drips a byte every 0.1 s (the download stops at its
+deadline, which doubles instead: its memory must stay flat). The last columns divide by the row
+above: about 2 for time (or 1 once the fixed start-up dominates) is linear; 4 would be
+quadratic.
 Reuses the workflow of workflow_lines_bench.py.
 """
 
@@ -103,7 +104,7 @@ CASES: list[tuple[str, str, int, str]] = [
     # label, unit, first size, kind
     ("template size (render + gate)", "KiB", 256, "template"),
     ("let a: one long line (shape)", "KiB", 256, "let"),
-    ("folded run: scalar (workflow)", "names", 4000, "folded"),
+    ("run: | script (workflow)", "names", 4000, "literal"),
     ("zip entries (read_zip_contents)", "entries", 20000, "zip"),
     ("dripping server (deadline, s)", "s", 1, "drip"),
 ]
@@ -118,8 +119,8 @@ def _input(kind: str, size: int, work: Path) -> tuple[str, list[str]]:
     if kind == "let":
         path.write_text("let a: " * (size * 1024 // 7), encoding="utf-8")
         return SHAPE, [str(size), str(path)]
-    if kind == "folded":
-        path.write_text(workflow(">", size), encoding="utf-8")
+    if kind == "literal":
+        path.write_text(workflow("|", size), encoding="utf-8")
         return WORKFLOW, [str(size), str(path)]
     if kind == "zip":
         _zip(path, size)

@@ -19,7 +19,8 @@ from swiftpm_guard.errors import InputError
 from swiftpm_guard.infra.bounded import Ended
 from swiftpm_guard.sources import workflow as workflow_reader
 from swiftpm_guard.sources.artifacts import parse_checksums, parse_name_list
-from swiftpm_guard.sources.workflow import Rejected, frameworks_in_workflow, read_array
+from swiftpm_guard.sources.bash_array import Rejected, read_array
+from swiftpm_guard.sources.workflow import frameworks_in_workflow
 from swiftpm_guard.sources.zip_archive import (
     Entry,
     FullCheck,

@@ -16,22 +16,15 @@ HEX = st.text(alphabet="0123456789abcdef", min_size=64, max_size=64)
 
 
 def bash_quote(name: str, style: int) -> str:
-    """The same word, written the ways a workflow author might."""
-    if style == 0:
-        return name
-    if style == 1:
-        return f'"{name}"'
-    if style == 2:
-        return f"'{name}'"
-    half = len(name) // 2
-    return f"\"{name[:half]}\"'{name[half:]}'" if half else f'"{name}"'
+    """The same word, written the ways the reader accepts (issue 31: bare or quoted whole)."""
+    return [name, f'"{name}"', f"'{name}'"][style]
 
 
 @settings(max_examples=150, deadline=None)
 @given(
     words=st.lists(
         st.tuples(
-            NAME, st.integers(0, 3), st.sampled_from([" ", "\n  ", " \\\n  ", "  # note\n  "])
+            NAME, st.integers(0, 2), st.sampled_from([" ", "\n  ", "\t", "\n\n  "])
         ),
         min_size=1,
         max_size=8,

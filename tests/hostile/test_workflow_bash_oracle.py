@@ -23,10 +23,13 @@ from functools import cache
 from pathlib import Path
 
 import pytest
+import yaml
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from swiftpm_guard.sources.workflow import Rejected, read_array
+from swiftpm_guard.errors import InputError, Missing
+from swiftpm_guard.sources.bash_array import Rejected, read_array
+from swiftpm_guard.sources.workflow import frameworks_in_workflow
 
 BASH = "/bin/bash"
 pytestmark = pytest.mark.skipif(not os.access(BASH, os.X_OK), reason="no /bin/bash")
@@ -52,9 +55,7 @@ HARMLESS = [
     "echo $FRAMEWORKS", 'for f in "${FRAMEWORKS[@]}"; do echo "$f"; done',
     "# FRAMEWORKS+=(in_comment)", 'echo "FRAMEWORKS+=(in_string)"',
     "echo 'FRAMEWORKS=(in_single)'", "echo x # FRAMEWORKS=(after_word)",
-    "cat <<EOF\nFRAMEWORKS+=(in_heredoc)\nEOF", "cat <<'EOF'\n$(FRAMEWORKS+=(q))\nEOF",
-    "cat <<-EOF\n\tFRAMEWORKS+=(in_tabbed)\n\tEOF", 'echo "${{ github.sha }}"',
-    "echo '${{ github.run_id }}'", "i=0; (( i++ )); echo $(( i + 1 ))",
+    'echo "${{ github.sha }}"', "echo '${{ github.run_id }}'", "i=0; echo $(( i + 1 ))",
     'if [ -n "${FRAMEWORKS[*]}" ]; then echo yes; fi', "f() { echo \"$1\"; }; f a",
     "( echo sub )", 'echo "${FRAMEWORKS[@]:-none}"', "set -u", "IFS=,",
     "declare -a other=(x y); other+=(z)", "export PATH", 'echo "$(( ${#FRAMEWORKS[@]} + 1 ))"',
@@ -93,9 +94,11 @@ SETTERS = [
 ]
 
 #: Statements that leave bash's list alone here but that the reader cannot promise: indirect
-#: reads, substitutions in a body tree-sitter-bash leaves unparsed, here-documents that
-#: tree-sitter-bash ends before bash does (what follows is code to it, text to bash).
+#: reads, here-documents (tree-sitter-bash ends some before bash does: what follows is code to
+#: it, text to bash), arithmetic that assigns.
 REFUSED = [
+    "cat <<EOF\nFRAMEWORKS+=(in_heredoc)\nEOF", "cat <<'EOF'\n$(FRAMEWORKS+=(q))\nEOF",
+    "cat <<-EOF\n\tFRAMEWORKS+=(in_tabbed)\n\tEOF", "i=0; (( i++ )); echo $(( i + 1 ))",
     "echo ${!FRAMEWORKS}", "v='FRAMEWORKS[0]'; echo \"${!v}\"",
     ": <<EOF\n`FRAMEWORKS+=(q)`\nEOF",
     "cat <<EOF\nx\nEOF \nFRAMEWORKS+=(after_spaced_eof)\nEOF",
@@ -231,3 +234,112 @@ def test_the_sandbox_runs_bash_with_an_empty_environment():
     if not network_isolation():
         pytest.skip("no network namespace here (unshare -n needs root or user namespaces): "
                     "bash ran without network isolation")
+
+
+# Issue 31: every workflow the reader accepts (the corpus, the examples), its script run by
+# bash as the runner runs a `run:` step: `bash --noprofile --norc -eo pipefail {0}`, with the
+# workflow's, the job's and the step's `env:` and nothing else.
+
+ROOT = Path(__file__).resolve().parents[2]
+RUNNER_BASH = [BASH, "--noprofile", "--norc", "-eo", "pipefail"]
+
+
+def workflow_files() -> list[tuple[str, str, str, str]]:
+    """(id, workflow text, job, variable) of each corpus case and example workflow."""
+    found = []
+    for path in sorted((Path(__file__).parent / "corpus").glob("workflow*.yml")):
+        for case in yaml.safe_load(path.read_text()):
+            argv = case.get("argv") or []
+            if "--frameworks-from" not in argv:
+                continue
+            spec = argv[argv.index("--frameworks-from") + 1].rsplit(":", 2)
+            if len(spec) != 3:
+                continue
+            file, job, var = spec
+            text = (case.get("files") or {}).get(file)
+            if isinstance(text, str):
+                found.append((f"{path.stem}:{case['id']}", text, job, var))
+    examples = [*sorted((ROOT / "docs" / "examples").glob("*.yml")),
+                ROOT / "examples" / "release" / "workflow" / "apple.yml"]
+    for path in examples:
+        jobs = (yaml.safe_load(path.read_text()) or {}).get("jobs") or {}
+        found += [(f"{path.name}:{job}", path.read_text(), job, "FRAMEWORKS") for job in jobs]
+    return found
+
+
+def the_step(text: str, job: str, var: str) -> tuple[str, dict[str, str]] | None:
+    """The script that assigns `var` and the environment the runner gives it, read with a
+    plain YAML load (not the reader's)."""
+    workflow = yaml.safe_load(text)
+    node = workflow["jobs"][job]
+    steps = [({}, (node.get("with") or {}).get("script"))]
+    steps += [(step.get("env") or {}, step.get("run")) for step in node.get("steps") or []]
+    for step_env, script in steps:
+        if isinstance(script, str) and f"{var}=(" in script:
+            env = {**(workflow.get("env") or {}), **(node.get("env") or {}), **step_env}
+            return script, {str(k): str(v) for k, v in env.items()}
+    return None
+
+
+def runner_list(script: str, env: dict[str, str]) -> list[str] | None:
+    """The array at the end of the script, bash run with the runner's own command line."""
+    with tempfile.TemporaryDirectory(prefix="oracle-") as folder:
+        path = Path(folder) / "script.sh"
+        path.write_text(render(script) + PRINT)
+        try:
+            done = subprocess.run([*network_isolation(), *RUNNER_BASH, str(path)], cwd=folder,
+                                  env=env, capture_output=True, timeout=5, check=False,
+                                  stdin=subprocess.DEVNULL)
+        except subprocess.TimeoutExpired:
+            return None
+    start = done.stdout.find(f"{MARKER}42\0".encode())
+    if start < 0:
+        return None
+    fields = done.stdout[start:].split(b"\0")[1:]
+    return [f.decode("utf-8", "replace") for f in fields if f]
+
+
+def test_every_accepted_workflow_builds_the_reader_s_list_in_the_runner_s_bash():
+    """The reader's list is bash's, for every accepted corpus case and example; and enough of
+    them reach the end of their script that the comparison is real (the ExecuTorch examples
+    call scripts that are not here, so `-e` stops them)."""
+    accepted = compared = 0
+    for case_id, text, job, var in workflow_files():
+        try:
+            names = frameworks_in_workflow(text, job, var, file="w.yml")
+        except (InputError, Missing):
+            continue
+        accepted += 1
+        step = the_step(text, job, var)
+        assert step is not None, case_id
+        built = runner_list(*step)
+        if built is not None:
+            compared += 1
+            assert built == [d.name for d in names], case_id
+    assert accepted >= 10
+    assert compared >= accepted // 2, (compared, accepted)
+
+
+@pytest.mark.parametrize(("env", "refused"), [
+    ({"BASH_ENV": "more.sh"}, "BASH_ENV"),
+    ({"SHELLOPTS": "xtrace", "BASH_ENV": "more.sh"}, "SHELLOPTS"),
+], ids=["bash-env", "shellopts"])
+def test_an_env_bash_reads_builds_another_list_and_is_refused(env, refused):
+    """Real: bash as the runner runs it, with that env:, builds (a b c) from `( a b )`."""
+    script = "FRAMEWORKS=( a b )\n"
+    with tempfile.TemporaryDirectory(prefix="oracle-") as folder:
+        (Path(folder) / "more.sh").write_text("trap 'FRAMEWORKS+=(c)' DEBUG\n")
+        (Path(folder) / "script.sh").write_text(script + PRINT)
+        done = subprocess.run([*RUNNER_BASH, "script.sh"], cwd=folder, env=env,
+                              capture_output=True, timeout=5, check=False)
+    assert done.stdout.split(b"\0")[1:-1] == [b"a", b"b", b"c"]
+    body = "".join(f"      {k}: {v}\n" for k, v in env.items())
+    text = f"jobs:\n  build:\n    env:\n{body}    steps:\n      - run: |\n          {script}"
+    with pytest.raises(InputError, match=f"env: sets '{refused}'"):
+        frameworks_in_workflow(text, "build", "FRAMEWORKS", file="w.yml")
+
+
+def test_a_continuation_in_the_array_is_refused_where_bash_joins_words():
+    script = "FRAMEWORKS=( executorch thread\\\npool )\n"
+    assert bash_list(script) == ["executorch", "threadpool"]
+    assert isinstance(read_array(script.encode(), "FRAMEWORKS"), Rejected)

@@ -210,7 +210,7 @@ def test_evaluated_url_and_checksum_wiring_are_checked(release, tmp_path, swift,
     assert all("does not contain the version 1.2.3" in f["message"] for f in urls)
     [mismatch] = findings(report, "checksum-mismatch")
     assert mismatch["subject"] == "kernels_llm_debug"
-    assert "the checksum of 'kernels_llm'" in mismatch["message"]
+    assert "the checksum of kernels_llm-1.2.3.zip" in mismatch["message"]
 
 
 def test_render_refuses_to_write_what_swiftpm_rejects(release, tmp_path, swift, swift_cache):

@@ -308,13 +308,11 @@ CODES: dict[str, str] = {
     "--accept-static says)",
     "tools-version": "the first line is not `// swift-tools-version:X.Y[.Z]` with 5.3 <= X.Y.Z "
     "<= 6.0 (nothing before or after it)",
-    "static-disagrees": "SwiftPM evaluates other binary targets, roles, stub folders or product "
-    "counts than the static reading (what runs without SwiftPM) takes from the text; the "
-    "verdict follows SwiftPM (warning)",
     "url": "a binary target URL is not https, not .zip, or lacks the version or its own name",
-    "checksum-mismatch": "SwiftPM evaluates a binary target's checksum to another artifact's "
-    "(or a version-specific manifest published as it is states another checksum)",
-    "placeholder-left": "audit: a published manifest still holds a placeholder",
+    "checksum-mismatch": "SwiftPM evaluates a binary target's checksum to another than the one "
+    "of the built zip its URL names, or the URL names a zip nobody built (or a "
+    "version-specific manifest published as it is states another checksum)",
+    "placeholder-left": "a rendered or published manifest still holds a placeholder",
     "duplicate-checksum": "audit: one checksum published under two different names",
     "reused-checksum": "audit: one name's checksum published again for another version",
     "branch-version": "audit: the manifest's version differs from the one in the branch name",

@@ -11,7 +11,7 @@ from __future__ import annotations
 import re
 import sys
 from collections.abc import Callable, Iterator, Mapping
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from typing import TYPE_CHECKING, Any
 
 from swiftpm_guard.core.lines import LineIndex
@@ -31,8 +31,12 @@ if TYPE_CHECKING:
 
 
 VERSION_TOKEN = "__VERSION__"
+#: A placeholder left in the text that would be published.
+LEFT = "placeholder-left"
 _WORD = re.compile(r"[A-Za-z0-9_]+")
 _CHECKSUM = re.compile(r"__SHA256_([A-Za-z0-9_]+)__")
+#: A placeholder anywhere in a word: what must never reach a published manifest.
+_LEFT = re.compile(r"__(?:VERSION|SHA256_([A-Za-z0-9_]+?))__")
 # Words that look like they were meant to be a placeholder: they mention SHA256 or VERSION
 # in any case and carry the underscores of the placeholder syntax at either end.
 _SUSPECT = re.compile(r"(?i)sha256|version")
@@ -87,10 +91,46 @@ def manifest_line(rendered: Rendered, line: int | None) -> tuple[int | None, str
     return None, f" (line {line} of the rendered manifest)"
 
 def render(template: Template, version: str, built: Mapping[str, Artifact]) -> Rendered:
-    """Render `template` for `version` with the checksums in `built`; never raises on gaps."""
+    """Render `template` for `version` with the checksums in `built`; never raises on gaps.
+    Whatever placeholder is left in the text is a finding (`leftover_findings`)."""
     if template.flavour == "jinja":
-        return _render_jinja(template, version, built)
-    return _render_placeholders(template, version, built)
+        rendered = _render_jinja(template, version, built)
+    else:
+        rendered = _render_placeholders(template, version, built)
+    left = leftover_findings(rendered, built)
+    return replace(rendered, findings=rendered.findings + tuple(left)) if left else rendered
+
+
+def leftover_findings(rendered: Rendered, built: Mapping[str, Artifact]) -> list[Finding]:
+    """`placeholder-left`, once per word of the rendered text holding a placeholder, unless
+    another finding already names it: a name asked but not built (`unfilled-placeholder`), a
+    name declared without a checksum (kept on purpose), a word the render flagged."""
+    asked = {p.name for p in rendered.placeholders}
+    flagged = {f.subject for f in rendered.findings}
+    lines = LineIndex(rendered.text)
+    findings: list[Finding] = []
+    for word in _WORD.finditer(rendered.text):
+        text = word.group()
+        inner = _LEFT.search(text) if "__" in text else None
+        if inner is None or text in flagged:
+            continue
+        whole = _CHECKSUM.fullmatch(text)
+        name = whole.group(1) if whole else inner.group(1)
+        artifact = built.get(name) if name else None
+        if name and ((artifact is None and name in asked) or
+                     (artifact is not None and artifact.sha256 is None)):
+            continue
+        flagged.add(text)
+        line, note = manifest_line(rendered, lines.line_of(word.start()))
+        findings.append(Finding(
+            code=LEFT, severity=Severity.ERROR, subject=text, file=rendered.template.path,
+            line=line,
+            message=f"'{text}' is left in the rendered manifest{note} and would be published "
+            "as it is" + (" (a Jinja template fills {{ version }} and {{ checksums['<name>'] }}, "
+                          "not the placeholder text)" if rendered.template.flavour == "jinja"
+                          else ""),
+        ))
+    return findings
 
 
 def _render_placeholders(template: Template, version: str,

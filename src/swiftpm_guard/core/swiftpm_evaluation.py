@@ -7,8 +7,10 @@ When either fails, its stderr holds SwiftPM's or the compiler's messages; each e
 with the manifest line when the compiler gives one.
 
 Once SwiftPM has evaluated every manifest, the counts and the two-way comparison come from its
-products and binary targets, not from the text: unfilled is a binary target SwiftPM declares
-whose name nobody built; unclaimed a built name whose base name is no evaluated binary target's."""
+products and binary targets, not from the text, per manifest (a consumer reads one) and per
+exact name: unfilled is a binary target a manifest declares whose name nobody built; unclaimed
+a built name that is not one of a manifest's binary targets. Each binary target's checksum must
+be the one of the built zip its URL names, which is what every consumer downloads."""
 
 from __future__ import annotations
 
@@ -16,10 +18,10 @@ import re
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, replace
 from typing import Any
-from urllib.parse import urlsplit
+from urllib.parse import unquote, urlsplit
 
 from swiftpm_guard.core import json_depth, swiftpm_roles
-from swiftpm_guard.core.checks import CheckOptions, apply_warn, base_name
+from swiftpm_guard.core.checks import CheckOptions, apply_warn
 from swiftpm_guard.core.lines import split_lines
 from swiftpm_guard.core.model import (
     SHA256_RE,
@@ -31,7 +33,7 @@ from swiftpm_guard.core.model import (
     SwiftStatus,
     TemplateSummary,
 )
-from swiftpm_guard.core.render import manifest_line
+from swiftpm_guard.core.render import LEFT, manifest_line
 
 #: A copied package lives in a folder of this name, so SwiftPM calls it 'package' in messages.
 PACKAGE_DIR = "package"
@@ -255,11 +257,30 @@ def url_problems(target: EvaluatedTarget, version: str) -> list[str]:
     return problems
 
 
-def target_findings(
-    rendered: Rendered, evaluation: Evaluation, built: Mapping[str, Artifact], version: str
-) -> list[Finding]:
+def zip_files(built: Mapping[str, Artifact], version: str, *,
+              names_only: bool = False) -> dict[str, Artifact]:
+    """Each built zip by its file name: the zip's own, else `<name>-<version>.zip` as the
+    sources name them (a checksums line without one). Names only (no version given): every
+    name's zip at that version, since the manifest was rendered with it."""
+    files: dict[str, Artifact] = {}
+    for name, artifact in built.items():
+        own = None if names_only else artifact.file_name
+        files.setdefault(own or f"{name}-{version}.zip", artifact)
+    return files
+
+
+def url_file(url: str) -> str:
+    """The zip file name a binary target URL names: its path's last component, decoded."""
+    return unquote(urlsplit(url).path.rsplit("/", 1)[-1])
+
+
+def target_findings(rendered: Rendered, evaluation: Evaluation, built: Mapping[str, Artifact],
+                    version: str, *, names_only: bool = False) -> list[Finding]:
     """`url`, `bad-checksum` and `checksum-mismatch` on the values SwiftPM evaluated."""
     path = rendered.template.path
+    files = zip_files(built, version, names_only=names_only)
+    # A placeholder the render already reports as left in the text is not also a bad checksum.
+    left = {f.subject for f in rendered.findings if f.code == LEFT}
     findings: list[Finding] = []
     for target in evaluation.binary_targets:
         problems = url_problems(target, version)
@@ -272,15 +293,17 @@ def target_findings(
                     f"binary target '{target.name}' URL {target.url!r}: {'; '.join(problems)}",
                 )
             )
-        findings += _checksum_findings(target, built, path)
+        if target.url is not None and (target.checksum or "") not in left:
+            findings += _checksum_findings(target, target.url, built, files, path,
+                                           url_reported=bool(problems))
     return findings
 
 
-def _checksum_findings(
-    target: EvaluatedTarget, built: Mapping[str, Artifact], path: str
-) -> list[Finding]:
-    if target.url is None:
-        return []  # a local binary target has no checksum
+def _checksum_findings(target: EvaluatedTarget, url: str, built: Mapping[str, Artifact],
+                       files: Mapping[str, Artifact], path: str, *,
+                       url_reported: bool = False) -> list[Finding]:
+    """The checksum must be the one of the built zip the URL names: what SwiftPM downloads.
+    A URL naming no built zip is said once: by `url` when that already refuses it."""
     checksum = target.checksum or ""
     token = _TOKEN.fullmatch(checksum)
     declared = built.get(token.group(1)) if token else None
@@ -296,60 +319,52 @@ def _checksum_findings(
                 "lowercase hex digits; it parses, but every consumer fails to resolve",
             )
         ]
-    artifact = built.get(target.name)
-    if artifact is not None and artifact.sha256 is not None and artifact.sha256 != checksum:
-        owner = [n for n, a in built.items() if a.sha256 == checksum]
-        whose = f"the checksum of '{owner[0]}'" if owner else "no built artifact's checksum"
-        return [
-            _finding(
-                "checksum-mismatch",
-                target.name,
-                path,
-                f"SwiftPM evaluates the checksum of '{target.name}' to {whose}, not "
-                f"{artifact.sha256}",
-            )
-        ]
-    return []
+    file = url_file(url)
+    artifact = files.get(file)
+    if (artifact is not None and artifact.sha256 in (None, checksum)) or \
+            (artifact is None and url_reported):
+        return []  # right, declared without a checksum, or the URL already refused
+    owner = next((f for f, a in files.items() if a.sha256 == checksum), None)
+    found = f"{checksum}, the checksum of {owner}" if owner else f"{checksum}, no built zip's"
+    if artifact is None:
+        why = (f"its URL names {file}, which nobody built (found {found}); every consumer "
+               "downloads a zip this release does not hold")
+    else:
+        why = (f"its URL names {file}, whose checksum is {artifact.sha256}, but SwiftPM "
+               f"evaluates {found}; every consumer fails the checksum")
+    return [_finding("checksum-mismatch", target.name, path,
+                     f"binary target '{target.name}': {why}")]
 
 
-def two_way(evaluations: Sequence[tuple[Rendered, Evaluation]], built: Mapping[str, Artifact],
-            debug_suffix: str) -> tuple[list[str], list[str], list[Finding]]:
-    """Unfilled and unclaimed names from the evaluated binary targets, with their findings."""
-    declared: dict[str, str] = {}
-    asked: dict[str, int | None] = {}  # where the text asked for the name, when it did
+def two_way(evaluations: Sequence[tuple[Rendered, Evaluation]], built: Mapping[str, Artifact]
+            ) -> tuple[list[str], list[str], list[Finding]]:
+    """Per manifest and per exact name: every binary target it evaluates must be built
+    (unfilled), every built name must be one of its binary targets (unclaimed). A consumer
+    reads one manifest, so each stands on its own; a `_debug` twin claims only itself."""
+    unfilled: set[str] = set()
+    unclaimed: set[str] = set()
+    findings: list[Finding] = []
     for rendered, evaluation in evaluations:
-        for target in evaluation.binary_targets:
-            declared.setdefault(target.name, rendered.template.path)
-        for placeholder in rendered.placeholders:
-            asked.setdefault(placeholder.name, placeholder.location.line)
-    unfilled = sorted(n for n in declared if n not in built)
-    claimed = {base_name(n, debug_suffix) for n in declared}
-    unclaimed = sorted(n for n in built if base_name(n, debug_suffix) not in claimed)
-    findings = [
-        replace(_finding(
-            "unfilled-placeholder",
-            name,
-            declared[name],
-            f"SwiftPM evaluates binary target '{name}' but no source built it; its checksum "
-            "cannot be right and every consumer fails to resolve",
-        ), line=asked.get(name))
-        for name in unfilled
-    ]
-    for name in unclaimed:
-        origin = built[name].origin
-        findings.append(
-            Finding(
-                code="unclaimed-artifact",
-                severity=Severity.ERROR,
-                subject=name,
-                file=origin.file,
-                line=origin.line,
-                message=f"'{name}' was built but SwiftPM evaluates no binary target "
-                f"'{base_name(name, debug_suffix)}'; publishing stays blocked until it does "
-                "(published, the product would vanish)",
-            )
-        )
-    return unfilled, unclaimed, findings
+        path = rendered.template.path
+        declared = {t.name for t in evaluation.binary_targets}
+        asked = {p.name: p.location.line for p in reversed(rendered.placeholders)}
+        for name in sorted(declared - built.keys()):
+            unfilled.add(name)
+            findings.append(replace(_finding(
+                "unfilled-placeholder", name, path,
+                f"SwiftPM evaluates binary target '{name}' but no source built it; its checksum "
+                "cannot be right and every consumer fails to resolve",
+            ), line=asked.get(name)))
+        for name in sorted(built.keys() - declared):
+            unclaimed.add(name)
+            origin = built[name].origin
+            findings.append(_finding(
+                "unclaimed-artifact", name, path,
+                f"'{name}' was built ({origin.file}) but SwiftPM evaluates no binary target "
+                f"'{name}' in {path}; publishing stays blocked until it does (a consumer "
+                "SwiftPM reads this manifest for would lose the product)",
+            ))
+    return sorted(unfilled), sorted(unclaimed), findings
 
 
 def apply_evaluations(report: Report, evaluated: Sequence[tuple[Rendered, Evaluation]],
@@ -358,31 +373,41 @@ def apply_evaluations(report: Report, evaluated: Sequence[tuple[Rendered, Evalua
                       stub_roots: Mapping[str, str] | None = None) -> Report:
     """The static report, with SwiftPM's errors added and, when it evaluated every manifest
     (`dump-package` answered, even if `describe` then failed), its answer in place of the
-    text's: the counts, the two-way comparison, the roles and stub folders, and where the
-    static reading differs from it (`static-disagrees`). `stub_roots` maps a template's path
-    to where its stub folders sat in the package SwiftPM read (else `swiftpm_roles.stub_root`)."""
+    text's: the counts, the two-way comparison, the roles and stub folders. `stub_roots` maps
+    a template's path to where its stub folders sat in the package SwiftPM read (else
+    `swiftpm_roles.stub_root`)."""
     findings: list[Finding] = []
     for rendered, evaluation in evaluated:
         findings += diagnostic_findings(rendered, evaluation.diagnostics)
-        findings += target_findings(rendered, evaluation, built, options.version)
+        findings += target_findings(rendered, evaluation, built, options.version,
+                                    names_only=options.names_only)
     if not evaluated or not all(e.dumped for _r, e in evaluated):
         return replace(report, swiftpm=status,
                                findings=report.findings + _warn(findings, options))
-    unfilled, unclaimed, two_way_findings = two_way(evaluated, built, options.debug_suffix)
+    unfilled, unclaimed, two_way_findings = two_way(evaluated, built)
     findings += two_way_findings
     for rendered, evaluation in evaluated:
         root = (stub_roots or {}).get(rendered.template.path) or \
             swiftpm_roles.stub_root(rendered.template)
         findings += swiftpm_roles.stub_findings(rendered, evaluation, root)
-        findings += swiftpm_roles.disagreements(rendered, evaluation, root)
-    kept = tuple(f for f in report.findings if f.code not in _REPLACED)
+    kept = tuple(f for f in report.findings if f.code not in _REPLACED or
+                 _left_unevaluated(f, evaluated))
     counts = {r.template.path: e for r, e in evaluated}
     templates = tuple(_summary(t, counts.get(t.path)) for t in report.templates)
     primary = evaluated[0][1]
+    unfilled = sorted({*unfilled, *(f.subject for f in kept if f.code == "unfilled-placeholder")})
     return replace(report, templates=templates, unfilled=tuple(unfilled),
                    unclaimed=tuple(unclaimed), products=len(primary.products),
                    binary_targets=len(primary.binary_targets), counts_source="swiftpm",
                    swiftpm=status, findings=kept + _warn(findings, options))
+
+
+def _left_unevaluated(finding: Finding, evaluated: Sequence[tuple[Rendered, Evaluation]]) -> bool:
+    """A name the text asks for, nobody built and SwiftPM evaluates as no binary target of
+    that manifest: its placeholder stays in the published text, so the static finding stays."""
+    targets = {r.template.path: {t.name for t in e.binary_targets} for r, e in evaluated}
+    return finding.code == "unfilled-placeholder" and finding.file in targets and \
+        finding.subject not in targets[finding.file]
 
 
 def _summary(summary: TemplateSummary, evaluation: Evaluation | None) -> TemplateSummary:

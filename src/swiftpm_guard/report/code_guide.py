@@ -47,8 +47,10 @@ GUIDE: dict[str, tuple[str, str]] = {
     "url": ("error", "Make the binary target URL https, ending in `.zip`, holding the version "
             "and the target's name."),
     "checksum-mismatch": ("error", "Give each binary target its own name's checksum "
-                          "placeholder."),
-    "placeholder-left": ("error", "Republish the version with `publish --update` and every "
+                          "placeholder, and a URL naming its own built zip."),
+    "placeholder-left": ("error", "In a template, fill it (a Jinja template writes "
+                         "`{{ version }}` and `{{ checksums['<name>'] }}`); on a published "
+                         "branch, republish the version with `publish --update` and every "
                          "checksum: consumers of this branch cannot resolve it."),
     "duplicate-checksum": ("error", "Republish with the right zips: two names share one "
                            "checksum."),
@@ -87,10 +89,6 @@ GUIDE: dict[str, tuple[str, str]] = {
     "resolve-failed": ("error", "Fix the target SwiftPM names (its own error is quoted)."),
     "resolve-error": ("error", "Read SwiftPM's error; check every target's URL and checksum."),
     "resolved": ("notice", "Nothing: SwiftPM downloaded and accepted the target."),
-    "static-disagrees": ("warning", "Make the template say what SwiftPM evaluates (products in "
-                         "`let products = …`, binary-only targets in `let targets = …`, stub "
-                         "folders named after their binary target), so a check without "
-                         "SwiftPM reads it the same."),
     "branch-exists": ("error", "Release another version, or add a commit on top with "
                       "`update: true` (`publish --update`); a published version is never "
                       "rewritten unless `allow-overwrite` says so."),

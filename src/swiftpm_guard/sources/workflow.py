@@ -1,85 +1,58 @@
-"""The framework list a workflow declares: `VAR=( … )` in a job's bash script, with lines.
+"""The framework list a workflow declares: the bash array `VAR=( … )` of one job, with lines.
+
+The reader never runs the script. It accepts one narrow shape and refuses anything else with
+one line naming the workflow line and the way out: declare the names (input `frameworks`,
+`--frameworks`) or check the built zips (`artifacts`, `--artifacts`), which are exact.
+
+The accepted shape:
+
+- The script is a step's `run:` or a reusable-workflow job's `with.script`, written as a
+  literal block (`run: |`, whose lines are the file's) or on one line.
+- A `run:` step runs under the runner's own bash command line (`bash -e {0}`, or
+  `bash --noprofile --norc -eo pipefail {0}` for `shell: bash`): the step's `shell:` and the
+  job's and the workflow's `defaults.run.shell` are absent or exactly `bash`.
+- No `env:` of the workflow, the job or the step sets a variable bash's manual gives a meaning
+  to (`_BASH_VARIABLES`: BASH_ENV, ENV, SHELLOPTS, PS4, IFS, … and `BASH_FUNC_*`; bash reads
+  them before the script's first line), nor a name that is not a plain identifier; an `env:`
+  made by an expression is refused.
+- The script is one bash_array.py accepts: `VAR=( plain names )` assigned once, at the top
+  level, and nothing that can change it or run code written at run time (see there).
 
 The YAML: PyYAML's node graph (`compose`, never `load`), so nodes carry file positions, keys
 like `on` stay strings and aliases are not expanded (an alias bomb costs nothing). GitHub
-refuses a workflow with a duplicate mapping key; so do we, naming the line.
-
-The bash: tree-sitter-bash, in a bounded child. We accept a script only when the list bash
-builds is, by construction, the literal one we read:
-
-- `VAR` appears only as the one top-level `VAR=( literal words )` (also spelled
-  `declare -a VAR=( … )`), in plain reads, and in text. A *plain read* is `$VAR`, `${VAR}`,
-  `${VAR[@]}`, `${VAR[*]}`, `${VAR[N]}` (N a literal integer), `${#VAR…}` and `${!VAR[@]}` of
-  those, optionally with a non-assigning default (`-`, `:-`, `+`, `:+`, `?`, `:?`). *Text* is a
-  comment, a quoted string and a here-document body, where bash expands nothing we did not
-  see. Any other occurrence (a word, a declaration, `unset`, `for VAR in`, `${VAR:=x}`,
-  `VAR[i]=`, `VAR+=`, arithmetic, `{VAR}>`) is refused.
-- Nothing can make a name or code out of text at run time: `eval`, `source`/`.`, `trap`,
-  `alias`, `let`, `read`, `mapfile`/`readarray`, `printf -v`, `getopts`, `wait -p`, `compgen`,
-  `coproc`, `enable`, namerefs (`declare -n`) and integer variables (`declare -i`),
-  indirect expansion (`${!x}`), `${x@P}`, the prompt variables (`PS4` runs under `set -x`),
-  declarations with computed names, arithmetic (`(( ))`, `$(( ))`, `[[ -eq ]]`, subscripts,
-  `${x:off}`) over a variable the script sets to text (bash evaluates that text as an
-  expression, assignments included), and a command name taken from a variable the script
-  sets. The environment is outside the script: a variable the script never sets (the
-  runner's `CONDA_RUN`) is the runner's, like PATH.
-- tree-sitter-bash agrees with bash where text ends: here-documents end at bash's exact
-  terminator line (tree-sitter also ends one at `EOF␠` and at a space-indented `<<-` one),
-  comments start where bash starts them, and text holds no `$` or backtick tree-sitter left
-  unparsed. A script tree-sitter cannot parse without errors is refused.
-- A GitHub expression `${{ … }}` is rendered before bash runs, so it could be any code. One
-  is accepted only when it is one of the contexts whose values cannot close a quote
-  (`github.sha`, `github.run_id`, `runner.os`, … `_SAFE_EXPRESSIONS`) and it sits inside a
-  single- or double-quoted string outside the array; anything else (`inputs.*`, `needs.*`,
-  `matrix.*`, `secrets.*`, a function) belongs in the step's `env:`, read as `"$NAME"`. A job
-  that calls a reusable workflow (`with: script:`) has no `env:`: there the user may vouch for
-  a context whose value is one plain word (a version output) with `plain-expressions`, and it
-  is then accepted like `github.sha`, in the same places only.
-
-Every refusal is one line naming the workflow line. The parse and every check are linear.
+refuses a workflow with a duplicate mapping key; so do we, naming the line. The array's
+script is parsed by tree-sitter-bash in a bounded child: a crash or a stall is bad input.
 """
 
 from __future__ import annotations
 
 import bisect
 import re
-from collections.abc import Callable, Iterator
+from collections.abc import Iterator
 from dataclasses import dataclass
-from functools import cache
 from pathlib import Path
-from typing import Any, NoReturn
 
 import yaml
 
-from swiftpm_guard.core.model import NAME_RE, Location
+from swiftpm_guard.core.model import Location
 from swiftpm_guard.core.names import WorkflowSpec
 from swiftpm_guard.errors import InputError, Missing
 from swiftpm_guard.infra.bounded import run_bounded
 from swiftpm_guard.infra.fs import read_text
 from swiftpm_guard.limits import BASH_PARSE_SECONDS, WORKFLOW_MAX_BYTES
 from swiftpm_guard.sources.artifacts import DeclaredName
-
-
-@dataclass(frozen=True, slots=True)
-class Element:
-    word: str
-    offset: int  # byte offset in the script
-
-
-@dataclass(frozen=True, slots=True)
-class Rejected:
-    """Why the array cannot be read, at a byte offset of the script."""
-
-    message: str
-    offset: int
+from swiftpm_guard.sources.bash_array import Element, Rejected, prepare, read_arrays
 
 
 @dataclass(frozen=True, slots=True)
 class _Script:
-    """A script scalar: its text and the node that maps its offsets back to file lines."""
+    """A script scalar, the step that runs it (None: a reusable workflow's `with.script`) and
+    the mappings whose `env:` and `defaults.run.shell` reach it."""
 
     text: str
     node: yaml.ScalarNode
+    step: yaml.Node | None
+    levels: tuple[yaml.Node, ...]  # the workflow, the job
 
 
 # ---------------------------------------------------------------------------------------------
@@ -102,7 +75,7 @@ def frameworks_in_workflow(text: str, job: str, var: str, *, file: str,
     lines = _FileLines(text)
     root = _compose(text, file, lines)
     _refuse_duplicate_keys(root, file, lines)
-    scripts = list(_scripts(_job(root, job, file, lines), _shell(root), file, lines))
+    scripts = list(_scripts(root, _job(root, job, file, lines)))
     results = _read_bounded([script.text.encode("utf-8") for script in scripts], var, file,
                             plain)
     names: list[DeclaredName] | None = None
@@ -110,9 +83,11 @@ def frameworks_in_workflow(text: str, job: str, var: str, *, file: str,
     for script, result in zip(scripts, results, strict=True):
         if result is None:
             continue
+        _runs_as_the_runner_runs(script, var, file, lines)
+        _one_to_one(script, var, file, lines)
         offsets = _CharOffsets(script.text)
         if isinstance(result, Rejected):
-            raise InputError(result.message, file=file,
+            raise InputError(result.message + _WAY_OUT, file=file,
                              line=lines.line_in_scalar(script, offsets.of(result.offset)))
         here = lines.line_in_scalar(script, offsets.of(result[0].offset)) if result \
             else lines.at_offset(script.node.start_mark.index)
@@ -129,6 +104,11 @@ def frameworks_in_workflow(text: str, job: str, var: str, *, file: str,
     if not names:
         raise InputError(f"{var}=( ) in job '{job}' is empty", file=file, line=first)
     return names
+
+
+#: Every refusal of the shape ends with the ways that need no reading of bash.
+_WAY_OUT = ("; declare the names (input frameworks / --frameworks) or check the built zips "
+            "(input artifacts / --artifacts), which are exact")
 
 
 def _read_bounded(scripts: list[bytes], var: str, file: str,
@@ -224,55 +204,86 @@ def _job(root: yaml.MappingNode, job: str, file: str, lines: _FileLines) -> yaml
     return node
 
 
-def _shell(node: yaml.Node | None) -> yaml.ScalarNode | None:
+#: The variables bash's manual gives a meaning to (GNU Bash Reference Manual, 5.1 "Bourne Shell
+#: Variables" and 5.2 "Bash Variables", bash 5.3), plus exported functions (`BASH_FUNC_*`,
+#: 3.7.4 "Environment"): set in an `env:`, bash may read them before the script's first line.
+_BASH_VARIABLES = frozenset({
+    "CDPATH", "HOME", "IFS", "MAIL", "MAILPATH", "OPTARG", "OPTIND", "PATH", "PS1", "PS2", "_",
+    "BASH", "BASHOPTS", "BASHPID", "BASH_ALIASES", "BASH_ARGC", "BASH_ARGV", "BASH_ARGV0",
+    "BASH_CMDS", "BASH_COMMAND", "BASH_COMPAT", "BASH_ENV", "BASH_EXECUTION_STRING",
+    "BASH_LINENO", "BASH_LOADABLES_PATH", "BASH_MONOSECONDS", "BASH_REMATCH", "BASH_SOURCE",
+    "BASH_SUBSHELL", "BASH_TRAPSIG", "BASH_VERSINFO", "BASH_VERSION", "BASH_XTRACEFD",
+    "CHILD_MAX", "COLUMNS", "COMP_CWORD", "COMP_LINE", "COMP_POINT", "COMP_TYPE", "COMP_KEY",
+    "COMP_WORDBREAKS", "COMP_WORDS", "COMPREPLY", "COPROC", "DIRSTACK", "EMACS", "ENV",
+    "EPOCHREALTIME", "EPOCHSECONDS", "EUID", "EXECIGNORE", "FCEDIT", "FIGNORE", "FUNCNAME",
+    "FUNCNEST", "GLOBIGNORE", "GLOBSORT", "GROUPS", "histchars", "HISTCMD", "HISTCONTROL",
+    "HISTFILE", "HISTFILESIZE", "HISTIGNORE", "HISTSIZE", "HISTTIMEFORMAT", "HOSTFILE",
+    "HOSTNAME", "HOSTTYPE", "IGNOREEOF", "INPUTRC", "INSIDE_EMACS", "LANG", "LC_ALL",
+    "LC_COLLATE", "LC_CTYPE", "LC_MESSAGES", "LC_NUMERIC", "LC_TIME", "LINENO", "LINES",
+    "MACHTYPE", "MAILCHECK", "MAPFILE", "OLDPWD", "OPTERR", "OSTYPE", "PIPESTATUS",
+    "POSIXLY_CORRECT", "PPID", "PROMPT_COMMAND", "PROMPT_DIRTRIM", "PS0", "PS3", "PS4", "PWD",
+    "RANDOM", "READLINE_ARGUMENT", "READLINE_LINE", "READLINE_MARK", "READLINE_POINT", "REPLY",
+    "SECONDS", "SHELL", "SHELLOPTS", "SHLVL", "SRANDOM", "TIMEFORMAT", "TMOUT", "TMPDIR", "UID",
+})
+_ENV_NAME = re.compile(r"[A-Za-z_][A-Za-z0-9_]*")
+
+
+def _runs_as_the_runner_runs(script: _Script, var: str, file: str, lines: _FileLines) -> None:
+    """The script holding the array runs as the runner runs a `run:` step: no `env:` that
+    bash reads (at the workflow, the job or the step) and the runner's own bash command
+    line (`shell:` and `defaults.run.shell` absent or exactly `bash`)."""
+    for level in (*script.levels, script.step):
+        env = _item(level, "env")
+        if env is not None:
+            _plain_env(env, file, lines)
+    if script.step is None:
+        return  # a reusable workflow's `with.script`: that workflow runs it
+    for shell in (_get(script.step, "shell"), *(_default_shell(n) for n in script.levels)):
+        if shell is not None and not (isinstance(shell, yaml.ScalarNode)
+                                      and shell.value == "bash"):
+            shown = str(shell.value)[:60] if isinstance(shell, yaml.ScalarNode) else "…"
+            raise InputError(f"the step holding {var}=( … ) runs under shell {shown!r}; only "
+                             "the runner's own bash (`shell: bash` or none) is read"
+                             + _WAY_OUT, file=file, line=lines.at_offset(
+                                 shell.start_mark.index))
+
+
+def _plain_env(env: tuple[yaml.ScalarNode, yaml.Node], file: str, lines: _FileLines) -> None:
+    """Every name is a plain variable bash gives no meaning to (an `env:` made by an
+    expression could hold any name)."""
+    key, node = env
+    if not isinstance(node, yaml.MappingNode):
+        raise InputError("env: is not a mapping of names (an expression could set any "
+                         "variable bash reads)" + _WAY_OUT, file=file,
+                         line=lines.at_offset(key.start_mark.index))
+    for name, _value in node.value:
+        text = str(name.value) if isinstance(name, yaml.ScalarNode) else ""
+        if text in _BASH_VARIABLES or text.startswith("BASH_FUNC_"):
+            why = "a variable bash gives a meaning to (it can run code before the script)"
+        elif not _ENV_NAME.fullmatch(text):
+            why = "not a plain variable name"
+        else:
+            continue
+        raise InputError(f"env: sets {text[:40]!r}, {why}" + _WAY_OUT, file=file,
+                         line=lines.at_offset(name.start_mark.index))
+
+
+def _default_shell(node: yaml.Node) -> yaml.Node | None:
     """`defaults.run.shell` of a job or workflow, None if unset."""
-    shell = _get(_get(_get(node, "defaults"), "run"), "shell")
-    return shell if isinstance(shell, yaml.ScalarNode) else None
+    return _get(_get(_get(node, "defaults"), "run"), "shell")
 
 
-_ENV_OPTIONS_WITH_VALUE = frozenset({"-u", "--unset", "-C", "--chdir"})
-
-
-def _is_bash(shell: yaml.ScalarNode | None, file: str, lines: _FileLines) -> bool:
-    """Is bash the program the `shell:` runs? Unset means bash on GitHub's Linux and macOS
-    runners; `bash …`, `/bin/bash …` and `env bash …` are bash; `sh` (dash on Ubuntu),
-    `pwsh`, `python` and the rest do not run a bash array. A shell naming bash in a way we
-    cannot follow (`env -S …`) is refused rather than guessed."""
-    if shell is None:
-        return True
-    words = str(shell.value).split()
-    index = 0
-    if words and words[0].rsplit("/", 1)[-1] == "env":
-        index = 1
-        while index < len(words) and (words[index].startswith("-") or "=" in words[index]):
-            index += 2 if words[index] in _ENV_OPTIONS_WITH_VALUE else 1
-    program = words[index].rsplit("/", 1)[-1] if index < len(words) else ""
-    if program == "bash":
-        return True
-    if "bash" in str(shell.value):
-        raise InputError(f"cannot tell whether shell {shell.value!r} runs bash; write "
-                         "'bash …' or '/usr/bin/env bash …'", file=file,
-                         line=lines.at_offset(shell.start_mark.index))
-    return False
-
-
-def _scripts(job: yaml.MappingNode, default_shell: yaml.ScalarNode | None, file: str,
-             lines: _FileLines) -> Iterator[_Script]:
-    """`with.script` of a reusable-workflow job, then every bash step's `run` and
-    `with.script` (a `run:` under another `shell:` is not bash and is not read)."""
-    candidates = [_get(_get(job, "with"), "script")]
-    job_shell = _shell(job) or default_shell
+def _scripts(root: yaml.MappingNode, job: yaml.MappingNode) -> Iterator[_Script]:
+    """`with.script` of a reusable-workflow job, then every step's `run`."""
+    levels = (root, job)
+    script = _get(_get(job, "with"), "script")
+    if isinstance(script, yaml.ScalarNode) and isinstance(script.value, str):
+        yield _Script(script.value, script, None, levels)
     steps = _get(job, "steps")
-    if isinstance(steps, yaml.SequenceNode):
-        for step in steps.value:
-            shell = _get(step, "shell")
-            step_shell = shell if isinstance(shell, yaml.ScalarNode) else job_shell
-            if _is_bash(step_shell, file, lines):
-                candidates.append(_get(step, "run"))
-            candidates.append(_get(_get(step, "with"), "script"))
-    for candidate in candidates:
-        if isinstance(candidate, yaml.ScalarNode) and isinstance(candidate.value, str):
-            yield _Script(candidate.value, candidate)
+    for step in steps.value if isinstance(steps, yaml.SequenceNode) else []:
+        run = _get(step, "run")
+        if isinstance(run, yaml.ScalarNode) and isinstance(run.value, str):
+            yield _Script(run.value, run, step, levels)
 
 
 # ---------------------------------------------------------------------------------------------
@@ -302,50 +313,25 @@ class _CharOffsets:
 #: What YAML counts as a line break (PyYAML's reader), versus what an editor, git and GitHub's
 #: annotations count: "\n" only. Marks are in YAML lines; reports are in "\n" lines.
 _YAML_BREAK = re.compile("\r\n|[\r\n\x85\u2028\u2029]")
-_VALUE_BREAK = re.compile("[\n\u2028\u2029]")  # what a block scalar's value keeps of them
-_SPACE = " \t\n"
-_SOURCE_SPACE = re.compile("[ \t\r\n\x85\u2028\u2029]*")
-#: How far past a quote or an indentation a value's character may sit in the source.
-_ESCAPE_REACH = 12
-#: Source length of a double-quoted escape, by the letter after the backslash.
-_ESCAPE_LENGTH = {"x": 4, "u": 6, "U": 10}
-
-
-class _Cursor:
-    """Where the alignment of one scalar's value with its source has got to."""
-
-    __slots__ = ("source", "value")
-
-    def __init__(self, value: int, source: int) -> None:
-        self.value = value
-        self.source = source
+_VALUE_BREAK = re.compile("[\n\u2028\u2029]")  # what a literal block's value keeps of them
 
 
 class _FileLines:
-    """Converts YAML positions and scalar value offsets to 1-based "\\n" file lines."""
+    """Converts YAML positions and script offsets to 1-based "\\n" file lines. A script is a
+    literal block (`run: |`), whose lines are the file's one to one, or one source line."""
 
     def __init__(self, text: str) -> None:
-        self._text = text
         self._yaml_starts = [0] + [m.end() for m in _YAML_BREAK.finditer(text)]
         self._newlines = [m.start() for m in re.finditer("\n", text)]
         self._value_breaks: dict[int, list[int]] = {}
-        self._cursors: dict[int, _Cursor] = {}
 
     def at_offset(self, offset: int) -> int:
         return bisect.bisect_left(self._newlines, offset) + 1
 
     def line_in_scalar(self, script: _Script, offset: int) -> int:
-        """File line of the value's character at `offset`.
-
-        A literal block (`|`) keeps lines one to one, from the YAML line after its indicator.
-        Other styles fold lines and unescape, so the value is aligned with its source text,
-        once, left to right: offsets asked in order cost their distance, never a rescan.
-        """
-        if script.node.style == "|":
-            return self._literal_line(script, offset)
-        return self.at_offset(self._source_of(script, offset))
-
-    def _literal_line(self, script: _Script, offset: int) -> int:
+        """File line of the value's character at `offset`."""
+        if script.node.style != "|":
+            return self.at_offset(script.node.start_mark.index)
         breaks = self._value_breaks.get(id(script))
         if breaks is None:  # once per script, so each offset costs a bisection
             breaks = self._value_breaks[id(script)] = [
@@ -354,1158 +340,12 @@ class _FileLines:
         index = max(0, min(index, len(self._yaml_starts) - 1))
         return self.at_offset(self._yaml_starts[index])
 
-    def _source_of(self, script: _Script, offset: int) -> int:
-        """The source index of value character `offset` (greedy, forward only)."""
-        node, value, text = script.node, script.text, self._text
-        end = node.end_mark.index
-        cursor = self._cursors.get(id(script))
-        if cursor is None or offset < cursor.value:
-            cursor = self._cursors[id(script)] = _Cursor(0, self._value_start(node))
-        v, s = cursor.value, cursor.source
-        escapes = node.style == '"'
-        while v < offset and v < len(value):
-            s = self._step(value[v], s, end, escapes)
-            v += 1
-        cursor.value, cursor.source = v, s
-        if escapes:
-            s = self._past_continuations(s, end)
-        if v < len(value) and s < end and text[s] != value[v] and not escapes:
-            found = text.find(value[v], s, min(end, s + _ESCAPE_REACH))
-            return found if found >= 0 else s
-        return min(s, max(end - 1, node.start_mark.index))
 
-    def _past_continuations(self, s: int, end: int) -> int:
-        """A double-quoted `\\` at a line's end joins the lines and gives no character."""
-        text = self._text
-        while s + 1 < end and text[s] == "\\" and text[s + 1] in "\r\n":
-            match = _SOURCE_SPACE.match(text, s + 1, end)
-            s = match.end() if match is not None else s + 2
-        return s
-
-    def _value_start(self, node: yaml.ScalarNode) -> int:
-        """Where the value's text starts: after a block header line or an opening quote."""
-        start = node.start_mark.index
-        if node.style in (">", "|"):
-            newline = self._text.find("\n", start, node.end_mark.index)
-            return newline + 1 if newline >= 0 else start
-        return start + 1 if node.style in ("'", '"') else start
-
-    def _step(self, char: str, s: int, end: int, escapes: bool) -> int:
-        """Past the source of value character `char`, which is at `s` or a little after."""
-        text = self._text
-        if escapes:
-            s = self._past_continuations(s, end)
-            if s + 1 < end and text[s] == "\\":  # one escape, one value character
-                return s + _ESCAPE_LENGTH.get(text[s + 1], 2)
-        if s < end and text[s] == char:
-            return s + 1
-        if char in _SPACE:  # a folded break or indentation: any run of source white space
-            match = _SOURCE_SPACE.match(text, s, end)
-            return match.end() if match is not None else s
-        found = text.find(char, s, min(end, s + _ESCAPE_REACH))  # past `\`, `''`, an escape
-        return found + 1 if found >= 0 else s
-
-
-# ---------------------------------------------------------------------------------------------
-# The bash: one literal assignment, or a refusal naming where.
-
-#: GitHub contexts whose values are drawn from [A-Za-z0-9_.\-/[\]]: no quote, `$`, backtick
-#: or backslash can come out of them, so inside a quoted string they stay one quoted word.
-_SAFE_EXPRESSIONS = frozenset({
-    "github.sha", "github.run_id", "github.run_number", "github.run_attempt", "github.job",
-    "github.repository", "github.repository_id", "github.repository_owner",
-    "github.repository_owner_id", "github.actor", "github.actor_id", "github.triggering_actor",
-    "github.event_name", "runner.os", "runner.arch", "strategy.job-index",
-    "strategy.job-total", "job.status",
-})
-#: Commands that make names or code out of text at run time, or set variables named by their
-#: arguments: their mere presence means the list is not the literal one.
-_RUNTIME_BUILDERS = frozenset({
-    "eval", "source", ".", "trap", "alias", "let", "read", "mapfile", "readarray", "getopts",
-    "enable", "fc", "compgen", "complete", "coproc", "bind", "declare", "typeset", "local",
-    "export", "readonly", "unset",
-})
-#: Commands that prefix another command and run it as a builtin.
-_PREFIXES = frozenset({"builtin", "command"})
-#: Variables whose values bash expands as code (`PS4` before each command under `set -x`).
-_CODE_VARIABLES = frozenset({"PS0", "PS1", "PS2", "PS3", "PS4", "PROMPT_COMMAND",
-                             "BASH_ALIASES", "BASH_CMDS"})
-#: Expansion operators that read without assigning; `=`/`:=` assign, `@P` runs code.
-_READ_OPERATORS = frozenset({"-", ":-", "+", ":+", "?", ":?"})
-_ARITHMETIC_TESTS = frozenset({"-eq", "-ne", "-lt", "-le", "-gt", "-ge"})
-_NAME_TESTS = frozenset({"-v", "-R"})
-#: Special parameters that always expand to a number.
-_NUMERIC_SPECIALS = frozenset({"#", "?", "$", "!"})
-#: Node types whose structure carries no meaning of its own beyond their children.
-_STRUCTURE = frozenset({
-    "program", "list", "pipeline", "negated_command", "redirected_statement", "file_redirect",
-    "herestring_redirect", "if_statement", "elif_clause", "else_clause", "while_statement",
-    "do_group", "case_statement", "case_item", "concatenation", "string", "command_name",
-    "function_definition", "subshell", "process_substitution", "array", "file_descriptor",
-    "test_operator", "translated_string", "brace_expression", "variable_assignments",
-    "heredoc_start", "heredoc_end", "number", "special_variable_name", "variable_name",
-    "unary_expression", "binary_expression", "ternary_expression", "postfix_expression",
-    "parenthesized_expression",
-})
-_COMMENT_BEFORE = frozenset(b" \t\n;&|()<>")
-#: Bytes tree-sitter-bash skips as white space where bash keeps them in the word (bash's
-#: blanks are space and tab): `( a\fb )` is one element to bash, two to the grammar.
-_NOT_BLANK_TO_BASH = re.compile(rb"[\r\v\f]")
-_IDENTIFIER = re.compile(rb"[A-Za-z_][A-Za-z0-9_]*")
-#: A newline no backslash escapes (`\\<newline>` is a continuation, not a word character).
-_UNESCAPED_NEWLINE = re.compile(rb"\\.|(\n)", re.DOTALL)
-_INTEGER = re.compile(rb"[0-9]+")
-_ARITHMETIC_NUMBER = re.compile(rb"[0-9][0-9A-Za-z#@_]*")
-#: `$` that bash expands (a name, a special parameter, `{`, `(`, `[`, a quote) or a backtick.
-_EXPANDS = re.compile(rb"\\.|(\$[A-Za-z0-9_{(\[@*#?$!'\"-]|`)", re.DOTALL)
-_STRING_ESCAPE = re.compile(r'\\([$`"\\\n])')
-_WORD_ESCAPE = re.compile(r"\\\n|\\(.)", re.DOTALL)
-#: What a command name bash computes may be made of: literal pieces and plain variables.
-_NAME_PARTS = frozenset({"command_name", "concatenation", "word", "string", "string_content",
-                         "raw_string", "number"})
-_LITERAL_PARTS = frozenset({"word", "raw_string", "string", "concatenation", "string_content",
-                            "number"})
-
-
-class _Refusal(Exception):
-    """Raised inside the reader only; `read_array` turns it into a `Rejected` value."""
-
-    def __init__(self, message: str, offset: int) -> None:
-        super().__init__(message)
-        self.message = message
-        self.offset = offset
-
-
-def _refuse(message: str, node_or_offset: Any) -> NoReturn:
-    offset = node_or_offset if isinstance(node_or_offset, int) else node_or_offset.start_byte
-    # Messages quote the script (`${FRAMEWORKS# … }` may span lines): always one line.
-    raise _Refusal(" ".join(message.split()), offset)
-
-
-@cache
-def _parser() -> Callable[[bytes], Any]:
-    import tree_sitter
-    import tree_sitter_bash
-
-    return tree_sitter.Parser(tree_sitter.Language(tree_sitter_bash.language())).parse
-
-
-def prepare() -> None:
-    """Load the grammar now (in the parent), so a forked child never imports it."""
-    _parser()
-
-
-def read_arrays(scripts: list[bytes], var: str, plain: frozenset[str] = frozenset()
-                ) -> list[list[Element] | Rejected | None]:
-    """`read_array` for each script (one child process reads them all)."""
-    return [read_array(script, var, plain) for script in scripts]
-
-
-def read_array(script: bytes, var: str, plain: frozenset[str] = frozenset()
-               ) -> list[Element] | Rejected | None:
-    """The literal elements of the one top-level `var=( … )` bash runs; None if the script
-    never names `var`; a rejection when bash could build any other list.
-
-    Pure data in and out (it runs in a child process): bytes, then elements or a rejection.
-    """
-    if _occurrences(script, var.encode()) == []:
-        return None
-    try:
-        return _Reader(script, var, plain).read()
-    except _Refusal as refusal:
-        return Rejected(refusal.message, refusal.offset)
-
-
-def _occurrences(script: bytes, name: bytes) -> list[int]:
-    """Byte offsets of `name` as a whole identifier (not inside a longer one)."""
-    pattern = re.compile(rb"(?<![A-Za-z0-9_])" + re.escape(name) + rb"(?![A-Za-z0-9_])")
-    return [m.start() for m in pattern.finditer(script)]
-
-
-def _rendered(script: bytes, plain: frozenset[str] = frozenset()
-              ) -> tuple[bytes, list[tuple[int, int]]]:
-    """The script with each accepted `${{ … }}` replaced by as many `0`s, and their spans.
-
-    A scanner, not a regular expression: an unclosed `${{` costs one search, not one per
-    start."""
-    spans: list[tuple[int, int]] = []
-    parts: list[bytes] = []
-    position = 0
-    while (start := script.find(b"${{", position)) >= 0:
-        end = script.find(b"}}", start + 3)
-        if end < 0:
-            _refuse("a GitHub expression ${{ is not closed with }}", start)
-        inner = script[start + 3:end].strip().decode("utf-8", "replace")
-        if inner not in _SAFE_EXPRESSIONS and inner not in plain:
-            _refuse(f"GitHub expression ${{{{ {inner[:40]} }}}} is rendered into the script "
-                    "before bash runs and could be any code; pass it through the step's "
-                    "env: and read \"$NAME\", or, when its value is one plain word (letters, "
-                    "digits, ._-/) such as a version, name it in input plain-expressions "
-                    "(--plain-expression)", start)
-        parts += [script[position:start], b"0" * (end + 2 - start)]
-        spans.append((start, end + 2))
-        position = end + 2
-    parts.append(script[position:])
-    return b"".join(parts), spans
-
-
-class _Reader:
-    """One script, one variable: a single pass over tree-sitter's tree, then the verdicts that
-    need the whole script (which variables it sets, as text or as numbers)."""
-
-    def __init__(self, script: bytes, var: str, plain: frozenset[str] = frozenset()) -> None:
-        self.script, self.spans = _rendered(script, plain)
-        self.var = var
-        self.text: list[tuple[int, int]] = []  # byte ranges bash keeps as text, in order
-        self.quoted: list[tuple[int, int]] = []  # of them, the quoted strings
-        self.associative: set[str] = set()
-        self.reads: set[int] = set()  # offsets of `var` in an assignment or a plain read
-        self.assignments: list[Any] = []  # `var=…` nodes
-        self.set_as_text: dict[str, int] = {}  # variable → first offset it is set to text
-        self.set_at_all: set[str] = set()
-        self.arrays: set[str] = set()
-        self.arithmetic: list[tuple[str, int]] = []  # variables arithmetic evaluates
-        self.command_variables: list[tuple[str, int]] = []  # variables naming a command
-        self.computed_declarations: list[tuple[str, int]] = []
-        self.heredocs: list[Any] = []
-
-    def read(self) -> list[Element] | None:
-        tree = _parser()(self.script)
-        if tree.root_node.has_error:
-            error = _first_error(self.script, tree.root_node)
-            if error is not None:
-                self._refuse_error(error)
-        self._walk(tree.root_node)
-        _check_heredocs(self.script, self.heredocs)
-        self._check_whole_script()
-        if not self.assignments:
-            return None
-        return self._elements(self._the_assignment())
-
-    # The walk: each node once, in document order, iteratively (deep scripts do not recurse).
-
-    def _walk(self, root: Any) -> None:
-        stack: list[tuple[Any, str]] = [(root, "")]
-        while stack:
-            node, context = stack.pop()
-            children = self._visit(node, context)
-            stack.extend((child, child_context) for child, child_context in reversed(children))
-
-    def _visit(self, node: Any, context: str) -> list[tuple[Any, str]]:
-        """Check one node; return the children to walk, each with its context: "" (code),
-        "arithmetic", "test", "heredoc" (an unquoted here-document's body)."""
-        if not node.is_named:
-            return []
-        kind = node.type
-        if context == "arithmetic":
-            return self._arithmetic(node)
-        handler = _HANDLERS.get(kind)
-        if handler is not None:
-            return handler(self, node, context)
-        if kind in _STRUCTURE:
-            child_context = "test" if context == "test" else ""
-            return [(child, child_context) for child in node.children]
-        _refuse(f"tree-sitter-bash reads a {kind} here, a construct the reader does not know "
-                f"bash's meaning of; only {self.var}=( literal names ) can be checked", node)
-
-    def _raw(self, node: Any) -> bytes:
-        return bytes(self.script[node.start_byte:node.end_byte])
-
-    def _add_text(self, node: Any) -> None:
-        self.text.append((node.start_byte, node.end_byte))
-
-    def _unparsed_expansion(self, node: Any) -> None:
-        """Text tree-sitter left unparsed must hold nothing bash would expand."""
-        self._unparsed_expansion_in(node.start_byte, node.end_byte)
-
-    def _unparsed_expansion_in(self, start: int, end: int) -> None:
-        if self.script.find(b"$", start, end) < 0 and self.script.find(b"`", start, end) < 0:
-            return  # the common case, at C speed
-        for match in _EXPANDS.finditer(self.script, start, end):
-            if match.group(1) is not None:
-                _refuse(f"bash expands {match.group(1).decode('utf-8', 'replace')!r} here, "
-                        "where tree-sitter-bash reads plain text", match.start(1))
-
-    # Text.
-
-    def _comment(self, node: Any, _context: str) -> list[tuple[Any, str]]:
-        start = _before_continuations(self.script, node.start_byte)
-        if start > 0 and self.script[start - 1] not in _COMMENT_BEFORE:
-            _refuse("tree-sitter-bash reads a comment where bash reads a word ('#' inside a "
-                    "word)", node)
-        self._add_text(node)
-        return []
-
-    def _plain_text(self, node: Any, _context: str) -> list[tuple[Any, str]]:
-        self._add_text(node)  # single quotes and $'…': bash expands nothing inside
-        self.quoted.append((node.start_byte, node.end_byte))
-        return []
-
-    def _string_content(self, node: Any, _context: str) -> list[tuple[Any, str]]:
-        self._unparsed_expansion(node)
-        self._add_text(node)
-        if node.parent is not None and node.parent.type == "string":
-            self.quoted.append((node.start_byte, node.end_byte))
-        return []
-
-    def _word(self, node: Any, _context: str) -> list[tuple[Any, str]]:
-        self._unparsed_expansion(node)
-        if self.script.find(b"\n", node.start_byte, node.end_byte) < 0:
-            return []
-        for match in _UNESCAPED_NEWLINE.finditer(self.script, node.start_byte, node.end_byte):
-            if match.group(1) is not None:
-                _refuse("tree-sitter-bash reads one word across this line break, where bash "
-                        "ends the command", match.start(1))
-        return []
-
-    def _heredoc_redirect(self, node: Any, _context: str) -> list[tuple[Any, str]]:
-        self.heredocs.append(node)
-        quoted = any(c.type == "heredoc_start" and re.search(rb"['\"\\]", self._raw(c))
-                     for c in node.children)
-        walk: list[tuple[Any, str]] = []
-        for child in node.children:
-            if child.type == "heredoc_body" and quoted:
-                self._add_text(child)  # a quoted delimiter: the body is text to bash
-            elif child.type == "heredoc_body":
-                walk.extend(self._unquoted_body(child))
-            else:
-                walk.append((child, ""))
-        return walk
-
-    def _unquoted_body(self, body: Any) -> list[tuple[Any, str]]:
-        """An unquoted body: bash expands in it; between the expansions tree-sitter-bash
-        parsed, the text must hold nothing bash would expand."""
-        walk: list[tuple[Any, str]] = []
-        position = body.start_byte
-        for child in body.children:
-            if child.type == "heredoc_content":
-                continue
-            self._text_gap(position, child.start_byte)
-            walk.append((child, "heredoc"))
-            position = child.end_byte
-        self._text_gap(position, body.end_byte)
-        return walk
-
-    def _text_gap(self, start: int, end: int) -> None:
-        if start < end:
-            self._unparsed_expansion_in(start, end)
-            self.text.append((start, end))
-
-    # Commands.
-
-    def _command(self, node: Any, _context: str) -> list[tuple[Any, str]]:
-        name = node.child_by_field_name("name")
-        if name is not None:
-            arguments = node.children_by_field_name("argument")
-            self._command_name(name, arguments)
-        return [(child, "") for child in node.children]
-
-    def _command_name(self, name: Any, arguments: list[Any]) -> None:
-        value = _literal(self.script, name.children[0] if name.children else name)
-        rest = list(arguments)
-        while value in _PREFIXES and rest:  # `builtin eval …` is eval
-            word = rest.pop(0)
-            value = _literal(self.script, word)
-            if value is not None and value.startswith("-"):
-                continue
-            if value is None:
-                self._dynamic_command(word)
-                return
-        if value is None:
-            self._dynamic_command(name)
-        elif value in _RUNTIME_BUILDERS:
-            _refuse(f"`{value}` here can set variables named, or run code written, at run "
-                    f"time; only {self.var}=( literal names ) can be checked", name)
-        elif value == "printf":
-            self._printf(rest)
-        elif value == "wait":
-            self._wait(rest)
-        elif value in ("test", "["):
-            self._test_arguments(rest)
-
-    def _dynamic_command(self, word: Any) -> None:
-        """A command name bash computes: fine when it is a path in one quoted word
-        (`"$DIR/build.sh"`: never a builtin); else every expansion in it must be a variable
-        the script never sets (the environment's, like PATH)."""
-        if self._quoted_path(word):
-            return
-        stack = [word]
-        while stack:
-            part = stack.pop()
-            target = _plain_variable(part) if part.type in ("simple_expansion",
-                                                            "expansion") else None
-            if target is not None:
-                self.command_variables.append((target, part.start_byte))
-                continue
-            if part.is_named and part.type not in _NAME_PARTS:  # `$'eval'`, `$(…)`, `${x:-…}`
-                _refuse("the command name here is computed by the shell; it could be eval, "
-                        "read or declare", part)
-            stack.extend(part.children)
-
-    def _quoted_path(self, word: Any) -> bool:
-        """A literal `/` in the name, and every expansion inside double quotes (unquoted, its
-        value would be split into words, the first of which could be a builtin)."""
-        top = word.children[0] if word.type == "command_name" and word.children else word
-        parts = top.children if top.type == "concatenation" else [top]
-        slash = False
-        for part in parts:
-            if part.type in ("word", "raw_string"):
-                slash = slash or b"/" in self._raw(part)
-            elif part.type == "string":
-                slash = slash or any(c.type == "string_content" and b"/" in self._raw(c)
-                                     for c in part.children)
-            else:
-                return False
-        return slash
-
-    def _printf(self, arguments: list[Any]) -> None:
-        for argument in arguments:
-            value = _literal(self.script, argument)
-            if value is None or (value.startswith("-") and "v" in value and value != "--"):
-                _refuse("`printf -v` (or a computed printf option) sets a variable named at "
-                        "run time", argument)
-            if not value.startswith("-") or value == "--":
-                return
-
-    def _wait(self, arguments: list[Any]) -> None:
-        for argument in arguments:
-            value = _literal(self.script, argument)
-            special = argument.type == "simple_expansion" and self._raw(argument) == b"$!"
-            if (value is None and not special) or (value or "").startswith("-p"):
-                _refuse("`wait -p` (or a computed wait option) sets a variable named by its "
-                        "argument", argument)
-
-    def _test_arguments(self, arguments: list[Any]) -> None:
-        """`test` takes its operators at run time, and `-v 'a[i=1]'` evaluates a subscript:
-        an operator may not be computed, and a `-v` operand must be a literal name."""
-        values = [_literal(self.script, a) for a in arguments]
-        if values and values[-1] == "]":
-            values, arguments = values[:-1], arguments[:-1]
-        if values[:1] == ["!"]:
-            values, arguments = values[1:], arguments[1:]
-        operators = {1: (), 2: (0,), 3: (1,)}.get(len(values), range(len(values) - 1))
-        for index in operators:
-            if values[index] is None:
-                _refuse("`test` with a computed operator can evaluate any subscript",
-                        arguments[index])
-        for index, value in enumerate(values[:-1]):
-            following = values[index + 1]
-            if value in _NAME_TESTS and (following is None
-                                         or not _IDENTIFIER.fullmatch(following.encode())):
-                _refuse(f"`test {value}` evaluates a subscript or a computed name",
-                        arguments[index + 1])
-
-    def _declaration(self, node: Any, _context: str) -> list[tuple[Any, str]]:
-        keyword = self._raw(node.children[0]).decode()
-        flags = ""
-        walk: list[tuple[Any, str]] = []
-        for child in node.children[1:]:
-            if child.type == "variable_assignment":
-                walk.append((child, ""))
-                self._declared(child, keyword, flags)
-            elif child.type == "variable_name":
-                self._declared_name(child.text.decode(), child, keyword)
-            elif child.is_named:
-                value = _literal(self.script, child)
-                if value is not None and value[:1] in ("-", "+"):
-                    flags += value[1:]
-                    self._declaration_flags(keyword, flags, child)
-                elif value is not None and _IDENTIFIER.fullmatch(value.encode()):
-                    self._declared_name(value, child, keyword)
-                else:
-                    _refuse(f"`{keyword}` with a quoted or computed argument declares a name "
-                            "made at run time", child)
-                walk.append((child, ""))
-        return walk
-
-    def _declaration_flags(self, keyword: str, flags: str, node: Any) -> None:
-        if keyword in ("declare", "typeset", "local") and ("n" in flags or "i" in flags):
-            what = "a nameref" if "n" in flags else "an integer variable (its values are " \
-                "evaluated as arithmetic)"
-            _refuse(f"`{keyword} -{flags}` makes {what}", node)
-
-    def _declared_name(self, name: str, node: Any, keyword: str) -> None:
-        if name == self.var:
-            _refuse(f"`{keyword} {name}` changes {self.var} outside its one assignment", node)
-        self.set_at_all.add(name)
-
-    def _declared(self, assignment: Any, keyword: str, flags: str) -> None:
-        """`declare x=$v` re-reads $v as `( … )` when x is an array: keep track."""
-        name = _assigned_name(assignment)
-        value = assignment.child_by_field_name("value")
-        if name is None:
-            return
-        if "a" in flags or "A" in flags:
-            self.arrays.add(name)
-        if "A" in flags:
-            self.associative.add(name)
-        if value is not None and value.type != "array" and _literal(self.script, value) is None:
-            if "a" in flags or "A" in flags:
-                _refuse(f"`{keyword} -{flags} {name}=…` with a computed value re-reads it as "
-                        "( … ) code", assignment)
-            self.computed_declarations.append((name, assignment.start_byte))
-
-    def _unset(self, node: Any, _context: str) -> list[tuple[Any, str]]:
-        for child in node.children[1:]:
-            value = _literal(self.script, child)
-            if value is None or "[" in value:
-                _refuse("`unset` of a computed name or an element evaluates text at run time",
-                        child)
-            if value == self.var:
-                _refuse(f"`unset {value}` changes {self.var} outside its one assignment", child)
-        return [(child, "") for child in node.children]
-
-    def _for(self, node: Any, _context: str) -> list[tuple[Any, str]]:
-        variable = node.child_by_field_name("variable")
-        if variable is not None:
-            self._sets_text(variable.text.decode(), variable.start_byte)
-        return [(child, "") for child in node.children]
-
-    def _c_style_for(self, node: Any, _context: str) -> list[tuple[Any, str]]:
-        walk: list[tuple[Any, str]] = []
-        for child in node.children:
-            body = child.type in ("do_group", "compound_statement")
-            walk.append((child, "" if body else "arithmetic"))
-        return walk
-
-    def _compound(self, node: Any, _context: str) -> list[tuple[Any, str]]:
-        inner = "arithmetic" if node.children and node.children[0].type == "((" else ""
-        return [(child, inner) for child in node.children]
-
-    def _arithmetic_expansion(self, node: Any, _context: str) -> list[tuple[Any, str]]:
-        return [(child, "arithmetic") for child in node.children]
-
-    def _command_substitution(self, node: Any, _context: str) -> list[tuple[Any, str]]:
-        if self._raw(node).startswith(b"$(("):
-            _refuse("tree-sitter-bash reads $(( … )) here as a command, bash as arithmetic",
-                    node)
-        return [(child, "") for child in node.children]
-
-    def _test_command(self, node: Any, _context: str) -> list[tuple[Any, str]]:
-        walk: list[tuple[Any, str]] = []
-        for child in node.children:
-            self._test_expression(child)
-            walk.append((child, "test"))
-        return walk
-
-    def _test_expression(self, node: Any) -> None:
-        """`[[ a -eq b ]]` evaluates both sides as arithmetic; `-v a[i]` a subscript."""
-        stack = [node]
-        while stack:
-            part = stack.pop()
-            operator = part.child_by_field_name("operator")
-            text = self._raw(operator).decode() if operator is not None else ""
-            if part.type == "binary_expression" and text in _ARITHMETIC_TESTS:
-                for side in (part.child_by_field_name("left"), part.child_by_field_name("right")):
-                    if side is not None:
-                        self._arithmetic_operand(side)
-            elif part.type == "unary_expression" and text in _NAME_TESTS:
-                operand = part.children[-1]
-                value = _literal(self.script, operand)
-                if value is None or not _IDENTIFIER.fullmatch(value.encode()):
-                    _refuse(f"`{text}` evaluates a subscript or a computed name", operand)
-            stack.extend(c for c in part.children if c.type in (
-                "binary_expression", "unary_expression", "parenthesized_expression",
-                "negated_expression"))
-
-    def _arithmetic_operand(self, node: Any) -> None:
-        """One side of `-eq`: a number, a name, or one expansion of a name."""
-        value = _literal(self.script, node)
-        if value is not None and _INTEGER.fullmatch(value.encode()):
-            return
-        if value is not None and _IDENTIFIER.fullmatch(value.encode()):
-            self._evaluated(value, node.start_byte)
-            return
-        parts = [c for c in node.children if c.is_named] if node.type == "string" else [node]
-        if len(parts) == 1 and parts[0].type in ("simple_expansion", "expansion"):
-            return  # its variable is recorded when the walk reaches the expansion
-        _refuse("an arithmetic comparison here evaluates text as an expression", node)
-
-    # Assignments and expansions.
-
-    def _assignment(self, node: Any, context: str) -> list[tuple[Any, str]]:
-        target = node.child_by_field_name("name")
-        value = node.child_by_field_name("value")
-        array = target.child_by_field_name("name") if target is not None else None
-        if target is not None and target.type == "subscript" and array is not None:
-            name = array.text.decode()
-            if name == self.var:
-                _refuse(f"{self.var}[…]= sets the array element by element; give the whole "
-                        f"list in one {self.var}=( … )", node)
-            self._subscript_index(target)
-        elif target is not None:
-            name = target.text.decode()
-        else:
-            return [(child, "") for child in node.children]
-        if name in _CODE_VARIABLES:
-            _refuse(f"bash expands the value of {name} as code", node)
-        if name == self.var:
-            self.assignments.append(node)
-            self.reads.add(target.start_byte)
-        elif value is not None and value.type == "array":
-            self.arrays.add(name)
-            self._sets_text(name, node.start_byte)
-            if name not in self.associative:
-                self._array_keys(value)
-        elif value is None or value.type in ("number", "arithmetic_expansion") or (
-                _INTEGER.fullmatch(self._raw(value))):
-            self.set_at_all.add(name)
-        else:
-            self._sets_text(name, node.start_byte)
-        return [(child, "") for child in node.children]
-
-    def _array_keys(self, array: Any) -> None:
-        """`a=([k]=v)`: k is arithmetic for an indexed array; only literal integers."""
-        for element in array.children:
-            raw = self._raw(element)
-            if raw.startswith(b"[") and not re.match(rb"\[[0-9]+\]\+?=", raw):
-                _refuse("an array key here is evaluated as arithmetic; use literal integers",
-                        element)
-
-    def _sets_text(self, name: str, offset: int) -> None:
-        self.set_as_text.setdefault(name, offset)
-        self.set_at_all.add(name)
-
-    def _subscript_index(self, subscript: Any) -> None:
-        """Subscripts of indexed arrays are arithmetic: a literal, `@`/`*`, or a name the
-        script never sets to text."""
-        index = subscript.child_by_field_name("index")
-        if index is None:
-            return
-        raw = self._raw(index)
-        if _INTEGER.fullmatch(raw) or raw in (b"@", b"*"):
-            return
-        if _IDENTIFIER.fullmatch(raw):
-            self._evaluated(raw.decode(), index.start_byte)
-            return
-        if index.type in ("simple_expansion", "expansion"):
-            return  # recorded as evaluated when the walk reaches it
-        _refuse("a subscript here is evaluated as arithmetic over text", index)
-
-    def _evaluated(self, name: str, offset: int) -> None:
-        if name == self.var:
-            _refuse(f"arithmetic here evaluates {self.var} (and can assign it)", offset)
-        self.arithmetic.append((name, offset))
-
-    def _simple_expansion(self, node: Any, context: str) -> list[tuple[Any, str]]:
-        target = next((c for c in node.children if c.is_named), None)
-        if target is None:
-            return []
-        name = target.text.decode()
-        if name == self.var:
-            self.reads.add(target.start_byte)
-        if context == "arithmetic" or self._in_arithmetic(node):
-            self._evaluated_expansion(name, target, node)
-        return []
-
-    def _in_arithmetic(self, node: Any) -> bool:
-        """Is this expansion a subscript or an `-eq` operand, where its text is evaluated?"""
-        parent = node.parent
-        if parent is not None and parent.type == "string":
-            parent = parent.parent
-        if parent is None:
-            return False
-        if parent.type == "subscript":
-            index = parent.child_by_field_name("index")
-            return index is not None and (index == node or index == node.parent)
-        operator = parent.child_by_field_name("operator")
-        return parent.type == "binary_expression" and operator is not None and \
-            self._raw(operator).decode() in _ARITHMETIC_TESTS
-
-    def _evaluated_expansion(self, name: str, target: Any, node: Any) -> None:
-        if target.type == "special_variable_name" and name in _NUMERIC_SPECIALS:
-            return
-        if target.type == "special_variable_name" or name.isdigit():
-            _refuse(f"arithmetic here evaluates ${name}, text the caller chose", node)
-        self._evaluated(name, node.start_byte)
-
-    def _expansion(self, node: Any, context: str) -> list[tuple[Any, str]]:
-        parts = _ExpansionParts(node)
-        if parts.target is None:
-            return [(child, "") for child in node.children if child.is_named]
-        if parts.subscript is not None:
-            self._subscript_index(parts.subscript)
-        name = parts.name
-        if parts.prefix == "!" and not parts.lists_names():
-            _refuse(f"indirect expansion ${{!{name}…}} reads a variable named at run time",
-                    node)
-        if parts.operator in ("=", ":="):
-            if name == self.var:
-                _refuse(f"${{{self.var}{parts.operator}…}} can assign {self.var}", node)
-            self._sets_text(name, node.start_byte)
-        if parts.operator == "@" and parts.operands and parts.operands[0].text == b"P":
-            _refuse("${x@P} expands a value as a prompt, running code written in it", node)
-        if parts.operator == ":":
-            for operand in parts.operands:
-                if operand.is_named:
-                    self._arithmetic_literal_or_name(operand)
-        if name == self.var:
-            self._plain_read(parts, node)
-        evaluated = context == "arithmetic" or self._in_arithmetic(node)
-        if evaluated and parts.prefix != "#":
-            self._evaluated_expansion(name, parts.target, node)
-        walk = [parts.subscript] if parts.subscript is not None else []
-        return [(child, "") for child in walk + parts.operands]
-
-    def _plain_read(self, parts: _ExpansionParts, node: Any) -> None:
-        index = parts.index_text()
-        plain_index = index is None or index in (b"@", b"*") or bool(_INTEGER.fullmatch(index))
-        plain_operator = parts.operator is None or parts.operator in _READ_OPERATORS
-        keys = parts.prefix == "!" and index in (b"@", b"*")
-        if not (plain_index and plain_operator and (parts.prefix != "!" or keys)):
-            _refuse(f"{self._raw(node).decode('utf-8', 'replace')[:40]} is not a plain read "
-                    f"of {self.var} (${{{self.var}[@]}}, ${{#{self.var}[@]}}, "
-                    f"${{{self.var}[0]}})", node)
-        self.reads.add(parts.target_name_offset())
-
-    def _arithmetic_literal_or_name(self, operand: Any) -> None:
-        raw = self._raw(operand).strip()
-        if _ARITHMETIC_NUMBER.fullmatch(raw.lstrip(b"-")):
-            return
-        if _IDENTIFIER.fullmatch(raw):
-            self._evaluated(raw.decode(), operand.start_byte)
-            return
-        if operand.type in ("simple_expansion", "expansion"):
-            return
-        _refuse("a substring offset here is evaluated as arithmetic over text", operand)
-
-    def _arithmetic(self, node: Any) -> list[tuple[Any, str]]:
-        """Inside `(( ))`, `$(( ))` and `for (( ))`: numbers, operators and names only."""
-        kind = node.type
-        if kind in ("variable_name", "word"):
-            raw = self._raw(node)
-            if _IDENTIFIER.fullmatch(raw):
-                self._evaluated(raw.decode(), node.start_byte)
-            elif not _ARITHMETIC_NUMBER.fullmatch(raw):
-                _refuse("arithmetic here holds text tree-sitter-bash does not read as a name "
-                        "or a number", node)
-            return []
-        if kind == "simple_expansion":
-            return self._simple_expansion(node, "arithmetic")
-        if kind == "expansion":
-            # Its subscript is checked as one; its operands are spliced in and evaluated.
-            return [(c, "" if c.type == "subscript" else "arithmetic")
-                    for c, _ in self._expansion(node, "arithmetic")]
-        if kind == "subscript":
-            return [(c, "arithmetic") for c in node.children]
-        if kind in ("number", "binary_expression", "unary_expression", "postfix_expression",
-                    "ternary_expression", "parenthesized_expression", "variable_assignment",
-                    "comment"):
-            return [(c, "arithmetic") for c in node.children]
-        _refuse(f"arithmetic here holds a {kind}, which bash evaluates as text", node)
-
-    # Whole-script verdicts.
-
-    def _check_whole_script(self) -> None:
-        self.text.sort()  # a body's gaps are noted before the expansions between them
-        self.quoted.sort()
-        for name, offset in self.arithmetic:
-            if name in self.set_as_text:
-                _refuse(f"arithmetic here evaluates {name}, which the script sets to text: "
-                        "bash evaluates that text as an expression, assignments included",
-                        offset)
-        for name, offset in self.command_variables:
-            if name == self.var or name in self.set_at_all:
-                _refuse(f"the command name here comes from {name}, which the script sets: "
-                        "it could be eval, read or declare", offset)
-        for name, offset in self.computed_declarations:
-            if name in self.arrays:
-                _refuse(f"declaring the array {name} with a computed value re-reads it as "
-                        "( … ) code", offset)
-        for start, end in self.spans:
-            if not _inside(self.quoted, start, end) or self._in_assignment(start):
-                _refuse("a GitHub expression must sit inside a quoted string, outside the "
-                        "array", start)
-        for match in _NOT_BLANK_TO_BASH.finditer(self.script):
-            if not _inside(self.text, match.start(), match.end()):
-                shown = {b"\r": "carriage return", b"\v": "vertical tab"}.get(
-                    match.group(), "form feed")
-                _refuse(f"a {shown} here is white space to tree-sitter-bash and part of a word "
-                        "to bash", match.start())
-        for offset in _occurrences(self.script, self.var.encode()):
-            if offset not in self.reads and not _inside(self.text, offset, offset + 1):
-                _refuse(f"{self.var} appears here other than in its one literal assignment "
-                        "and plain reads; bash could build another list", offset)
-
-    def _in_assignment(self, offset: int) -> bool:
-        return any(n.start_byte <= offset < n.end_byte for n in self.assignments)
-
-    def _the_assignment(self) -> Any:
-        found = self.assignments
-        for node in found:
-            if _operator(self.script, node) == b"+=":
-                _refuse(f"{self.var}+=( … ) appends to the array; give the whole list in one "
-                        f"{self.var}=( … )", node)
-        if len(found) > 1:
-            lines = ", ".join(str(self.script.count(b"\n", 0, n.start_byte) + 1)
-                              for n in found[:5])
-            _refuse(f"{self.var} is assigned {len(found)} times (script lines {lines}); which "
-                    "one bash keeps depends on the script: assign it once", found[1])
-        return found[0]
-
-    def _refuse_error(self, node: Any) -> NoReturn:
-        if node.is_missing and node.type == ")" and node.parent is not None \
-                and node.parent.type == "array":
-            _refuse("array is not closed with ')'", node.parent)
-        raw = self.script[node.start_byte:node.end_byte]
-        if re.search(rb"(?<![A-Za-z0-9_$])" + re.escape(self.var.encode()) + rb"\+?=", raw):
-            _refuse(f"unterminated quote or parenthesis: {self.var}=( … ) is not valid bash "
-                    "here", node)
-        _refuse("tree-sitter-bash cannot read this as bash (an unterminated quote, a stray "
-                "keyword); a script that may build the array must parse cleanly", node)
-
-    def _elements(self, node: Any) -> list[Element]:
-        context = _context(self.script, node)
-        if context is None and _backgrounded(node):
-            context = "a background job (`&`: a subshell)"
-        if context is not None:
-            _refuse(f"{self.var}=( … ) is inside {context}; cannot tell whether bash runs it: "
-                    "assign it once at the top of the script", node)
-        value = node.child_by_field_name("value")
-        if value is None or value.type != "array":
-            _refuse(f"{self.var} is not assigned an array ( … )", node)
-        words = self._words(value)
-        elements: list[Element] = []
-        for word, offset in words:
-            if not NAME_RE.fullmatch(word):
-                _refuse(f"array entry {word!r} is not a framework name [A-Za-z0-9_]+", offset)
-            elements.append(Element(word, offset))
-        return elements
-
-    def _words(self, value: Any) -> list[tuple[str, int]]:
-        words: list[tuple[str, int]] = []
-        previous_end = -1
-        for child in value.children:
-            if child.type in ("(", "comment"):
-                previous_end = -1
-                continue
-            if child.type == ")":
-                continue
-            word = _literal(self.script, child)
-            if word is None or (self.spans and any(s < child.end_byte and child.start_byte < e
-                                                   for s, e in self.spans)):
-                _refuse(f"array entry '{_snippet(self.script, child)}' is built by the shell "
-                        "(an expansion, a substitution); only literal names can be checked",
-                        child)
-            # bash joins pieces with nothing or a line continuation between them into one
-            # word (tree-sitter-bash splits `a\<newline>b` in two).
-            gap = self.script[previous_end:child.start_byte] if previous_end >= 0 else b" "
-            if words and gap.rstrip(b"\\\n") == b"" and gap.count(b"\n") == gap.count(b"\\"):
-                words[-1] = (words[-1][0] + word, words[-1][1])
-            else:
-                words.append((word, child.start_byte))
-            previous_end = child.end_byte
-        return words
-
-
-class _ExpansionParts:
-    """`${ [#|!] name[index] operator operands }` as tree-sitter-bash lays it out."""
-
-    def __init__(self, node: Any) -> None:
-        self.prefix: str | None = None
-        self.target: Any = None
-        self.subscript: Any = None
-        self.operator: str | None = None
-        self.operands: list[Any] = []
-        for child in node.children[1:]:
-            if child.type == "}":
-                break
-            if self.target is None and child.type in ("#", "!") and self.prefix is None:
-                self.prefix = child.type
-            elif self.target is None and child.type in ("variable_name",
-                                                        "special_variable_name", "subscript"):
-                self.target = child
-                self.subscript = child if child.type == "subscript" else None
-            elif self.target is not None and not child.is_named and self.operator is None:
-                self.operator = child.type
-            elif self.target is not None:
-                self.operands.append(child)
-
-    @property
-    def name(self) -> str:
-        node = self.subscript.child_by_field_name("name") if self.subscript else self.target
-        return str(node.text.decode("utf-8", "replace"))
-
-    def target_name_offset(self) -> int:
-        node = self.subscript.child_by_field_name("name") if self.subscript else self.target
-        return int(node.start_byte)
-
-    def index_text(self) -> bytes | None:
-        index = self.subscript.child_by_field_name("index") if self.subscript else None
-        return None if index is None else bytes(index.text)
-
-    def lists_names(self) -> bool:
-        """`${!a[@]}` (keys) and `${!prefix*}` (names) list; every other `${!…}` is indirect."""
-        if self.subscript is not None:
-            return self.index_text() in (b"@", b"*") and self.operator is None
-        return self.operator in ("*", "@") and not self.operands
-
-
-_HANDLERS: dict[str, Callable[[_Reader, Any, str], list[tuple[Any, str]]]] = {
-    "comment": _Reader._comment,
-    "raw_string": _Reader._plain_text,
-    "ansi_c_string": _Reader._plain_text,
-    "string_content": _Reader._string_content,
-    "heredoc_content": _Reader._string_content,
-    "word": _Reader._word,
-    "regex": _Reader._word,
-    "extglob_pattern": _Reader._word,
-    "heredoc_redirect": _Reader._heredoc_redirect,
-    "command": _Reader._command,
-    "declaration_command": _Reader._declaration,
-    "unset_command": _Reader._unset,
-    "variable_assignment": _Reader._assignment,
-    "for_statement": _Reader._for,
-    "c_style_for_statement": _Reader._c_style_for,
-    "compound_statement": _Reader._compound,
-    "arithmetic_expansion": _Reader._arithmetic_expansion,
-    "command_substitution": _Reader._command_substitution,
-    "test_command": _Reader._test_command,
-    "simple_expansion": _Reader._simple_expansion,
-    "expansion": _Reader._expansion,
-    "subscript": lambda reader, node, context: [
-        (child, context) for child in node.children if child.type != "variable_name"],
-}
-
-
-def _inside(ranges: list[tuple[int, int]], start: int, end: int) -> bool:
-    """Is [start, end) within one of `ranges` (sorted, disjoint)?"""
-    index = bisect.bisect_right(ranges, (start, 1 << 62)) - 1
-    return index >= 0 and ranges[index][0] <= start and end <= ranges[index][1]
-
-
-def _first_error(script: bytes, root: Any) -> Any | None:
-    """The first ERROR or MISSING node, but a `;` tree-sitter-bash misses after a `)` (bash
-    reads `do ( … ) done` as it is: `)` is an operator, no separator is needed)."""
-    stack = [root]
-    while stack:
-        node = stack.pop()
-        if node.type == "ERROR" or (node.is_missing and not _benign_missing(script, node)):
-            return node
-        stack.extend(reversed([c for c in node.children if c.has_error or c.is_missing]))
-    return None
-
-
-def _benign_missing(script: bytes, node: Any) -> bool:
-    before = script[max(0, node.start_byte - 256):node.start_byte].rstrip()  # bounded
-    return node.type == ";" and before.endswith(b")")
-
-
-def _plain_variable(node: Any) -> str | None:
-    """`$X` or `${X}` (no operator, no subscript): X; else None."""
-    named = [c for c in node.children if c.is_named]
-    if len(named) == 1 and named[0].type == "variable_name":
-        unnamed = [c.type for c in node.children if not c.is_named]
-        if unnamed in (["$"], ["${", "}"]):
-            return str(named[0].text.decode("utf-8", "replace"))
-    return None
-
-
-def _assigned_name(node: Any) -> str | None:
-    name = node.child_by_field_name("name")
-    if name is None or name.type != "variable_name":
-        return None
-    return str(name.text.decode("utf-8", "replace"))
-
-
-def _operator(script: bytes, node: Any) -> bytes:
-    name = node.child_by_field_name("name")
-    value = node.child_by_field_name("value")
-    end = value.start_byte if value is not None else node.end_byte
-    return script[name.end_byte:end].strip()
-
-
-#: Where bash may put an array assignment that runs unconditionally, as tree-sitter-bash
-#: nests it: the script itself, `declare -a VAR=(…)` and `A=1 VAR=(…)` on one line.
-_CONTEXTS = {"if_statement": "an if", "function_definition": "a function",
-             "subshell": "a subshell", "list": "a && or || list", "pipeline": "a pipeline",
-             "command": "a command's environment"}
-
-
-def _context(script: bytes, node: Any) -> str | None:
-    """None when `node` runs unconditionally at the top of the script, else where it sits."""
-    parent = node.parent
-    while parent is not None and parent.type in ("declaration_command", "variable_assignments"):
-        if parent.type == "declaration_command" and not _plain_declare(script, parent):
-            return "a declaration other than `declare -a`"
-        parent = parent.parent
-    if parent is None or parent.type == "program":
-        return None
-    return _CONTEXTS.get(parent.type, f"a {parent.type}")
-
-
-def _backgrounded(node: Any) -> bool:
-    """`VAR=( … ) &` runs the assignment in a subshell: the script's own list stays unset."""
-    statement = node
-    while statement.parent is not None and statement.parent.type != "program":
-        statement = statement.parent
-    following = statement.next_sibling
-    return following is not None and following.type == "&"
-
-
-def _plain_declare(script: bytes, node: Any) -> bool:
-    """`declare -a VAR=( … )` or `typeset VAR=( … )`: at the top level, the assignment."""
-    keyword = script[node.children[0].start_byte:node.children[0].end_byte]
-    options = [script[c.start_byte:c.end_byte] for c in node.children[1:]
-               if c.type == "word"]
-    return keyword in (b"declare", b"typeset") and all(o == b"-a" for o in options)
-
-
-def _literal(script: bytes, node: Any) -> str | None:
-    """The word bash makes of a literal word, or None if the shell would compute it."""
-    if node.type == "command_name" and node.children:
-        node = node.children[0]
-    if node.type not in _LITERAL_PARTS or node.has_error:
-        return None
-    raw = script[node.start_byte:node.end_byte].decode("utf-8", "replace")
-    if node.type == "raw_string":
-        return raw[1:-1]
-    if node.type == "string":
-        if any(c.type not in ('"', "string_content") for c in node.children):
-            return None
-        return _STRING_ESCAPE.sub(r"\1", raw[1:-1])
-    if node.type == "concatenation":
-        parts = [_literal(script, child) for child in node.children]
-        return None if any(p is None for p in parts) else "".join(p or "" for p in parts)
-    return _WORD_ESCAPE.sub(lambda m: m.group(1) or "", raw)
-
-
-def _snippet(script: bytes, node: Any) -> str:
-    text = script[node.start_byte:min(node.end_byte, node.start_byte + 40)]
-    return text.decode("utf-8", "replace").split("\n", 1)[0]
-
-
-# ---------------------------------------------------------------------------------------------
-# Here-documents: where bash ends them, against where tree-sitter-bash did.
-
-
-def _check_heredocs(script: bytes, redirects: list[Any]) -> None:
-    """Each here-document's body must start and end where bash's rules put them.
-
-    Bash reads a body from the line after the operator's line (after the previous body, for a
-    second `<<` on that line) up to the first line that is exactly the delimiter (`<<-`: after
-    removing leading tabs, never spaces). tree-sitter-bash also ends one at `EOF ` and at a
-    space-indented `<<-` terminator; then the text after it is text to bash, not code."""
-    next_body: dict[int, int] = {}
-    for redirect in redirects:
-        start = next((c for c in redirect.children if c.type == "heredoc_start"), None)
-        end = next((c for c in redirect.children if c.type == "heredoc_end"), None)
-        if start is None:
-            _refuse("a here-document tree-sitter-bash reads without its delimiter", redirect)
-        delimiter = _delimiter(script, start)
-        line_end = script.find(b"\n", start.end_byte)
-        if line_end < 0:
-            _refuse("a here-document with no body", redirect)
-        _rest_of_line_is_plain(script, start.end_byte, line_end)
-        body = next_body.get(line_end, line_end + 1)
-        strip_tabs = any(c.type == "<<-" for c in redirect.children)
-        quoted = re.search(rb"['\"\\]", script[start.start_byte:start.end_byte]) is not None
-        terminator = _terminator(script, body, delimiter, strip_tabs, joins=not quoted)
-        if terminator is None:
-            _refuse(f"here-document {delimiter.decode('utf-8', 'replace')!r} is not closed: "
-                    "no line is exactly its delimiter", redirect)
-        theirs = None if end is None else script.rfind(b"\n", 0, end.start_byte) + 1
-        if theirs != terminator:
-            line = script.count(b"\n", 0, terminator) + 1
-            _refuse(f"bash ends this here-document at script line {line}, tree-sitter-bash "
-                    "elsewhere (a terminator with spaces around it, or after a line ending "
-                    "in a backslash?)", redirect)
-        after = script.find(b"\n", terminator)
-        next_body[line_end] = len(script) if after < 0 else after + 1
-
-
-def _odd_backslashes_before(script: bytes, end: int) -> bool:
-    """Does an odd run of backslashes end at `end` (so the last one escapes what follows)?"""
-    index = end
-    while index > 0 and script[index - 1] == 0x5C:  # backslash
-        index -= 1
-    return (end - index) % 2 == 1
-
-
-def _before_continuations(script: bytes, index: int) -> int:
-    """Where `index` sits once bash has removed the `\\<newline>` pairs before it: a `#`
-    right after a continuation continues the word before it and starts no comment."""
-    while index >= 2 and script[index - 1] == 0x0A and _odd_backslashes_before(script,
-                                                                                  index - 1):
-        index -= 2
-    return index
-
-
-def _delimiter(script: bytes, start: Any) -> bytes:
-    """The delimiter word after quote removal, as bash compares it with body lines."""
-    raw = script[start.start_byte:start.end_byte]
-    if re.search(rb"\$['\"({]|`", raw):
-        _refuse("a here-document delimiter with an expansion or $'…' quoting", start)
-    out = bytearray()
-    index = 0
-    while index < len(raw):
-        char = raw[index:index + 1]
-        if char == b"\\" and index + 1 < len(raw):
-            out += raw[index + 1:index + 2]
-            index += 2
-        elif char in (b"'", b'"'):
-            close = raw.find(char, index + 1)
-            if close < 0:
-                _refuse("a here-document delimiter with an unclosed quote", start)
-            inner = raw[index + 1:close]
-            out += re.sub(rb'\\([$`"\\])', rb"\1", inner) if char == b'"' else inner
-            index = close + 1
-        else:
-            out += char
-            index += 1
-    return bytes(out)
-
-
-def _rest_of_line_is_plain(script: bytes, start: int, end: int) -> None:
-    """Bash starts the body at the next newline *token*: the rest of the operator's line must
-    not open a quote, a substitution or a continuation that carries on to the next line."""
-    index = start
-    while index < end:
-        char = script[index:index + 1]
-        if char == b"#" and script[index - 1:index] in (b" ", b"\t"):
-            return
-        if char in (b"'", b'"'):
-            close = script.find(char, index + 1, end)
-            if close < 0 or (char == b'"' and re.search(rb"[\\`]|\$\(",
-                                                        script[index:close])):
-                _refuse("a here-document whose line goes on past a quote or a substitution",
-                        index)
-            index = close + 1
-        elif char in (b"\\", b"`") or script[index:index + 2] in (b"$(", b"$["):
-            _refuse("a here-document whose line goes on past a substitution or a backslash",
-                    index)
-        elif script[index:index + 2] == b"${":
-            close = script.find(b"}", index, end)
-            if close < 0 or re.search(rb"['\"{$]", script[index + 2:close]):
-                _refuse("a here-document whose line goes on past an expansion", index)
-            index = close + 1
-        else:
-            index += 1
-
-
-def _terminator(script: bytes, body: int, delimiter: bytes, strip_tabs: bool, *,
-                joins: bool) -> int | None:
-    """Start of the first line from `body` that bash takes as the delimiter, or None.
-
-    In an unquoted body bash joins a line ending in `\\` with the next before comparing
-    (`x\\` then `EOF` is the line `xEOF`, not the end)."""
-    position = body
-    while position <= len(script):
-        start = position
-        parts: list[bytes] = []
-        while True:
-            newline = script.find(b"\n", position)
-            end = newline if newline >= 0 else len(script)
-            if joins and newline >= 0 and _odd_backslashes_before(script, end):
-                parts.append(script[position:end - 1])
-                position = newline + 1
-                continue
-            parts.append(script[position:end])
-            break
-        line = b"".join(parts)
-        if (line.lstrip(b"\t") if strip_tabs else line) == delimiter:
-            return start
-        if newline < 0:
-            return None
-        position = newline + 1
-    return None
+def _one_to_one(script: _Script, var: str, file: str, lines: _FileLines) -> None:
+    """A folded or quoted script over several lines would need YAML's folding and escapes
+    replayed to name a line: refuse it instead."""
+    node = script.node
+    if node.style != "|" and node.start_mark.line != node.end_mark.line:
+        raise InputError(f"the script holding {var}=( … ) is a folded, quoted or plain YAML "
+                         "scalar over several lines; write it as a literal block (`run: |`)",
+                         file=file, line=lines.at_offset(node.start_mark.index))

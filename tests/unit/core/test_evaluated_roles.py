@@ -1,4 +1,4 @@
-"""Roles, stub folders and the static reading's disagreements from what SwiftPM evaluated (pure).
+"""Roles, stub folders and counts from what SwiftPM evaluated, in place of the static guess (pure).
 
 The evaluations are the real SwiftPM's (Swift 6.0.3) output for the computed-products layouts
 of `support/computed.py`, recorded in `support/swiftpm_dumps/`; the swiftpm tier checks the
@@ -16,7 +16,6 @@ from swiftpm_guard.core.model import (
     Location,
     Rendered,
     Report,
-    Severity,
     Stub,
     SwiftStatus,
     Template,
@@ -31,11 +30,9 @@ from swiftpm_guard.core.swiftpm_evaluation import (
     interpret,
 )
 from swiftpm_guard.core.swiftpm_roles import (
-    DISAGREES,
-    disagreements,
-    evaluated_roles,
     stub_findings,
     stub_root,
+    stub_users,
 )
 
 STATUS = SwiftStatus(used=True, reason="evaluated", seconds=1.0)
@@ -92,52 +89,26 @@ def test_the_records_are_evaluations_of_every_layout():
         assert {t.name for t in evaluation.binary_targets} == built - stale, layout.name
 
 
-def test_roles_follow_products_through_wrappers_and_stub_folders_follow_paths():
-    roles = evaluated_roles(recorded(LAYOUTS["wrapper-stubs"]), ROOT)
-
-    assert roles.products == ("alpha", "alpha_debug", "beta", "beta_debug")
-    assert roles.exposed_by == {"alpha": "alpha", "alpha_debug": "alpha_debug", "beta": "beta",
-                                "beta_debug": "beta_debug"}
-    assert roles.stub_users == {f"{n}_wrapper": (f"{n}_wrapper",)
-                                for n in ("alpha", "alpha_debug", "beta", "beta_debug")}
-    assert {n: str(roles.role(n)) for n in ("alpha", "gamma")} == {
-        "alpha": "product", "gamma": "binary-only"}
+def test_stub_folders_follow_the_evaluated_paths():
+    assert stub_users(recorded(LAYOUTS["wrapper-stubs"]), ROOT) == {
+        f"{n}_wrapper": (f"{n}_wrapper",) for n in ("alpha", "alpha_debug", "beta", "beta_debug")}
+    assert stub_users(recorded(LAYOUTS["direct-products"]), ROOT) == {}
+    assert sorted(stub_users(recorded(LAYOUTS["one-product"]), ROOT)) == [
+        "alpha", "alpha_debug", "beta", "beta_debug"]
 
 
-def test_a_product_listing_its_binary_target_needs_no_stub_folder():
-    roles = evaluated_roles(recorded(LAYOUTS["direct-products"]), ROOT)
-
-    assert roles.exposed_by["alpha"] == "alpha" and "gamma" not in roles.exposed_by
-    assert roles.stub_users == {}
-
-
-def test_one_product_over_every_wrapper_exposes_them_all():
-    roles = evaluated_roles(recorded(LAYOUTS["one-product"]), ROOT)
-
-    assert roles.products == ("Computed",)
-    assert set(roles.exposed_by.values()) == {"Computed"}
-    assert sorted(roles.exposed_by) == ["alpha", "alpha_debug", "beta", "beta_debug"]
-    assert sorted(roles.stub_users) == ["alpha", "alpha_debug", "beta", "beta_debug"]
-
-
-def test_reachability_is_transitive_by_name_and_safe_on_cycles():
+def test_only_source_targets_under_the_stub_root_use_a_stub_folder():
     evaluation = Evaluation(
-        (EvaluatedProduct("P", ("outer",)), EvaluatedProduct("Q", ("missing",))),
+        (EvaluatedProduct("P", ("outer",)),),
         (
-            EvaluatedTarget("outer", "regular", path="./.Package.swift/outer",
-                            dependencies=("inner", "ghost")),
-            EvaluatedTarget("inner", "regular", path="Sources/inner",
-                            dependencies=("outer", "bin")),
+            EvaluatedTarget("outer", "regular", path="./.Package.swift/outer"),
+            EvaluatedTarget("inner", "regular", path="Sources/inner"),
             EvaluatedTarget("bin", "binary", url="https://x/bin-1.zip"),
-            EvaluatedTarget("alone", "binary", url="https://x/alone-1.zip"),
             EvaluatedTarget("deep", "regular", path=".Package.swift/deep/Sources"),
         ),
         (),
     )
-    roles = evaluated_roles(evaluation, ROOT)
-
-    assert roles.exposed_by == {"bin": "P"}
-    assert roles.stub_users == {"outer": ("outer",), "deep": ("deep",)}
+    assert stub_users(evaluation, ROOT) == {"outer": ("outer",), "deep": ("deep",)}
 
 
 # -- the check with SwiftPM, on each layout --------------------------------------------------
@@ -151,34 +122,27 @@ def test_computed_products_with_wrapper_stubs_pass_with_swiftpm():
     assert not static.consistent and static.products is None
     assert codes(static, "unknown-role") == []
     assert codes(static, "orphan-stub") == folders
-    # With SwiftPM: its roles and folders decide, and the report says where the text misled.
-    assert swiftpm.consistent, swiftpm.findings
-    assert codes(swiftpm, "unknown-role") == codes(swiftpm, "orphan-stub") == []
+    # With SwiftPM: its roles and folders decide.
+    assert swiftpm.consistent and swiftpm.findings == ()
     assert (swiftpm.products, swiftpm.binary_targets, swiftpm.counts_source) == (4, 6, "swiftpm")
-    assert codes(swiftpm, DISAGREES) == folders
-    said = {f.subject: f for f in swiftpm.findings if f.code == DISAGREES}
-    assert all(f.severity is Severity.WARNING for f in said.values())
-    assert "without SwiftPM the check reports orphan-stub for it; SwiftPM evaluates target " \
-           "'alpha_wrapper' at .Package.swift/alpha_wrapper" in said["alpha_wrapper"].message
 
 
-def test_products_over_binary_targets_need_no_stubs_and_the_text_guesses_no_role():
+def test_products_over_binary_targets_need_no_stubs():
     static, swiftpm, _ = static_and_swiftpm(LAYOUTS["direct-products"])
 
-    # `let products` no longer makes a product without SwiftPM (issue 31): no missing-stub
-    # guessed from a declaration's name, and so nothing for SwiftPM to contradict.
+    # `let products` makes no product without SwiftPM (issue 31): no missing-stub guessed
+    # from a declaration's name.
     assert codes(static, "missing-stub") == [] and static.products is None
-    assert swiftpm.consistent, swiftpm.findings
-    assert codes(swiftpm, "missing-stub") == codes(swiftpm, DISAGREES) == []
+    assert swiftpm.consistent and swiftpm.findings == ()
     assert swiftpm.products == 4
 
 
-def test_a_product_count_only_swiftpm_gives():
+def test_the_product_count_is_swiftpms():
     static, swiftpm, _ = static_and_swiftpm(LAYOUTS["one-product"])
 
     assert static.consistent and static.products is None
     assert swiftpm.consistent and (swiftpm.products, swiftpm.templates[0].products) == (1, 1)
-    assert codes(swiftpm, DISAGREES) == []
+    assert swiftpm.findings == ()
 
 
 def test_a_placeholder_swiftpm_never_evaluates_is_unclaimed_with_swiftpm():
@@ -190,9 +154,6 @@ def test_a_placeholder_swiftpm_never_evaluates_is_unclaimed_with_swiftpm():
     # With SwiftPM its answer replaces the static one: 'delta' is unclaimed too.
     assert not swiftpm.consistent
     assert swiftpm.unclaimed == ("delta", "delta_debug")
-    [stale] = [f for f in swiftpm.findings if f.code == DISAGREES]
-    assert (stale.subject, stale.line) == ("delta", 18)
-    assert "SwiftPM evaluates no binary target 'delta'" in stale.message
 
 
 def test_a_jinja_template_computing_products_gets_swiftpms_roles_and_counts():
@@ -213,7 +174,6 @@ def test_a_jinja_template_iterating_over_checksums_asks_for_every_name_swiftpm_d
                                                    "legacy_debug"}
     assert static.unclaimed == () and static.consistent
     assert not swiftpm.consistent and swiftpm.unclaimed == ("legacy", "legacy_debug")
-    assert codes(swiftpm, DISAGREES) == ["legacy", "legacy_debug"]
     assert codes(swiftpm, "unknown-role") == []
     assert (swiftpm.products, swiftpm.binary_targets) == (2, 2)
 
@@ -244,13 +204,23 @@ def test_an_empty_stub_folder_swiftpm_uses_is_empty_and_one_it_does_not_is_an_or
     assert found == {("empty-stub", "alpha"), ("orphan-stub", "old")}
 
 
-def test_the_release_shape_agrees_so_swiftpm_adds_nothing_but_the_counts():
-    static, swiftpm, item = static_and_swiftpm(LAYOUTS["release-shape"])
+def test_the_release_shape_agrees_so_swiftpm_changes_nothing_but_the_counts_source():
+    static, swiftpm, _ = static_and_swiftpm(LAYOUTS["release-shape"])
 
-    assert disagreements(item, recorded(LAYOUTS["release-shape"]), ROOT) == []
     assert static.findings == swiftpm.findings == ()
     assert static.products is None and static.binary_targets == swiftpm.binary_targets
     assert (swiftpm.products, swiftpm.counts_source) == (4, "swiftpm")
+
+
+def test_names_the_text_gives_no_role_pass_with_swiftpm():
+    # The issue's shape with the dictionary named `frameworks`: nothing guessed either way.
+    layout = LAYOUTS["direct-products"]
+    text = layout.text.replace("let products:", "let frameworks:").replace(
+        "products.keys", "frameworks.keys").replace("products[name]", "frameworks[name]")
+    static, swiftpm, _ = static_and_swiftpm(layout, template_of(layout, text=text))
+
+    assert static.consistent and codes(static, "unknown-role") == []
+    assert swiftpm.findings == () and swiftpm.products == 4
 
 
 def test_a_rejected_manifest_keeps_the_static_roles():
@@ -261,7 +231,6 @@ def test_a_rejected_manifest_keeps_the_static_roles():
 
     assert not rejected.dumped and swiftpm.counts_source == "static"
     assert codes(swiftpm, "unknown-role") == codes(static, "unknown-role")
-    assert codes(swiftpm, DISAGREES) == []
 
 
 @pytest.mark.parametrize(

@@ -100,24 +100,79 @@ def test_checksum_wired_to_another_artifact_is_a_mismatch():
     [finding] = target_findings(rendered(), evaluation, built, "1.2.3")
 
     assert (finding.code, finding.subject) == ("checksum-mismatch", "a_debug")
-    assert "the checksum of 'a'" in finding.message
+    assert finding.message == (f"binary target 'a_debug': its URL names a_debug-1.2.3.zip, whose "
+                               f"checksum is {SHA_B}, but SwiftPM evaluates {SHA_A}, the checksum "
+                               "of a-1.2.3.zip; every consumer fails the checksum")
 
 
-def test_two_way_from_evaluated_binary_targets_strips_the_debug_suffix():
-    evaluation = Evaluation(
-        (), (binary("a", SHA_A), binary("a_debug", SHA_A), binary("gone", SHA_A)), ()
-    )
-    built = {n: artifact(n, SHA_A) for n in ("a", "a_debug", "extra", "extra_debug")}
+def test_the_checksum_is_the_one_of_the_zip_the_url_names_not_of_the_target_name():
+    # Target 'b' downloads a's zip with a's checksum: what SwiftPM fetches is consistent.
+    evaluation = Evaluation((), (binary("b", SHA_A, "https://x.invalid/a-1.2.3.zip"),), ())
+    built = {"a": artifact("a", SHA_A), "b": artifact("b", SHA_B)}
+
+    findings = target_findings(rendered(), evaluation, built, "1.2.3")
+
+    assert [f.code for f in findings] == ["url"]  # only: the file does not name the target
+
+
+@pytest.mark.parametrize(("url", "checksum", "says"), [
+    ("https://x.invalid/a-1.2.3.zip", "e" * 64, f"evaluates {'e' * 64}, no built zip's"),
+    ("https://x.invalid/1.2.3/a-1.2.2.zip", SHA_A,
+     f"names a-1.2.2.zip, which nobody built (found {SHA_A}, the checksum of a-1.2.3.zip)"),
+], ids=["hard-coded", "unbuilt-zip"])
+def test_a_checksum_no_built_zip_of_that_url_has_is_a_mismatch(url, checksum, says):
+    evaluation = Evaluation((), (binary("a", checksum, url),), ())
+    built = {"a": artifact("a", SHA_A)}
+
+    findings = target_findings(rendered(), evaluation, built, "1.2.3")
+
+    assert [(f.code, f.subject) for f in findings if f.code != "url"] == [
+        ("checksum-mismatch", "a")]
+    assert says in findings[-1].message
+
+
+def test_zips_are_found_by_their_own_file_name_else_by_name_and_version():
+    zipped = Artifact("a", SHA_A, Location("zips/a-1.2.3.zip"), file_name="a-1.2.3.zip")
+    listed = artifact("b", SHA_B)  # a `<name> <sha256>` line: no file name
+    evaluation = Evaluation((), (binary("a", SHA_A), binary("b", SHA_B)), ())
+
+    assert target_findings(rendered(), evaluation, {"a": zipped, "b": listed}, "1.2.3") == []
+    # Names only (no version given): the zips of any version, as the manifest was rendered.
+    old = Artifact("a", SHA_A, Location("zips/a-1.0.0.zip"), file_name="a-1.0.0.zip")
+    assert target_findings(rendered(), Evaluation((), (binary("a", SHA_A),), ()), {"a": old},
+                           "1.2.3", names_only=True) == []
+
+
+def test_two_way_goes_by_exact_name():
+    evaluation = Evaluation((), (binary("a_debug", SHA_A), binary("gone", SHA_A)), ())
+    built = {n: artifact(n, SHA_A) for n in ("a", "a_debug", "extra_debug")}
 
     unfilled, unclaimed, findings = two_way(
-        [(rendered(placeholders=("gone",)), evaluation)], built, "_debug"
+        [(rendered(placeholders=("gone",)), evaluation)], built
     )
 
     assert unfilled == ["gone"]
-    assert unclaimed == ["extra", "extra_debug"]
+    assert unclaimed == ["a", "extra_debug"]  # a `_debug` twin claims only itself
     by_code = {(f.code, f.subject): f for f in findings}
     assert by_code[("unfilled-placeholder", "gone")].line == 7  # where the text asked for it
-    assert by_code[("unclaimed-artifact", "extra")].file == "checksums.txt"
+    assert by_code[("unclaimed-artifact", "a")].file == "Package.swift.template"
+    assert "was built (checksums.txt)" in by_code[("unclaimed-artifact", "a")].message
+
+
+def test_each_manifest_stands_on_its_own():
+    full = Evaluation((), (binary("a", SHA_A), binary("c", SHA_A)), ())
+    short = Evaluation((), (binary("a", SHA_A), binary("x", SHA_A)), ())
+    variant = Rendered(template=Template(path="Package@swift-6.0.swift.template", text="",
+                                         flavour="placeholder"),
+                       text="", placeholders=(), version_used=True)
+    built = {n: artifact(n, SHA_A) for n in ("a", "c")}
+
+    unfilled, unclaimed, findings = two_way([(rendered(), full), (variant, short)], built)
+
+    assert (unfilled, unclaimed) == (["x"], ["c"])
+    assert {(f.code, f.subject, f.file) for f in findings} == {
+        ("unfilled-placeholder", "x", "Package@swift-6.0.swift.template"),
+        ("unclaimed-artifact", "c", "Package@swift-6.0.swift.template")}
 
 
 def static_report(findings: tuple[Finding, ...]) -> Report:
@@ -159,6 +214,19 @@ def test_a_full_evaluation_replaces_static_counts_and_two_way():
     assert report.swiftpm == STATUS and report.consistent
 
 
+def test_a_name_asked_but_evaluated_as_no_binary_target_stays_unfilled():
+    # Its placeholder is still in the text that would be published.
+    asked = Finding("unfilled-placeholder", Severity.ERROR, "z", "text saw z",
+                    file="Package.swift.template", line=7)
+    evaluation = Evaluation((), (binary("a", SHA_A),), ())
+
+    report = apply_evaluations(static_report((asked,)),
+                               [(rendered(placeholders=("a", "z")), evaluation)],
+                               {"a": artifact("a", SHA_A)}, CheckOptions(version="1.2.3"), STATUS)
+
+    assert report.findings == (asked,) and report.unfilled == ("z",)
+
+
 def test_a_rejected_manifest_keeps_static_counts_and_adds_swift_errors():
     evaluation = Evaluation(
         (), (), (Diagnostic("unterminated string literal", "Package.swift", 105, 9),),
@@ -197,3 +265,11 @@ def test_url_refusals_become_url_findings_and_jinja_lines_become_notes():
     assert (url.code, url.subject) == ("url", "a")
     assert syntax.code == "swift-error" and syntax.line is None
     assert "(line 12 of the rendered manifest)" in syntax.message
+
+
+def test_a_url_the_url_rule_refuses_is_not_also_a_zip_nobody_built():
+    evaluation = Evaluation((), (binary("a", SHA_A, "https://x.invalid/a.zip"),), ())
+
+    findings = target_findings(rendered(), evaluation, {"a": artifact("a", SHA_A)}, "1.2.3")
+
+    assert [f.code for f in findings] == ["url"]
