@@ -286,7 +286,8 @@ CODES: dict[str, str] = {
     "missing-stub": "a product has no stub folder",
     "empty-stub": "a product's stub folder holds no source file",
     "orphan-stub": "a stub folder belongs to no product",
-    "unknown-role": "the template does not show whether a name is a product (warning)",
+    "unknown-role": "audit: a published manifest does not show whether a name is a product "
+    "(warning)",
     "stray-file": "a file, not a folder, in the stub root (warning)",
     "stub-symlink": "the stub root or a stub folder is a symbolic link out of the template's "
     "folder (not followed)",
