@@ -30,12 +30,10 @@ from support.release import write_release  # noqa: E402
 
 READ_ZIP = """
 import os, sys
-from swiftpm_guard.sources.zip_archive import ZipProblem, ZipReader
-fd = os.open(sys.argv[1], os.O_RDONLY)
+from swiftpm_guard.sources.zip_archive import ZipProblem, read_zip_contents
 try:
-    reader = ZipReader(fd)
-    n = sum(1 for _ in reader.entries())
-    print(f"{n} entries, {reader.reads} reads")
+    contents = read_zip_contents(__import__("pathlib").Path(sys.argv[1]))
+    print(f"{len(contents.entries)} entries")
 except ZipProblem as error:
     print(f"rejected: {error}")
 """
@@ -133,7 +131,7 @@ def main() -> int:
         print(f"  (files of {honest.stat().st_size / 2**20:.0f} MiB each)")
         measure("ours, end record says so", [python, "-c", READ_ZIP, str(honest)], ours,
                 args.timeout)
-        measure("ours, end record says 1 (streamed to the cap)",
+        measure("ours, end record says 1 (the directory size cap)",
                 [python, "-c", READ_ZIP, str(lying)], ours, args.timeout)
         measure("today: zipfile.ZipFile(...).namelist()", [python, "-c", ZIPFILE_LIST,
                                                           str(honest)], ours, args.timeout)

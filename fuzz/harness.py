@@ -21,14 +21,7 @@ from swiftpm_guard.sources import workflow as workflow_reader
 from swiftpm_guard.sources.artifacts import parse_checksums, parse_name_list
 from swiftpm_guard.sources.bash_array import Rejected, read_array
 from swiftpm_guard.sources.workflow import frameworks_in_workflow
-from swiftpm_guard.sources.zip_archive import (
-    Entry,
-    FullCheck,
-    UnreadableZip,
-    ZipProblem,
-    ZipReader,
-    read_zip_contents,
-)
+from swiftpm_guard.sources.zip_archive import FullCheck, ZipProblem, read_zip_contents
 
 
 def _text(data: bytes) -> str:
@@ -108,40 +101,25 @@ def bash_array(data: bytes) -> None:
 
 
 def zip_reader(data: bytes) -> None:
-    """The zip reader on any bytes: checked entries or a one-line ZipProblem, nothing else;
-    then the extraction judgment (`read_zip_contents`, the full check included) and the zip
-    rules: contents and findings, or a one-line UnreadableZip, never a zlib or struct error;
-    nothing decompressed past an entry's declared size."""
+    """The zip reader on any bytes (`read_zip_contents`, the full check included) and the zip
+    rules: contents and findings, or a one-line ZipProblem, never a zlib, struct or zipfile
+    error; nothing decompressed past an entry's declared size."""
     fd = os.memfd_create("fuzz.zip")
     try:
         os.write(fd, data)
-        try:
-            reader = ZipReader(fd, max_entries=1000)
-            entries = list(reader.entries())
-        except ZipProblem as error:
-            assert "\n" not in str(error), repr(error)
-            return
-        assert len(entries) == reader.count
-        for entry in entries:
-            assert entry.offset < len(data)
-            assert entry.data_offset + entry.compressed <= len(data)
-        _zip_contents(fd, entries)
+        os.lseek(fd, 0, os.SEEK_SET)
+        with os.fdopen(os.dup(fd), "rb") as stream:
+            try:
+                contents = read_zip_contents(stream, full=FullCheck(max_bytes=1 << 24,
+                                                                    seconds=5))
+            except ZipProblem as error:
+                assert "\n" not in str(error), repr(error)
+                return
     finally:
         os.close(fd)
-
-
-def _zip_contents(fd: int, entries: list[Entry]) -> None:
-    os.lseek(fd, 0, os.SEEK_SET)
-    with os.fdopen(os.dup(fd), "rb") as stream:
-        try:
-            contents = read_zip_contents(stream, full=FullCheck(max_bytes=1 << 24, seconds=5))
-        except UnreadableZip as error:
-            assert "\n" not in str(error), repr(error)
-            return
-    assert [e.name for e in contents.entries] == [e.name for e in entries]
-    sizes = {e.name: e.size for e in entries}
-    for name, value in contents.metadata.items():
-        assert len(value) == sizes[name] <= 1 << 20, name
+    assert len(contents.entries) <= len(data) // 46 + 1
+    for value in contents.metadata.values():
+        assert len(value) <= 1 << 20
     for damage in contents.damaged:
         assert "\n" not in damage.why, damage
     for finding in content_findings(contents, "fuzz.zip", "fuzz"):

@@ -12,8 +12,9 @@ BASH_PARSE_SECONDS = 20.0
 #: Entries per framework zip. A real xcframework zip holds a few thousand; a central directory
 #: of millions is hostile (3 million cost 1.45 GB with zipfile), so we stop at the cap.
 ZIP_MAX_ENTRIES = 200_000
-#: The central directory zipfile reads whole: a real one is well under a megabyte.
-ZIP_DIRECTORY_MAX_BYTES = 64 * 1024 * 1024
+#: The central directory zipfile reads whole: a real one is well under a megabyte; 16 MiB of
+#: the smallest records is 360,000 entries, about 160 MB of zipfile's objects.
+ZIP_DIRECTORY_MAX_BYTES = 16 * 1024 * 1024
 #: Reading one zip's small entries (metadata, symlink targets; at most 512 MiB by their caps).
 ZIP_READ_SECONDS = 120.0
 #: `--verify-zips`, per zip: the declared uncompressed bytes it decompresses (a real

@@ -70,13 +70,13 @@ def test_not_a_zip(tmp_path):
 
 
 def test_a_run_artifact_with_a_huge_directory_is_refused_before_zipfile_lists_it(tmp_path):
-    # The end record claims 2 entries; only streaming the directory finds 10,001 of them.
+    # The end record claims 2 entries; zipfile reads a directory capped at 1 KiB an entry.
     from support.zips import many_entries_zip
     from swiftpm_guard.sources.actions_api import ENTRIES_MAX
 
     archive = tmp_path / "huge.zip"
     many_entries_zip(archive, "x", ENTRIES_MAX + 1, claimed=2)
-    with pytest.raises(InputError, match=f"more than {ENTRIES_MAX} entries"):
+    with pytest.raises(InputError, match=f"refusing more than {ENTRIES_MAX}"):
         extract_zips(archive, tmp_path / "out", display="a")
 
 
@@ -85,5 +85,5 @@ def test_a_run_artifact_with_zeroed_local_headers_is_refused(tmp_path):
 
     archive = _archive(tmp_path / "a.zip", [("x-1.0.zip", b"1")])
     zero_local_headers(archive)
-    with pytest.raises(InputError, match="no local header at offset 0"):
+    with pytest.raises(InputError, match="not a readable zip"):
         extract_zips(archive, tmp_path / "out", display="a")

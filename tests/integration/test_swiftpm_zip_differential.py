@@ -15,7 +15,7 @@ import time
 
 import pytest
 
-from support.zip_cases import generate, issue_24_cases
+from support.zip_cases import generate, issue_24_cases, issue_31_cases
 from support.zip_differential import ZipOutcome, describe, run, summary, swiftpm_said
 
 pytestmark = pytest.mark.slow
@@ -73,3 +73,24 @@ def test_issue_24s_five_zips_and_the_link_out_of_the_archive(https, swift_net, t
                 assert outcome.default.consistent, name
             else:
                 assert outcome.default == outcome.full, name
+
+
+def test_issue_31s_zips_outside_the_accepted_shape(https, swift_net, test_ca, tmp_path):
+    """Every zip is refused naming its entry; where SwiftPM's unzip reads the zip another
+    way, SwiftPM rejects it too; where it accepts (a second xcframework, a root Info.plist),
+    it would take another folder than `NAME.xcframework` as the target."""
+    cases = issue_31_cases(tmp_path / "cases")
+    outcomes = run(list(cases.values()), https, swift_net, test_ca.ca_pem, tmp_path / "run")
+    by_name = dict(zip(cases, outcomes, strict=True))
+    print(_table(by_name))
+    for name, outcome in by_name.items():
+        assert outcome.violation is None, (name, outcome.violation)
+        key = outcome.case.changes[0]
+        if key == "control":
+            assert outcome.accepted and outcome.full.consistent, name
+            continue
+        assert "zip-layout" in outcome.full.local, (name, outcome.full)
+        assert outcome.full.hosted in ("url-not-zip", "url-no-artifact"), (name, outcome.full)
+        assert outcome.default.consistent is outcome.case.needs_full, name
+        if key in ("dot", "slashes", "end-gap", "crc"):  # unzip reads these another way
+            assert not outcome.accepted, (name, swiftpm_said(outcome.swiftpm))

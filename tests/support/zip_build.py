@@ -46,6 +46,7 @@ class Member:
     descriptor: bool = False  # sizes and CRC after the data (flag bit 3), zero in the local
     flip: tuple[int, ...] = ()  # offsets into the compressed stream to XOR with 0x55
     payload: bytes | None = None  # the compressed stream as stored (None: compress `data`)
+    extra: bytes = b""  # extra fields, in both headers
 
     @property
     def is_dir(self) -> bool:
@@ -111,17 +112,17 @@ def build(members: Sequence[Member]) -> bytes:
         offset = len(out)
         if member.descriptor:
             out += LOCAL.pack(b"PK\x03\x04", needed, flags, member.method, _DOS_TIME, _DOS_DATE,
-                              0, 0, 0, len(name), 0)
+                              0, 0, 0, len(name), len(member.extra))
         else:
             out += LOCAL.pack(b"PK\x03\x04", needed, flags, member.method, _DOS_TIME, _DOS_DATE,
-                              local_crc, compressed, size, len(name), 0)
-        out += name + payload
+                              local_crc, compressed, size, len(name), len(member.extra))
+        out += name + member.extra + payload
         if member.descriptor:
             out += struct.pack("<4s3L", b"PK\x07\x08", local_crc, compressed, size)
         made_by = (member.host << 8) | 30
         central += CENTRAL.pack(b"PK\x01\x02", made_by, needed, flags, member.method, _DOS_TIME,
-                                _DOS_DATE, crc, compressed, size, len(name), 0, 0, 0, 0,
-                                _mode(member), offset) + name
+                                _DOS_DATE, crc, compressed, size, len(name), len(member.extra),
+                                0, 0, 0, _mode(member), offset) + name + member.extra
     cd_offset = len(out)
     out += central
     out += END.pack(b"PK\x05\x06", 0, 0, len(members), len(members), len(central), cd_offset, 0)

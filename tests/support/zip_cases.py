@@ -25,6 +25,7 @@ default check does not read (only `--verify-zips` can see it).
 from __future__ import annotations
 
 import random
+import struct
 import zlib
 from collections.abc import Callable
 from dataclasses import dataclass, replace
@@ -304,4 +305,66 @@ def issue_24_cases(folder: Path) -> dict[str, ZipCase]:
             lambda m, p: _at(m, p, method=DEFLATED, flip=(40,)), part="plist"),
         "library is a link to /etc/passwd": case(
             "link", "i_link", lambda m, p: _at(m, p, link=True, data=b"/etc/passwd")),
+    }
+
+
+def moved_past(prefix: bytes, data: bytes) -> bytes:
+    """`prefix` before the zip with every offset moved past it (a self-extracting archive)."""
+    out = bytearray(prefix + data)
+    at = out.find(b"PK\x01\x02")
+    while at >= 0:
+        struct.pack_into("<L", out, at + 42, struct.unpack_from("<L", out, at + 42)[0]
+                         + len(prefix))
+        at = out.find(b"PK\x01\x02", at + 46)
+    end = out.rfind(b"PK\x05\x06")
+    struct.pack_into("<L", out, end + 16, struct.unpack_from("<L", out, end + 16)[0]
+                     + len(prefix))
+    return bytes(out)
+
+
+def issue_31_cases(folder: Path) -> dict[str, ZipCase]:
+    """The zips issue 31 names, each outside the one shape the guard accepts: a second valid
+    xcframework and an XCFramework Info.plist at the root (SwiftPM takes them), a Unicode Path
+    extra field, `./` and `//` twins of a name, bytes before the first local header or before
+    the end record, and a CRC both headers misstate (read only when every entry is)."""
+    def case(key: str, ident: str, edit: Callable[[list[Member], str], list[Member] | bytes],
+             hidden: bool = False) -> ZipCase:
+        members = base_members(ident, folder)
+        made = edit(members, _path(ident, "binary"))
+        return ZipCase(ident, made if isinstance(made, bytes) else build(made), (key,), hidden)
+
+    def second(m: list[Member], path: str) -> list[Member]:
+        return [*base_members("extra", folder / "extra"), *m]
+
+    def root_plist(m: list[Member], path: str) -> list[Member]:
+        plist = _member(m, path.split("/", 1)[0] + "/Info.plist")
+        return [replace(plist, name="Info.plist"), *m]
+
+    def unicode_path(m: list[Member], path: str) -> list[Member]:
+        other = path.rsplit("/", 1)[0] + "/other.a"
+        body = b"\x01" + struct.pack("<L", zlib.crc32(path.encode())) + other.encode()
+        return _at(m, path, extra=struct.pack("<2H", 0x7075, len(body)) + body)
+
+    def twin(m: list[Member], path: str, name: str) -> list[Member]:
+        return [*m, replace(_member(m, path), name=name)]
+
+    def end_gap(m: list[Member], path: str) -> bytes:
+        data = build(m)
+        end = data.rfind(b"PK\x05\x06")
+        return data[:end] + b"junk" + data[end:]
+
+    return {
+        "well-formed (control)": case("control", "j_control", lambda m, p: m),
+        "a second valid xcframework": case("second", "j_second", second),
+        "an XCFramework Info.plist at the root": case("root-plist", "j_root_plist", root_plist),
+        "a Unicode Path extra field": case("unicode-path", "j_unicode_path", unicode_path),
+        "`./` twin of a name": case("dot", "j_dot", lambda m, p: twin(m, p, f"./{p}")),
+        "`//` twin of a name": case("slashes", "j_slashes",
+                                    lambda m, p: twin(m, p, p.replace("/", "//", 1))),
+        "bytes before the first local header": case(
+            "prefix", "j_prefix", lambda m, p: moved_past(b"#!/bin/sh\nexit 0\n", build(m))),
+        "bytes before the end record": case("end-gap", "j_end_gap", end_gap),
+        "CRC misstated in both headers": case(
+            "crc", "j_crc", lambda m, p: _at(m, p, crc=zlib.crc32(_member(m, p).data) ^ 1),
+            hidden=True),
     }

@@ -88,7 +88,7 @@ class ActionSettings:
     allow_overwrite: bool = False
     verify_urls: bool = False
     #: Input verify-zips: every entry of every zip (built, and downloaded with verify-urls)
-    #: decompressed and checked, as SwiftPM's unzip tests it.
+    #: decompressed and checked, as SwiftPM's unzip tests it (auto: when publishing).
     verify_zips: bool = False
     #: Input resolve: the swift that resolves a throwaway consumer, or None (no proof asked).
     resolve_swift: str | None = None
@@ -157,6 +157,9 @@ class ActionSettings:
         if requested == "auto":
             mode = "publish" if event.name in PUBLISH_EVENTS else "check"
         behaviour = _behaviour(value)
+        zips = value("verify-zips")  # auto: every entry's data is verified when publishing
+        behaviour["verify_zips"] = (mode == "publish" if zips.lower() == "auto"
+                                    else boolean("verify-zips", zips))
         return cls(mode=mode, requested_mode=requested, event=event, token=token_from(env),
                    push_token=_push_token(env), **_sources(value), **_release(value), **behaviour,
                    **_runner(env))
@@ -253,7 +256,6 @@ def _behaviour(value: Value) -> dict[str, Any]:
         "verify_absent": boolean("verify-absent", value("verify-absent")),
         "absent_on_403": boolean("absent-on-403", value("absent-on-403")),
         "verify_urls": boolean("verify-urls", value("verify-urls")),
-        "verify_zips": boolean("verify-zips", value("verify-zips")),
         "base_url": validate_base_url(base_url, "input base-url") if base_url else None,
     }
 
@@ -310,7 +312,7 @@ INPUTS: dict[str, str] = {
     "author": DEFAULT_AUTHOR,
     "allow-overwrite": "false",
     "verify-urls": "false",
-    "verify-zips": "false",
+    "verify-zips": "auto",
     "resolve": "false",
     "base-url": "",
     "branches": DEFAULT_PATTERN,

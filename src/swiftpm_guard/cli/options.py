@@ -152,8 +152,10 @@ def _frameworks_refs(args: argparse.Namespace) -> tuple[str, ...]:
 # -- hosted zips ---------------------------------------------------------------------------------
 
 
-def add_url_arguments(parser: argparse.ArgumentParser, *, flag: str = "--verify-urls") -> None:
-    """The flag (`--verify-urls` or `--verify-absent`) plus how URLs are built and fetched."""
+def add_url_arguments(parser: argparse.ArgumentParser, *, flag: str = "--verify-urls",
+                      verify_zips: bool = False) -> None:
+    """The flag (`--verify-urls` or `--verify-absent`) plus how URLs are built and fetched;
+    `verify_zips`: `--verify-zips` is the default (publish), `--no-verify-zips` turns it off."""
     group = parser.add_argument_group("hosted zips")
     if flag == "--verify-absent":
         group.add_argument(flag, action="store_true",
@@ -166,8 +168,11 @@ def add_url_arguments(parser: argparse.ArgumentParser, *, flag: str = "--verify-
         group.add_argument(flag, action="store_true",
                            help="download every binary target's zip and compare its SHA-256 "
                                 "with the manifest's checksum, as SwiftPM will")
-        group.add_argument("--verify-zips", action="store_true",
-                           help="decompress every entry of every zip (--artifacts, a run's "
+        group.add_argument("--verify-zips", default=verify_zips,
+                           action=argparse.BooleanOptionalAction if verify_zips
+                           else "store_true",
+                           help=("(the default when publishing) " if verify_zips else "")
+                           + "decompress every entry of every zip (--artifacts, a run's "
                                 "artifact, and with --verify-urls each download) and check "
                                 "its size and CRC, as SwiftPM's `unzip -t` does; without it "
                                 "only the metadata entries and symlinks the rules read are. "

@@ -46,7 +46,7 @@ def add_parsers(commands: argparse._SubParsersAction[Any]) -> None:
     add_version_arguments(ref)
     add_remote_arguments(pub)
     _add_push_arguments(pub)
-    add_url_arguments(pub)
+    add_url_arguments(pub, verify_zips=True)
     add_resolve_arguments(pub)
     add_report_arguments(pub)
     pre = commands.add_parser("preflight", help="exit 1 if swiftpm-<version> already exists")

@@ -1,7 +1,7 @@
 """JSON from someone else, parsed with a nesting cap (pure).
 
 `json.loads` recurses once per `[` or `{`: deep enough text is a RecursionError (an event
-payload, an artifact bundle's `info.json`), which no caller expects. The depth is measured
+payload, SwiftPM's JSON), which no caller expects. The depth is measured
 first, linearly and without recursion: strings are cut out with a regular expression whose
 alternatives start on different characters (an unterminated one runs to the end, once), the
 brackets left become +1/-1 steps, and their running sum may not pass the cap (C loops: a 32 MiB

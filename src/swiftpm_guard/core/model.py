@@ -298,10 +298,11 @@ CODES: dict[str, str] = {
     "--version-pattern) version; a --version of another shape is bad usage (exit 2)",
     "missing-version": "the template never uses __VERSION__ (warning)",
     "malformed-placeholder": "a near-miss such as __SHA256_x_ or __VERSION",
-    "zip-layout": "a zip is unreadable or not extractable (a local header missing or unlike its "
-    "central-directory entry, too many entries; an entry SwiftPM's unzip cannot extract: a "
-    "method other than stored or deflate, stored sizes that differ, a bad CRC or deflate "
-    "stream, a name it cannot place), lacks <name>.xcframework/ at its root, or has __MACOSX/",
+    "zip-layout": "a zip is not in the one shape accepted: its root holds anything but "
+    "<name>.xcframework/ (a second xcframework, a root Info.plist, __MACOSX/), or an entry is "
+    "refused (a name not canonical, an extra field zip tools do not write, a method other than "
+    "stored or deflate, a local header unlike its central entry, a bad CRC or deflate stream), "
+    "or the file is (bytes before, between or after its records, too many entries)",
     "swift-error": "SwiftPM rejects the rendered package (its message, with the manifest line)",
     "needs-swiftpm": "without SwiftPM: the manifest's verdict needs evaluating Swift (one per "
     "manifest; a warning with --accept-static, which leaves it unproven), or the text has another "
@@ -335,7 +336,6 @@ CODES: dict[str, str] = {
     "framework bundle (an absolute path, .. past the root)",
     "zip-unverified": "--verify-zips: a zip's entries could not all be verified within the "
     "bound (16 GiB uncompressed, 300 s per zip)",
-    "zip-mixed": "a zip holds both an .xcframework and an .artifactbundle",
     "zip-signature": "some zips of a folder are code-signed and others not (notice)",
     "resolve-failed": "resolve: the real SwiftPM rejects a binary target (its exact error)",
     "resolve-error": "resolve: swift package resolve failed naming no target, or fetched an "

@@ -1,15 +1,11 @@
 """What a framework zip must hold for SwiftPM and Xcode, judged from its entry list (pure).
 
-The reading (the central directory, the few small entries the rules read, and with the full
-check every entry's data) is sources/zip_archive.py; this module only judges. What does not
-extract as Info-ZIP's unzip 6.0 extracts it (SwiftPM's extractor on Linux and macOS: `unzip -t`,
-then `unzip -d`) arrives as `Damage`; symlink entries with the target they hold.
-
-`derive_artifacts` is SwiftPM's own search (Swift 6.0, Workspace+BinaryArtifacts.swift):
-after unzipping, the first folder, from the top down, holding an `Info.plist` that decodes as
-XCFramework metadata (or an `info.json` that reads as an artifact bundle's) is the artifact;
-the folder's name does not matter. No such folder: "does not contain a binary artifact", for
-every consumer.
+The reading (sources/zip_archive.py) refuses any zip outside one narrow shape; what it refuses
+per entry arrives as `Damage`, symlink entries with the target they hold. This module judges
+the rest. The root of `NAME-<version>.zip` holds exactly one folder, `NAME.xcframework/`, and
+nothing else, and its `Info.plist` is XCFramework metadata: SwiftPM's own search (the first
+folder, from the top down, with valid metadata) then can only pick `NAME.xcframework`, so the
+guard needs no model of it.
 """
 
 from __future__ import annotations
@@ -19,11 +15,8 @@ import posixpath
 from collections.abc import Mapping
 from dataclasses import dataclass
 
-from swiftpm_guard.core import json_depth
 from swiftpm_guard.core.model import Finding, Severity
 
-#: Metadata files SwiftPM reads, compared by lower-cased base name as SwiftPM does.
-METADATA_NAMES = frozenset({"info.plist", "info.json"})
 _REQUIRED = ("LibraryIdentifier", "LibraryPath", "SupportedPlatform")
 _OPTIONAL = ("HeadersPath", "SupportedPlatformVariant")
 
@@ -65,13 +58,6 @@ class Library:
     platform: str
 
 
-@dataclass(frozen=True, slots=True)
-class Artifact:
-    folder: str  # "" for the zip's root, else "X.xcframework" (no trailing slash)
-    kind: str  # "xcframework" or "artifactbundle"
-    libraries: tuple[Library, ...] = ()
-
-
 def decode_xcframework(data: bytes) -> tuple[Library, ...] | str:
     """XCFramework metadata as SwiftPM's PropertyListDecoder needs it; else why not."""
     try:
@@ -99,16 +85,6 @@ def decode_xcframework(data: bytes) -> tuple[Library, ...] | str:
     return tuple(libraries)
 
 
-def _is_artifact_bundle(data: bytes) -> bool:
-    """An approximation of SwiftPM's ArtifactsArchiveMetadata: schemaVersion and artifacts."""
-    try:
-        value = json_depth.loads(data)  # nested past the cap: not a bundle's metadata
-    except (ValueError, UnicodeDecodeError):
-        return False
-    return (isinstance(value, dict) and isinstance(value.get("schemaVersion"), str)
-            and isinstance(value.get("artifacts"), dict))
-
-
 def folders(contents: ZipContents) -> set[str]:
     """Every folder unzip creates ("" is the root), stored or implied by a path."""
     found = {""}
@@ -121,44 +97,47 @@ def folders(contents: ZipContents) -> set[str]:
     return found
 
 
-def _metadata_in(contents: ZipContents, folder: str) -> dict[str, bytes]:
-    prefix = f"{folder}/" if folder else ""
-    found: dict[str, bytes] = {}
-    for name, data in contents.metadata.items():
-        if posixpath.dirname(name) == folder.rstrip("/") and name.startswith(prefix):
-            found[posixpath.basename(name).lower()] = data
-    return found
+def strays(contents: ZipContents, name: str) -> list[str]:
+    """Entries outside `NAME.xcframework/`, the one thing a framework zip's root may hold."""
+    inside = f"{name}.xcframework/"
+    return [e.name for e in contents.entries if not e.name.startswith(inside)]
 
 
-def artifact_at(contents: ZipContents, folder: str) -> Artifact | None:
-    metadata = _metadata_in(contents, folder)
-    plist = metadata.get("info.plist")
-    if plist is not None:
-        decoded = decode_xcframework(plist)
-        if not isinstance(decoded, str):
-            return Artifact(folder, "xcframework", decoded)
-    bundle = metadata.get("info.json")
-    if bundle is not None and _is_artifact_bundle(bundle):
-        return Artifact(folder, "artifactbundle")
-    return None
+def root_findings(contents: ZipContents, file: str, name: str) -> list[Finding]:
+    """`zip-layout` for each entry beside `NAME.xcframework/` (a second xcframework, a root
+    `Info.plist`, `__MACOSX/`: SwiftPM could take it as the target), or for none there."""
+    root = f"{name}.xcframework/"
+    found = [_finding("zip-layout", file, entry,
+                      f"{entry} is beside {root} at the zip's root: a framework zip holds "
+                      f"{root} and nothing else, or SwiftPM may take another folder as the "
+                      f"target; zip only {root} (`ditto -c -k --keepParent {root.rstrip('/')} "
+                      "…`, or `zip -ry -X`)")
+             for entry in strays(contents, name)]
+    if len(found) == len(contents.entries):
+        found.insert(0, _finding("zip-layout", file, root,
+                                 f"no {root} at the zip's root: SwiftPM cannot map it to the "
+                                 "target"))
+    return _capped(found, "zip-layout", file, "entries are beside the xcframework")
 
 
-def derive_artifacts(contents: ZipContents) -> list[Artifact]:
-    """SwiftPM's search: a folder that is an artifact ends the search below it."""
-    every = folders(contents)
-    children: dict[str, list[str]] = {}
-    for folder in every - {""}:
-        children.setdefault(posixpath.dirname(folder), []).append(folder)
-    found: list[Artifact] = []
-    pending = [""]
-    while pending:
-        folder = pending.pop(0)
-        artifact = artifact_at(contents, folder)
-        if artifact is not None:
-            found.append(artifact)
-            continue
-        pending += sorted(children.get(folder, []))
-    return found
+def shape_problem(contents: ZipContents) -> str | None:
+    """Why a downloaded zip is not one `X.xcframework/` folder with XCFramework metadata and
+    nothing beside it (None: it is)."""
+    tops = sorted({e.name.split("/", 1)[0] for e in contents.entries})
+    if len(tops) != 1 or not tops[0].endswith(".xcframework"):
+        shown = ", ".join(tops[:5]) + (", …" if len(tops) > 5 else "")
+        return (f"its root holds {shown or 'nothing'}, not exactly one X.xcframework folder "
+                "(SwiftPM may take any of them as the target)")
+    (root,) = tops
+    stray = strays(contents, root.removesuffix(".xcframework"))
+    if stray:
+        return f"{stray[0]} is a file at its root, not the folder {root}/"
+    plist = contents.metadata.get(f"{root}/Info.plist")
+    if plist is None:
+        return f"{root}/Info.plist is missing or unreadable"
+    decoded = decode_xcframework(plist)
+    return f"{root}/Info.plist is not XCFramework metadata ({decoded})" \
+        if isinstance(decoded, str) else None
 
 
 def _finding(code: str, file: str, entry: str, message: str,
@@ -224,17 +203,6 @@ def symlink_findings(contents: ZipContents, file: str) -> list[Finding]:
                 f"{path} is stored as a copy, not a symlink: the framework bundle is "
                 "flattened (zip without -y), so code signing and Xcode's embedding fail"))
     return found
-
-
-def mixed_findings(contents: ZipContents, file: str) -> list[Finding]:
-    tops = {e.name.split("/", 1)[0] for e in contents.entries}
-    frameworks = sorted(t for t in tops if t.endswith(".xcframework"))
-    bundles = sorted(t for t in tops if t.endswith(".artifactbundle"))
-    if frameworks and bundles:
-        return [_finding("zip-mixed", file, bundles[0],
-                         f"the zip holds both {frameworks[0]} and {bundles[0]}: SwiftPM takes "
-                         "only one of them as the binary target")]
-    return []
 
 
 def signature_findings(contents: ZipContents, file: str) -> list[Finding]:
@@ -327,12 +295,12 @@ def link_findings(contents: ZipContents, file: str) -> list[Finding]:
 
 
 def damage_findings(contents: ZipContents, file: str) -> list[Finding]:
-    """`zip-layout` for each entry SwiftPM's unzip cannot extract (`invalid archive returned
-    from …` or `failed extracting …` for every consumer), naming the entry."""
+    """`zip-layout` for each entry refused (outside the accepted shape, or its data does not
+    extract: SwiftPM's unzip would read it another way, or refuse the zip), naming it."""
     found = [_finding("zip-layout", file, d.entry,
-                      f"{d.entry} does not extract as SwiftPM extracts it: {d.why}")
+                      f"{d.entry} is refused: {d.why}; rebuild the zip with ditto or zip -ry")
              for d in contents.damaged]
-    return _capped(found, "zip-layout", file, "entries do not extract")
+    return _capped(found, "zip-layout", file, "entries are refused")
 
 
 def unverified_findings(contents: ZipContents, file: str) -> list[Finding]:
@@ -364,7 +332,8 @@ def extraction_problem(contents: ZipContents) -> str | None:
 
 def content_findings(contents: ZipContents, file: str, name: str) -> list[Finding]:
     """Every rule above for the zip of binary target `name`."""
-    return [*damage_findings(contents, file), *unverified_findings(contents, file),
+    return [*root_findings(contents, file, name), *damage_findings(contents, file),
+            *unverified_findings(contents, file),
             *plist_findings(contents, file, name), *link_findings(contents, file),
-            *symlink_findings(contents, file), *mixed_findings(contents, file),
+            *symlink_findings(contents, file),
             *signature_findings(contents, file)]

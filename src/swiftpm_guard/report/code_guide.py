@@ -35,9 +35,9 @@ GUIDE: dict[str, tuple[str, str]] = {
                         "release points at its own zips."),
     "malformed-placeholder": ("error", "Spell the placeholder exactly: `__SHA256_<name>__`, "
                               "`__VERSION__`."),
-    "zip-layout": ("error", "Rebuild the zip with `zip -ry <name>-<version>.zip "
-                   "<name>.xcframework` from the folder holding it: one `<name>.xcframework/` "
-                   "at the root, no `__MACOSX/`."),
+    "zip-layout": ("error", "Rebuild the zip with `ditto -c -k --keepParent "
+                   "<name>.xcframework <name>-<version>.zip` or `zip -ry -X` from the folder "
+                   "holding it: one `<name>.xcframework/` at the root and nothing else."),
     "swift-error": ("error", "Fix the template line SwiftPM names (its message is quoted)."),
     "needs-swiftpm": ("error", "Run the check where `swift` is (`--swift`, a macOS or Ubuntu "
                       "runner, the image with SwiftPM), or accept an unproven static reading "
@@ -81,10 +81,9 @@ GUIDE: dict[str, tuple[str, str]] = {
     "zip-symlinks": ("error", "Zip with `-y` so a macOS framework keeps its symlinks."),
     "zip-link": ("error", "Zip with `-y` from inside the build folder, so each symlink points "
                  "at a file in its own bundle (never an absolute path or `..` out)."),
-    "zip-unverified": ("error", "Rebuild the zip, or check it without `--verify-zips` if its "
-                       "size is meant: past the bound, its entries were not all verified."),
-    "zip-mixed": ("error", "Ship the `.xcframework` and the `.artifactbundle` in separate "
-                  "zips."),
+    "zip-unverified": ("error", "Rebuild the zip, or publish it with `--no-verify-zips` "
+                       "(input `verify-zips: false`) if its size is meant: past the bound, "
+                       "its entries were not all verified."),
     "zip-signature": ("notice", "Sign all zips of the release or none, if that was not meant."),
     "resolve-failed": ("error", "Fix the target SwiftPM names (its own error is quoted)."),
     "resolve-error": ("error", "Read SwiftPM's error; check every target's URL and checksum."),

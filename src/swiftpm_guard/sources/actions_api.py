@@ -18,7 +18,7 @@ from typing import TYPE_CHECKING, Any
 
 from swiftpm_guard.errors import InputError
 from swiftpm_guard.infra.github import RetryPolicy, call
-from swiftpm_guard.sources.zip_archive import ZipProblem, ZipReader
+from swiftpm_guard.sources.zip_archive import ZipProblem, directory
 
 if TYPE_CHECKING:
     from swiftpm_guard.infra.github import Github
@@ -110,16 +110,15 @@ def download_artifact(api_url: str, token: str, repository: str, artifact: RunAr
 
 
 def _check_archive(archive: Path, display: str) -> None:
-    """Stream the archive's directory first (capped, local headers checked): zipfile builds a
-    list of every entry before anyone can count them, 1.45 GB for 3 million."""
+    """The end record's counts first: zipfile builds a list of every entry before anyone can
+    count them (1.45 GB for 3 million), so the directory it reads is capped by size."""
     try:
         fd = os.open(archive, os.O_RDONLY)
     except OSError as error:
         raise InputError(f"cannot read the artifact: {error.strerror}", file=display) from None
     try:
-        for _entry in ZipReader(fd, max_entries=ENTRIES_MAX).entries():
-            pass
-    except ZipProblem as error:
+        directory(fd, max_entries=ENTRIES_MAX, max_bytes=ENTRIES_MAX * 1024, comment=True)
+    except (ZipProblem, OSError) as error:
         raise InputError(f"the downloaded artifact is not a readable zip ({error})",
                          file=display) from None
     finally:

@@ -46,18 +46,23 @@ def _sha256_stream(stream: BufferedReader) -> str:
     return digest.hexdigest()
 
 
-@dataclass(frozen=True, slots=True)
-class _ZipResult:
+@dataclass(slots=True)
+class _Opened:
+    """One zip, hashed and still open: its contents are judged from this descriptor."""
+
+    name: str
+    shown: str
     artifact: Artifact | None
-    findings: tuple[Finding, ...]
+    stream: BufferedReader | None
+    findings: list[Finding]
 
 
 def scan_artifact_dir(folder: Path, *, display: str | None = None, workers: int | None = None,
-                      contents: bool = False, verify: bool = False
-                      ) -> tuple[list[Artifact], list[Finding]]:
-    """Hash and inspect every `*.zip` in `folder` (not recursive), several at a time; with
-    `contents`, the zip rules too (zip_rules.content_findings), on the same open file, and
-    with `verify` every entry's data (zip_archive.FullCheck)."""
+                      verify: bool = False) -> tuple[list[Artifact], list[Finding]]:
+    """Hash every `*.zip` in `folder` (not recursive), several at a time, then judge each
+    from the descriptor it was hashed from (zip_rules.content_findings), one bounded child at
+    a time once the threads are done (a fork beside running threads is unsafe); with `verify`
+    every entry's data too (zip_archive.FullCheck)."""
     shown = display or str(folder)
     if not is_directory(folder, display=shown, what="artifact folder"):
         raise InputError("artifact folder not found", file=shown)
@@ -65,17 +70,43 @@ def scan_artifact_dir(folder: Path, *, display: str | None = None, workers: int 
     zips = sorted(_zip_entries(folder, root, shown))
     if not zips:
         raise InputError("artifact folder holds no *.zip files", file=shown)
+    pool_size = workers or min(len(zips), os.cpu_count() or 1)
+    done: list[_Opened] = []
+    for start in range(0, len(zips), _OPEN_AT_ONCE):
+        done += _scan_batch(zips[start:start + _OPEN_AT_ONCE], shown, pool_size, verify)
+    artifacts = [z.artifact for z in done if z.artifact is not None]
+    return artifacts, [f for z in done for f in z.findings]
+
+
+#: Zips hashed and held open at once before they are judged (descriptors are finite).
+_OPEN_AT_ONCE = 64
+
+
+def _scan_batch(zips: list[Path], shown: str, pool_size: int, verify: bool) -> list[_Opened]:
     from concurrent.futures import ThreadPoolExecutor
 
-    pool_size = workers or min(len(zips), os.cpu_count() or 1)
-    with ThreadPoolExecutor(max_workers=pool_size) as pool:
-        results = list(
-            pool.map(lambda p: _inspect_zip(p, f"{shown}/{display_name(p.name)}", contents,
-                                            verify), zips)
-        )
-    artifacts = [r.artifact for r in results if r.artifact is not None]
-    findings = [f for r in results for f in r.findings]
-    return artifacts, findings
+    opened: list[_Opened] = []
+    try:
+        with ThreadPoolExecutor(max_workers=pool_size) as pool:
+            futures = [pool.submit(_open_and_hash, p, f"{shown}/{display_name(p.name)}")
+                       for p in zips]
+            failed: Exception | None = None
+            for future in futures:  # every stream kept, so every one is closed below
+                try:
+                    opened.append(future.result())
+                except Exception as error:
+                    failed = failed or error
+        if failed is not None:
+            raise failed
+        for zip_file in opened:
+            if zip_file.stream is not None:
+                zip_file.findings += _judge(zip_file.stream, zip_file.name, zip_file.shown,
+                                            verify)
+    finally:
+        for zip_file in opened:
+            if zip_file.stream is not None:
+                zip_file.stream.close()
+    return opened
 
 
 def _zip_entries(folder: Path, root: Path, shown: str) -> list[Path]:
@@ -105,85 +136,26 @@ def _zip_entries(folder: Path, root: Path, shown: str) -> list[Path]:
     return paths
 
 
-def _inspect_zip(path: Path, shown: str, contents: bool = False,
-                 verify: bool = False) -> _ZipResult:
+def _open_and_hash(path: Path, shown: str) -> _Opened:
     match = ZIP_NAME_RE.fullmatch(path.name)
     if match is None:
-        return _ZipResult(None, (_layout(display_name(path.name), shown,
-                                         "file name is not <name>-<version>.zip"),))
+        return _Opened("", shown, None, None, [_layout(
+            display_name(path.name), shown, "file name is not <name>-<version>.zip")])
     name = match.group("name")
-    # One descriptor for hashing, the layout check and the content rules: the bytes hashed
-    # are the bytes read, and a name swapped for a FIFO meanwhile is never opened again.
+    # One descriptor for hashing and judging: the bytes hashed are the bytes read, and a
+    # name swapped for a FIFO meanwhile is never opened again.
     with open_regular(path, display=shown, what="zip") as stream:
         checksum = _sha256_stream(stream)
-        stream.seek(0)
-        findings = _layout_findings(stream, name, shown)
-        if contents:
-            stream.seek(0)
-            findings += _judge(stream, name, shown, verify)
+        kept = os.fdopen(os.dup(stream.fileno()), "rb")
     artifact = Artifact(name=name, sha256=checksum, origin=Location(shown),
                         file_name=display_name(path.name),
                         version=display_name(match.group("version")))
-    return _ZipResult(artifact, tuple(findings))
+    return _Opened(name, shown, artifact, kept, [])
 
 
 def _layout(subject: str, shown: str, message: str) -> Finding:
     return Finding(code="zip-layout", severity=Severity.ERROR, subject=subject,
                    message=message, file=shown)
-
-
-def _layout_findings(stream: BufferedReader, name: str, shown: str) -> list[Finding]:
-    """Stream the central directory, each entry checked against its local header (no
-    decompression: a zip bomb costs nothing here), and apply SwiftPM's layout rules.
-
-    On the descriptor that was hashed (`ZipReader` reads with pread, by offset), so the
-    bytes checked are the bytes hashed."""
-    from swiftpm_guard.sources.zip_archive import ZipProblem, ZipReader
-
-    layout = _Layout(name)
-    try:
-        for entry in ZipReader(stream.fileno()).entries():
-            layout.add(entry.name)
-    except ZipProblem as error:
-        return [_layout(name, shown, f"not a readable zip archive, SwiftPM cannot extract it: "
-                                     f"{error}")]
-    except OSError as error:
-        return [_layout(name, shown, f"not a readable zip archive ({error.strerror})")]
-    return [_layout(name, shown, message) for message in layout.problems()]
-
-
-class _Layout:
-    """SwiftPM's rules on entry names, applied one name at a time (flat memory)."""
-
-    def __init__(self, name: str) -> None:
-        self._root = f"{name}.xcframework/"
-        self._has_root = False
-        self._tops: set[str] = set()
-        self._macos = 0
-        self._unsafe: str | None = None
-
-    def add(self, entry: str) -> None:
-        if entry.startswith(self._root):
-            self._has_root = True
-        elif len(self._tops) < 5:
-            self._tops.add(entry.split("/", 1)[0])
-        if entry.startswith("__MACOSX/"):
-            self._macos += 1
-        if self._unsafe is None and (entry.startswith(("/", "\\")) or ".." in entry.split("/")):
-            self._unsafe = entry
-
-    def problems(self) -> list[str]:
-        found = []
-        if not self._has_root:
-            tops = ", ".join(sorted(self._tops)) or "nothing"
-            found.append(f"no {self._root} at the zip's root (found: {tops}); SwiftPM cannot "
-                         "map it to the target")
-        if self._macos:
-            found.append(f"{self._macos} __MACOSX/ entries (Finder metadata); zip with "
-                         "`ditto -c -k --keepParent` or `zip -X`")
-        if self._unsafe is not None:
-            found.append(f"entry '{self._unsafe[:200]}' escapes the archive root")
-        return found
 
 
 def parse_checksums(text: str, *, file: str) -> list[Artifact]:
@@ -290,8 +262,7 @@ def scan_zip_folder(folder: Path, *, display: str | None = None, verify: bool = 
                     ) -> tuple[list[Artifact], list[Finding]]:
     """The zips of `folder` as artifacts, with the layout and content findings of each; with
     `verify` (`--verify-zips`), every entry's data checked too."""
-    artifacts, judged = scan_artifact_dir(folder, display=display, contents=True,
-                                          verify=verify)
+    artifacts, judged = scan_artifact_dir(folder, display=display, verify=verify)
     signatures = [f for f in judged if f.code == "zip-signature"]
     findings = [f for f in judged if f.code != "zip-signature"]
     mixed = signature_summary(signatures, display or str(folder))
@@ -316,10 +287,11 @@ def signature_summary(notices: Sequence[Finding], folder: str) -> Finding | None
 def _judge(stream: BufferedReader, name: str, shown: str, full: bool) -> list[Finding]:
     # Only with zips: the rules read plists and zip directories, modules a list needs not load.
     from swiftpm_guard.core.zip_rules import content_findings
-    from swiftpm_guard.sources.zip_archive import FullCheck, UnreadableZip, read_zip_contents
+    from swiftpm_guard.sources.zip_archive import FullCheck, ZipProblem, read_zip_bounded
 
     try:
-        contents = read_zip_contents(stream, full=FullCheck() if full else None)
-    except UnreadableZip:
-        return []  # the layout check has said why (one finding per zip, not two)
+        contents = read_zip_bounded(stream.fileno(), FullCheck() if full else None)
+    except ZipProblem as problem:
+        return [_layout(name, shown, f"not a zip in the shape the guard accepts (SwiftPM's "
+                                     f"unzip may read it another way, or refuse it): {problem}")]
     return content_findings(contents, shown, name)

@@ -5,11 +5,11 @@ thread pool, with a timeout per connect and read, a deadline per download enforc
 (the socket's timeout is the time left) and bounded retries for what may
 pass (timeouts, resets, 5xx, 429); 404/410 are final, and a body that does not begin like a zip
 (a CDN's HTML page with status 200) is caught unhashed. The spooled archive is then judged as
-SwiftPM judges it (tests/integration/test_resolve_oracle.py): unreadable is `url-not-zip`, no
-XCFramework or artifact-bundle metadata is `url-no-artifact`. The zip rules are the built zips'
-(sources/zip_archive.py): an entry SwiftPM's unzip cannot extract is `url-not-zip` (SwiftPM:
-"invalid archive returned from …"), a symlink out of the archive or its bundle `zip-link`, and
-with `verify_zips` (`--verify-zips`) every entry's data is checked, bounded per zip
+SwiftPM judges it (tests/integration/test_resolve_oracle.py), by the built zips' rules
+(sources/zip_archive.py, in this thread: the download pool is running): a zip outside the
+accepted shape, or an entry refused, is `url-not-zip`; anything but one `X.xcframework/`
+with XCFramework metadata at its root is `url-no-artifact`; a symlink out of the archive or
+its bundle `zip-link`; with `verify_zips` every entry's data is checked, bounded per zip
 (`zip-unverified` past the bound).
 """
 
@@ -29,14 +29,8 @@ from typing import IO
 from swiftpm_guard import __version__
 from swiftpm_guard.core.model import Finding, HostedStats, Severity
 from swiftpm_guard.core.urls import HostedZip, UrlSettings
-from swiftpm_guard.core.zip_rules import (
-    ZipContents,
-    decode_xcframework,
-    derive_artifacts,
-    extraction_problem,
-    link_findings,
-)
-from swiftpm_guard.sources.zip_archive import FullCheck, UnreadableZip, read_zip_contents
+from swiftpm_guard.core.zip_rules import extraction_problem, link_findings, shape_problem
+from swiftpm_guard.sources.zip_archive import FullCheck, ZipProblem, read_zip_contents
 
 #: One socket read at most: small, so the deadline is checked between reads that each wait
 #: no longer than the time left.
@@ -145,31 +139,19 @@ def _hash_stream(response: http.client.HTTPResponse, started: float, settings: U
         try:
             contents = read_zip_contents(spool,
                                          full=FullCheck() if settings.verify_zips else None)
-        except UnreadableZip as error:
+        except ZipProblem as error:
             return Fetched("not-zip", fetched.sha256,
                            detail=f"not a readable zip archive ({error})", size=fetched.size)
         damaged = extraction_problem(contents)
         if damaged is not None:  # SwiftPM: "invalid archive returned from …"
             return Fetched("not-zip", fetched.sha256,
-                           detail=f"an entry does not extract as SwiftPM extracts it: "
+                           detail=f"an entry is refused (SwiftPM's unzip may read it "
+                                  f"another way, or refuse it): "
                                   f"{damaged}", size=fetched.size)
         return Fetched("zip", fetched.sha256, size=fetched.size,
-                       no_artifact=_why_no_artifact(contents),
+                       no_artifact=shape_problem(contents),
                        links=tuple(f.message for f in link_findings(contents, "")),
                        unverified=contents.unverified)
-
-
-def _why_no_artifact(contents: ZipContents) -> str | None:
-    if derive_artifacts(contents):
-        return None
-    plists = sorted(n for n in contents.metadata if n.lower().endswith(".xcframework/info.plist"))
-    if plists:
-        why = decode_xcframework(contents.metadata[plists[0]])
-        return f"{plists[0]} is not XCFramework metadata ({why})"
-    roots = sorted({e.name.split("/", 1)[0] for e in contents.entries})
-    shown = ", ".join(roots[:5]) + (", …" if len(roots) > 5 else "")
-    return (f"no folder in it holds an XCFramework Info.plist or an artifact bundle's "
-            f"info.json (top level: {shown or 'nothing'})")
 
 
 def _hash_into(response: http.client.HTTPResponse, started: float, settings: UrlSettings,

@@ -82,7 +82,7 @@ def test_damage_is_one_finding_per_entry_capped():
                     for i in range(25))
     found = damage_findings(_contents(damaged=damaged), "dist/x-1.0.0.zip")
     assert len(found) == 11 and found[0].subject == "x.xcframework/f0"
-    assert "15 more entries do not extract" in found[-1].message
+    assert "15 more entries are refused" in found[-1].message
     assert extraction_problem(_contents(damaged=damaged)) == (
         "x.xcframework/f0: it is compressed with method 14 (LZMA) (and 24 more entries)")
     assert extraction_problem(_contents()) is None

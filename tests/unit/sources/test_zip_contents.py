@@ -9,15 +9,13 @@ from support.checks import evaluated
 from support.release import Slice, write_real_zip, write_release
 from swiftpm_guard.core.model import Severity
 from swiftpm_guard.core.zip_rules import (
-    ZipContents,
-    ZipEntry,
     content_findings,
     decode_xcframework,
-    derive_artifacts,
+    shape_problem,
 )
 from swiftpm_guard.sources.artifacts import scan_zip_folder
 from swiftpm_guard.sources.template import load_template
-from swiftpm_guard.sources.zip_archive import UnreadableZip, read_zip_contents
+from swiftpm_guard.sources.zip_archive import ZipProblem, read_zip_contents
 
 
 def judged(tmp_path, name="foo", **options):
@@ -37,7 +35,7 @@ def test_a_real_shaped_zip_passes_and_says_it_is_not_signed(tmp_path):
     (notice,) = found
     assert (notice.code, notice.severity) == ("zip-signature", Severity.NOTICE)
     assert "not code-signed" in notice.message
-    assert [a.folder for a in derive_artifacts(contents)] == ["foo.xcframework"]
+    assert shape_problem(contents) is None
 
 
 def test_a_signature_is_reported_as_a_notice(tmp_path):
@@ -75,28 +73,18 @@ def test_a_library_path_the_plist_lists_must_exist(tmp_path):
     assert "(tvos)" in found[0].message
 
 
-def test_xcframework_and_artifact_bundle_in_one_zip(tmp_path):
+def test_anything_beside_the_xcframework_at_the_root_is_refused(tmp_path):
     _, found = judged(tmp_path, extra=("tool.artifactbundle",))
-    assert errors(found) == [("zip-mixed", "tool.artifactbundle")]
+    assert errors(found) == [("zip-layout", "tool.artifactbundle/")]
+    assert "beside foo.xcframework/" in found[0].message
 
 
-def test_swiftpms_search_takes_the_first_folder_with_metadata_whatever_its_name(tmp_path):
-    at_root, _ = judged(tmp_path, root="")
-    assert [a.folder for a in derive_artifacts(at_root)] == [""]
-    other, _ = judged(tmp_path, name="baz", root="Other.xcframework")
-    assert [a.folder for a in derive_artifacts(other)] == ["Other.xcframework"]
-    # A plist that is not XCFramework metadata (no AvailableLibraries): SwiftPM finds nothing.
-    old = tmp_path / "old.zip"
-    write_real_zip(old, "old", plist=b"<plist><dict><key>Name</key><string>old</string></dict></plist>\n")
-    assert derive_artifacts(read_zip_contents(old)) == []
-
-
-def test_artifact_bundle_metadata_is_an_artifact():
-    contents = ZipContents((ZipEntry("t.artifactbundle/"), ZipEntry("t.artifactbundle/info.json")),
-                           {"t.artifactbundle/info.json":
-                            b'{"schemaVersion": "1.0", "artifacts": {}}'})
-    assert [(a.folder, a.kind) for a in derive_artifacts(contents)] == [
-        ("t.artifactbundle", "artifactbundle")]
+def test_a_zip_without_its_xcframework_at_the_root_is_refused(tmp_path):
+    _, at_root = judged(tmp_path, root="")
+    assert ("zip-layout", "foo.xcframework/") in errors(at_root)
+    _, other = judged(tmp_path, name="baz", root="Other.xcframework")
+    assert errors(other)[:2] == [("zip-layout", "baz.xcframework/"),
+                                 ("zip-layout", "Other.xcframework/")]
 
 
 @pytest.mark.parametrize("plist, why", [
@@ -115,7 +103,7 @@ def test_decoding_needs_what_swiftpms_decoder_needs(plist, why):
 def test_an_unreadable_zip_is_unreadablezip(tmp_path):
     path = tmp_path / "bad.zip"
     path.write_bytes(b"PK\x03\x04 and nothing else")
-    with pytest.raises(UnreadableZip):
+    with pytest.raises(ZipProblem):
         read_zip_contents(path)
 
 
