@@ -42,6 +42,7 @@ def start_publishers(
             # One identity each, so every racer builds a different commit.
             "--author",
             f"Racer {index} <racer-{index}@example.invalid>",
+            "--accept-static",  # no swift here
         ]
         process = subprocess.Popen(args, env=env, stdout=subprocess.PIPE, stderr=subprocess.PIPE)
         publishers.append((process, report))

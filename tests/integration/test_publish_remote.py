@@ -41,6 +41,7 @@ def publish_args(
         remote.url,
         "--author",
         AUTHOR,
+        "--accept-static",  # no swift here: the gate is tested in tests/unit/core
     ]
     if report is not None:
         args += ["--json", str(report)]
@@ -281,6 +282,7 @@ let products = [
   "{{ name }}": "{{ checksums[name] }}",
 {%- endfor %}
 ]
+let package = Package(name: "p")
 """
 
 

@@ -45,6 +45,7 @@ def publish(remote, release, server, capsys) -> tuple[int, str]:
             "--verify-urls",
             "--base-url",
             server.url("cdn/"),
+            "--accept-static",  # no swift here
             *FAST,
         ]
     )
