@@ -81,8 +81,9 @@ RUN printf '/app/src\n' > "$(/opt/swiftpm-guard/bin/python -c 'import sysconfig;
 # The runner passes the job's environment through (PATH, PYTHONPATH, HOME may be anything), so
 # Python is named by absolute path and -I ignores PYTHON* variables, the user site and the
 # current directory (the workspace); -u keeps log lines in order with git's output; UTF-8
-# whatever locale the job claims (the image has none but C).
-ENTRYPOINT ["/opt/swiftpm-guard/bin/python", "-I", "-u", "-X", "utf8", "/app/entrypoint.py"]
+# whatever locale the job claims (the image has none but C). --image: entrypoint.py sets PATH
+# to the image's system folders and makes input swift auto mean /usr/bin/swift.
+ENTRYPOINT ["/opt/swiftpm-guard/bin/python", "-I", "-u", "-X", "utf8", "/app/entrypoint.py", "--image"]
 
 # The released image (`--target release`; scripts/release.sh and the release workflow). A pull
 # unpacks every file of every layer, base included, one at a time, and most of its time goes
@@ -108,7 +109,7 @@ FROM scratch AS release
 # hadolint ignore=DL3067
 COPY --from=pruned / /
 ENV PATH=/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin
-ENTRYPOINT ["/opt/swiftpm-guard/bin/python", "-I", "-u", "-X", "utf8", "/app/entrypoint.py"]
+ENTRYPOINT ["/opt/swiftpm-guard/bin/python", "-I", "-u", "-X", "utf8", "/app/entrypoint.py", "--image"]
 
 # The default target, what `runs.image: Dockerfile` builds: `runtime` itself. (BuildKit builds
 # only the stages a target needs; the legacy builder builds them all unless given --target.)

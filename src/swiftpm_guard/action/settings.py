@@ -35,7 +35,7 @@ from swiftpm_guard.core.names import (
 from swiftpm_guard.core.names import DEFAULT_BRANCH_GLOB as DEFAULT_PATTERN
 from swiftpm_guard.core.urls import validate_base_url
 from swiftpm_guard.errors import UsageError
-from swiftpm_guard.jobs.swiftpm_proof import image_swift, locate_swift, validate_swift_option
+from swiftpm_guard.jobs.swiftpm_proof import locate_swift, validate_swift_option
 
 #: `auto` publishes only on these; pushes, pull requests and merge queues only check.
 PUBLISH_EVENTS = frozenset({"schedule", "workflow_dispatch"})
@@ -244,7 +244,7 @@ def _behaviour(value: Value) -> dict[str, Any]:
         "dry_run": boolean("dry-run", value("dry-run")),
         "swift": swift_option(value("swift")),
         "resolve_swift": resolve_swift(boolean("resolve", value("resolve")),
-                                       swift_option(value("swift"))),
+                                              swift_option(value("swift"))),
         "allow_overwrite": boolean("allow-overwrite", value("allow-overwrite")),
         "update": boolean("update", value("update")),
         "verify_absent": boolean("verify-absent", value("verify-absent")),
@@ -379,9 +379,8 @@ def choice(name: str, value: str, allowed: tuple[str, ...]) -> str:
 
 
 def swift_option(value: str) -> str:
-    """Input swift; `auto` is the image's swift (`image_swift`), never one on the job's PATH."""
     try:
-        return image_swift(validate_swift_option(value))
+        return validate_swift_option(value)
     except UsageError:
         raise UsageError(
             f"input swift {value!r} is not auto, off, or the path of an executable file"
@@ -456,8 +455,8 @@ def check_name(value: str) -> str:
 def resolve_swift(enabled: bool, swift: str) -> str | None:
     """Input resolve: the swift that resolves a consumer (the one input swift finds), or None.
 
-    The Docker action's image has one (/usr/bin/swift); without a swift `resolve: true` is bad
-    input, said at once, not a proof silently skipped.
+    Without a swift `resolve: true` is bad input, said at once, not a proof silently skipped.
+    The Docker action's image has one (entrypoint.py); the composite action on macOS has Xcode's.
     """
     if not enabled:
         return None

@@ -27,8 +27,9 @@ def locate_swift(mode: str) -> tuple[str | None, str]:
 
 
 def image_swift(mode: str, swift: str = IMAGE_SWIFT) -> str:
-    """The Docker action's `swift`: `auto` is the image's own swift, by absolute path, or `off`
-    in an image without one; never a swift on PATH, which the runner takes from the job."""
+    """The Docker action's input swift: `auto` is the image's own swift, by absolute path, or
+    `off` in an image without one; never a swift on PATH, which the runner takes from the job
+    (entrypoint.py). Any other value is the user's."""
     if mode != "auto":
         return mode
     return swift if os.path.isfile(swift) and os.access(swift, os.X_OK) else "off"

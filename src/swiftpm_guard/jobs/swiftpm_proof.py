@@ -16,9 +16,9 @@ from pathlib import Path
 from swiftpm_guard.core.checks import CheckOptions, apply_warn
 from swiftpm_guard.core.model import Artifact, Finding, Rendered, Report, SwiftStatus
 from swiftpm_guard.infra import swift_syntax as syntax
-from swiftpm_guard.infra.swift_locate import image_swift, locate_swift, validate_swift_option
+from swiftpm_guard.infra.swift_locate import locate_swift, validate_swift_option
 
-__all__ = ["image_swift", "locate_swift", "prove", "validate_swift_option"]
+__all__ = ["locate_swift", "prove", "validate_swift_option"]
 
 
 def prove(report: Report, rendered: Sequence[Rendered], built: Mapping[str, Artifact],

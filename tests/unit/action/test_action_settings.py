@@ -1,7 +1,6 @@
 from __future__ import annotations
 
 import json
-import os
 
 import pytest
 
@@ -9,7 +8,6 @@ from support.actions_env import pull_request_payload
 from swiftpm_guard.action.event import Event
 from swiftpm_guard.action.settings import INPUTS, ActionSettings, read_input
 from swiftpm_guard.errors import GuardError, UsageError
-from swiftpm_guard.infra.swift_locate import IMAGE_SWIFT, image_swift
 
 SHA = "1" * 40
 HEAD = "2" * 40
@@ -88,7 +86,7 @@ def test_defaults(tmp_path):
     }
     assert settings.push_token is None and settings.publish_refs == ()
     assert settings.exclude_paths == (".github/",) and settings.update is False
-    assert settings.swift in (IMAGE_SWIFT, "off") and settings.allow_overwrite is False
+    assert settings.swift == "auto" and settings.allow_overwrite is False
     assert settings.author == (
         "github-actions[bot] <41898282+github-actions[bot]@users.noreply.github.com>"
     )
@@ -329,32 +327,12 @@ def test_preflight_mode_needs_a_version_but_no_sources(tmp_path):
         ActionSettings.from_env(env)
 
 
-def _executable(path):
-    path.write_text("#!/bin/sh\n")
-    path.chmod(0o755)
-    return path
-
-
-def test_resolve_needs_a_swift(tmp_path, monkeypatch):
-    monkeypatch.setenv("PATH", str(tmp_path))
-    _executable(tmp_path / "swift")  # on the job's PATH: never the action's swift
-    if not os.access(IMAGE_SWIFT, os.X_OK):  # outside the image
-        with pytest.raises(UsageError, match="input resolve needs a swift on the runner"):
-            _settings(tmp_path, resolve="true")
-    swift = _executable(tmp_path / "given")
-    assert _settings(tmp_path, resolve="true", swift=str(swift)).resolve_swift == str(swift)
+def test_resolve_needs_a_swift_on_the_runner(tmp_path, monkeypatch):
+    monkeypatch.setenv("PATH", str(tmp_path))  # the Docker action's image has no swift
+    with pytest.raises(UsageError, match="input resolve needs a swift on the runner"):
+        _settings(tmp_path, resolve="true")
+    swift = tmp_path / "swift"
+    swift.write_text("#!/bin/sh\n")
+    swift.chmod(0o755)
+    assert _settings(tmp_path, resolve="true").resolve_swift == str(swift)
     assert _settings(tmp_path).resolve_swift is None
-
-
-def test_swift_auto_is_the_images_swift_by_its_path_never_one_on_the_jobs_path(
-    tmp_path, monkeypatch
-):
-    planted = _executable(tmp_path / "swift")
-    monkeypatch.setenv("PATH", str(tmp_path))
-    in_image = os.access(IMAGE_SWIFT, os.X_OK)
-    assert _settings(tmp_path).swift == (IMAGE_SWIFT if in_image else "off")
-    assert image_swift("auto", str(planted)) == str(planted)
-    assert image_swift("auto", str(tmp_path / "absent")) == "off"
-    assert image_swift("auto", str(tmp_path)) == "off"  # a folder is no swift
-    assert image_swift("off", str(planted)) == "off"
-    assert image_swift(str(planted), IMAGE_SWIFT) == str(planted)
