@@ -27,7 +27,7 @@ COPY requirements.lock /tmp/requirements.lock
 #   swift-format), the libraries only they load (lldb, sourcekitd, LTO, IndexStore, the
 #   dependency scanner), the static and embedded standard libraries, clang's runtime libraries
 #   (sanitizers, profiling), the ABI baselines, migrator data, manuals; of gcc, the C and LTO
-#   compilers (clang compiles, gcc's files only link) and the sanitizer runtimes.
+#   compilers and lto-dump (clang compiles, gcc's files only link) and the sanitizer runtimes.
 #   tests/e2e/test_image_contents.py runs dump-package, describe and resolve in the image.
 # - Python dependencies from the hash-locked file only (`make lock` regenerates it), checked
 #   complete by `pip check`, then removed: pip (3.13's venv has no setuptools); cryptography,
@@ -52,7 +52,7 @@ RUN printf 'path-exclude %s\n' /usr/bin/scalar /usr/lib/git-core/scalar /usr/bin
         '/usr/libexec/swift/lib/swift/FrameworkABIBaseline/*' '/usr/libexec/swift/lib/swift/migrator/*' \
         '/usr/libexec/swift/lib/clang/*/lib/*' '/usr/libexec/swift/share/docc/*' \
         '/usr/libexec/swift/share/man/*' '/usr/libexec/gcc/*/cc1' '/usr/libexec/gcc/*/lto1' \
-        '/usr/lib/*-linux-gnu/lib*san.so*' '/usr/lib/gcc/*-linux-gnu/*/lib*san*' \
+        '/usr/lib/*-linux-gnu/lib*san.so*' '/usr/lib/gcc/*-linux-gnu/*/lib*san*' '/usr/bin/*lto-dump*' \
         > /etc/dpkg/dpkg.cfg.d/swiftpm-guard \
     && printf 'path-include /usr/libexec/swift/bin/%s\n' swift swiftc swift-driver swift-frontend \
         swift-autolink-extract swift-package clang clang-17 >> /etc/dpkg/dpkg.cfg.d/swiftpm-guard \
