@@ -22,18 +22,19 @@ COPY requirements.lock /tmp/requirements.lock
 #   libc6-dev's crt files; unzip unpacks binary targets, git fetches package dependencies.
 # - Not unpacked (dpkg path-exclude, as the slim base does for documentation):
 #   git's programs that are not a git client (scalar, git-shell, git-daemon, git-http-backend,
-#   git-imap-send, gitweb); of the Swift toolchain (2.1 GB unpacked, 0.5 GB kept), every program
+#   git-imap-send, gitweb); of the Swift toolchain (2.1 GB unpacked, 0.6 GB kept), every program
 #   but the ones above (an allow-list: no lldb, REPL, sourcekit-lsp, clangd, docc, lld,
 #   swift-format), the libraries only they load (lldb, sourcekitd, LTO, IndexStore, the
 #   dependency scanner), the static and embedded standard libraries, clang's runtime libraries
 #   (sanitizers, profiling), the ABI baselines, migrator data, manuals; of gcc, the C and LTO
 #   compilers and lto-dump (clang compiles, gcc's files only link) and the sanitizer runtimes.
-#   tests/e2e/test_image_contents.py runs dump-package, describe and resolve in the image.
+#   tests/e2e/test_image_swiftpm.py runs dump-package, describe and resolve in the image as the
+#   runner runs it; test_image_contents.py pins what is kept and what is not.
 # - Python dependencies from the hash-locked file only (`make lock` regenerates it), checked
 #   complete by `pip check`, then removed: pip (3.13's venv has no setuptools); cryptography,
 #   which PyJWT needs only for GitHub-App (RS/ES) signing while the action authenticates with
-#   a token (PyJWT imports it optionally); pycparser, which cffi needs only to compile C declarations, not to
-#   load PyNaCl's compiled module.
+#   a token (PyJWT imports it optionally); pycparser, which cffi needs only to compile C
+#   declarations, not to load PyNaCl's compiled module.
 # - python3-venv once the venv exists, with what it alone brought: ensurepip's wheels (dpkg
 #   without --force: it refuses if anything else needs them).
 # - perl, last, with dpkg: git Depends on it for porcelain written in Perl (send-email, svn,
@@ -47,12 +48,15 @@ RUN printf 'path-exclude %s\n' /usr/bin/scalar /usr/lib/git-core/scalar /usr/bin
         /usr/lib/git-core/git-http-backend /usr/lib/git-core/git-imap-send '/usr/share/gitweb/*' \
         '/usr/libexec/swift/bin/*' '/usr/libexec/swift/lib/liblldb*' \
         /usr/libexec/swift/lib/libsourcekitdInProc.so '/usr/libexec/swift/lib/libLTO*' \
-        '/usr/libexec/swift/lib/libIndexStore*' /usr/libexec/swift/lib/swift/host/lib_InternalSwiftScan.so \
+        '/usr/libexec/swift/lib/libIndexStore*' \
+        /usr/libexec/swift/lib/swift/host/lib_InternalSwiftScan.so \
         '/usr/libexec/swift/lib/swift_static/*' '/usr/libexec/swift/lib/swift/embedded/*' \
-        '/usr/libexec/swift/lib/swift/FrameworkABIBaseline/*' '/usr/libexec/swift/lib/swift/migrator/*' \
+        '/usr/libexec/swift/lib/swift/FrameworkABIBaseline/*' \
+        '/usr/libexec/swift/lib/swift/migrator/*' \
         '/usr/libexec/swift/lib/clang/*/lib/*' '/usr/libexec/swift/share/docc/*' \
         '/usr/libexec/swift/share/man/*' '/usr/libexec/gcc/*/cc1' '/usr/libexec/gcc/*/lto1' \
-        '/usr/lib/*-linux-gnu/lib*san.so*' '/usr/lib/gcc/*-linux-gnu/*/lib*san*' '/usr/bin/*lto-dump*' \
+        '/usr/lib/*-linux-gnu/lib*san.so*' '/usr/lib/gcc/*-linux-gnu/*/lib*san*' \
+        '/usr/bin/*lto-dump*' \
         > /etc/dpkg/dpkg.cfg.d/swiftpm-guard \
     && printf 'path-include /usr/libexec/swift/bin/%s\n' swift swiftc swift-driver swift-frontend \
         swift-autolink-extract swift-package clang clang-17 >> /etc/dpkg/dpkg.cfg.d/swiftpm-guard \
@@ -83,7 +87,8 @@ RUN printf '/app/src\n' > "$(/opt/swiftpm-guard/bin/python -c 'import sysconfig;
 # current directory (the workspace); -u keeps log lines in order with git's output; UTF-8
 # whatever locale the job claims (the image has none but C). --image: entrypoint.py sets PATH
 # to the image's system folders and makes input swift auto mean /usr/bin/swift.
-ENTRYPOINT ["/opt/swiftpm-guard/bin/python", "-I", "-u", "-X", "utf8", "/app/entrypoint.py", "--image"]
+ENTRYPOINT ["/opt/swiftpm-guard/bin/python", "-I", "-u", "-X", "utf8", "/app/entrypoint.py", \
+            "--image"]
 
 # The released image (`--target release`; scripts/release.sh and the release workflow). A pull
 # unpacks every file of every layer, base included, one at a time, and most of its time goes
@@ -109,7 +114,8 @@ FROM scratch AS release
 # hadolint ignore=DL3067
 COPY --from=pruned / /
 ENV PATH=/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin
-ENTRYPOINT ["/opt/swiftpm-guard/bin/python", "-I", "-u", "-X", "utf8", "/app/entrypoint.py", "--image"]
+ENTRYPOINT ["/opt/swiftpm-guard/bin/python", "-I", "-u", "-X", "utf8", "/app/entrypoint.py", \
+            "--image"]
 
 # The default target, what `runs.image: Dockerfile` builds: `runtime` itself. (BuildKit builds
 # only the stages a target needs; the legacy builder builds them all unless given --target.)
