@@ -316,7 +316,7 @@ import_base() {
   name=$(from_image)
   case "$name" in
     debian:bookworm|debian:bookworm-slim|debian:trixie|debian:trixie-slim) ;;
-    *) die "the Dockerfile's FROM is '$name'; this script can only stand in for debian:trixie(-slim) or debian:bookworm(-slim)" ;;
+    *) die "the Dockerfile's FROM is '$name'; this script stands in for debian:trixie(-slim) or debian:bookworm(-slim) only" ;;
   esac
   suite=${name#debian:}
   suite=${suite%-slim}
