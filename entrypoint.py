@@ -9,7 +9,8 @@ from swiftpm_guard.action.settings import read_input
 from swiftpm_guard.infra.git import SYSTEM_PATH
 from swiftpm_guard.infra.swift_locate import image_swift
 
-if sys.argv[1:] == ["--image"]:
+# First: a step's `with: args` would come after the ENTRYPOINT's own.
+if sys.argv[1:2] == ["--image"]:
     # The runner passes the job's PATH, folders of its own host, into the container: what the
     # action runs (git, swift, and ar, ld, git and unzip under SwiftPM) is the image's own.
     os.environ["PATH"] = SYSTEM_PATH

@@ -58,6 +58,8 @@ def test_in_the_image_path_is_the_systems_and_swift_auto_never_the_jobs(tmp_path
     assert path == "/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin"
     assert swift == expected
     assert _entrypoint(tmp_path, "--image").split()[1] == expected  # input left to default
+    # A step's `with: args` come after the ENTRYPOINT's --image.
+    assert _entrypoint(tmp_path, "--image", "extra", INPUT_SWIFT="auto").split()[1] == expected
     given = str(_executable(tmp_path / "chosen"))
     assert _entrypoint(tmp_path, "--image", INPUT_SWIFT=given).split()[1] == given
 
