@@ -1,5 +1,20 @@
-"""The action's entry point: the runner starts this inside the container."""
+"""The action's entry point: the image's ENTRYPOINT runs it with `--image` inside the container,
+the composite action on the runner itself without."""
+
+import os
+import sys
 
 from swiftpm_guard.action.main import main
+from swiftpm_guard.action.settings import read_input
+from swiftpm_guard.infra.git import SYSTEM_PATH
+from swiftpm_guard.infra.swift_locate import image_swift
+
+# First: a step's `with: args` would come after the ENTRYPOINT's own.
+if sys.argv[1:2] == ["--image"]:
+    # The runner passes the job's PATH, folders of its own host, into the container: what the
+    # action runs (git, swift, and ar, ld, git and unzip under SwiftPM) is the image's own.
+    os.environ["PATH"] = SYSTEM_PATH
+    # And input swift auto is the image's SwiftPM, by its absolute path.
+    os.environ["INPUT_SWIFT"] = image_swift(read_input(os.environ, "swift"))
 
 raise SystemExit(main())

@@ -3,15 +3,15 @@
     python benchmarks/growth_bench.py [--steps 4] [--quick]
 
 One fresh process per row (timed by wait4, peak RSS of the process: benchmarks/timing.py), the
-input doubling each row, for: a template's size (lexed and shape-scanned, as the check does),
-runs of `#` (the old `_CODE_STOP` took 16 s on 30 KB), one long line of declarations (the old
+input doubling each row, for: a template's size (rendered and gated statically, as the check
+does without SwiftPM), one long line of declarations (the audit's `ManifestShape`; the old
 `_DECLARATION` rescanned it), a `run: |` script read for its FRAMEWORKS array (the old line
 lookup of a folded one was quadratic), a zip's entries (read as the content rules read it: the
 end record first), and a server that drips a byte every 0.1 s (the download stops at its
 deadline, which doubles instead: its memory must stay flat). The last columns divide by the row
 above: about 2 for time (or 1 once the fixed start-up dominates) is linear; 4 would be
 quadratic.
-Reuses the shapes of swift_lexer_growth.py and the workflow of workflow_lines_bench.py.
+Reuses the workflow of workflow_lines_bench.py.
 """
 
 from __future__ import annotations
@@ -22,7 +22,6 @@ import sys
 import tempfile
 from pathlib import Path
 
-from swift_lexer_growth import SHAPE_SHAPES, SHAPES
 from timing import run_exact
 from workflow_lines_bench import workflow
 
@@ -30,13 +29,20 @@ ROOT = Path(__file__).resolve().parent.parent
 SRC = ROOT / "src"
 
 #: Each case: (what grows, the first size, the child's code; it reads argv[1], the size).
-LEX = """
+GATE = """
+import sys
+from swiftpm_guard.core import static_gate
+from swiftpm_guard.core.model import Template
+from swiftpm_guard.core.render import render
+text = open(sys.argv[2], encoding="utf-8").read()
+rendered = render(Template("Package.swift.template", text, "placeholder"), "1.0.0", {})
+static_gate.tools_version_findings(rendered)
+static_gate.needs_swiftpm(rendered, accept_static=False)
+"""
+SHAPE = """
 import sys
 from swiftpm_guard.core.manifest_shape import ManifestShape
-from swiftpm_guard.core.swift_lexer import Lexed
-text = open(sys.argv[2], encoding="utf-8").read()
-Lexed(text)
-ManifestShape(text)
+ManifestShape(open(sys.argv[2], encoding="utf-8").read())
 """
 WORKFLOW = """
 import sys
@@ -82,7 +88,7 @@ assert got.state == "error" and "longer than" in got.detail, got
 
 
 def _template(size: int) -> str:
-    line = 'let s%08d = "binaryTarget(name: x, url: y, checksum: z)"  // a comment line\n'
+    line = 'let s%08d = "binaryTarget(name: x, checksum: __SHA256_x__)"  // Package(\n'
     return "".join(line % i for i in range(size // len(line % 0) + 1))
 
 
@@ -96,8 +102,7 @@ def _zip(path: Path, count: int) -> None:
 
 CASES: list[tuple[str, str, int, str]] = [
     # label, unit, first size, kind
-    ("template size (lex + shape)", "KiB", 256, "template"),
-    ("# run (lex + shape)", "KiB", 256, "#"),
+    ("template size (render + gate)", "KiB", 256, "template"),
     ("let a: one long line (shape)", "KiB", 256, "let"),
     ("run: | script (workflow)", "names", 4000, "literal"),
     ("zip entries (read_zip_contents)", "entries", 20000, "zip"),
@@ -108,11 +113,12 @@ CASES: list[tuple[str, str, int, str]] = [
 def _input(kind: str, size: int, work: Path) -> tuple[str, list[str]]:
     """The child's code and argv for one row (files written under `work`)."""
     path = work / f"{kind}-{size}"
-    if kind in ("template", "#", "let"):
-        text = {"template": _template, "#": SHAPES["# run"],
-                "let": SHAPE_SHAPES["let a: (one line)"]}[kind](size * 1024)
-        path.write_text(text, encoding="utf-8")
-        return LEX, [str(size), str(path)]
+    if kind == "template":
+        path.write_text(_template(size * 1024), encoding="utf-8")
+        return GATE, [str(size), str(path)]
+    if kind == "let":
+        path.write_text("let a: " * (size * 1024 // 7), encoding="utf-8")
+        return SHAPE, [str(size), str(path)]
     if kind == "literal":
         path.write_text(workflow("|", size), encoding="utf-8")
         return WORKFLOW, [str(size), str(path)]

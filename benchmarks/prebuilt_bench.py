@@ -16,7 +16,11 @@ framework the template lacks, against the loopback GitHub fake, check run and an
   push (the same files less what the `pruned` stage removes, in one layer), then
   `docker run`;
 - pulled, runtime image: the same pull and run of the `runtime` target (five layers, nothing
-  pruned: what releases pushed before the release target), to show what that target buys.
+  pruned: what releases pushed before the release target), to show what that target buys;
+- `--against REV` (e.g. `--against main`): the same pull and run of REV's `release` target,
+  built from `git archive REV` on REV's own stand-in base (its scripts/container-engine.sh
+  imports it when missing), with its size and compressed bytes: the image before a change to
+  the Dockerfile (issue 31: bookworm without SwiftPM, then trixie with it).
 Each run of each side gets an engine of its own whose store is a new, empty folder, as a
 fresh runner has; all stores are removed only after the last run, so no timed run also pays
 for deleting the last one's files (which this benchmark did before). File creation on this
@@ -45,9 +49,11 @@ import shutil
 import statistics
 import subprocess
 import sys
+import tarfile
 import tempfile
 import time
 from collections.abc import Iterator
+from io import BytesIO
 from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "tests"))
@@ -64,6 +70,7 @@ from support.registry import Registry, loopback_registry, private_engine
 BUILT_TAG = "swiftpm-guard:bench-built"  # only ever in the second engine
 PUBLISH_TAG = "swiftpm-guard:bench-publish"
 RUNTIME_TAG = "swiftpm-guard:bench-runtime"  # the runtime target, for its size
+AGAINST_TAG = "swiftpm-guard:bench-against"  # --against REV's release target
 REPOSITORY = "octo-org/swiftpm-guard"
 
 
@@ -144,6 +151,20 @@ def _pull(host: str, reference: str) -> float:
     return time.monotonic() - started
 
 
+def _against(client: docker.DockerClient, rev: str, into: Path) -> tuple[Image, float]:
+    """REV's `release` target, built from `git archive REV` on REV's own base; build seconds."""
+    archive = subprocess.run(["git", "-C", str(REPO_ROOT), "archive", "--format=tar", rev],
+                             check=True, capture_output=True, timeout=120).stdout
+    with tarfile.open(fileobj=BytesIO(archive)) as tar:
+        tar.extractall(into, filter="data")
+    subprocess.run(["bash", str(into / "scripts" / "container-engine.sh"), "base"], check=True,
+                   capture_output=True, timeout=1200)
+    started = time.monotonic()
+    image, _ = client.images.build(path=str(into), tag=AGAINST_TAG, rm=True, forcerm=True,
+                                   pull=False, network_mode="host", target="release")
+    return image, time.monotonic() - started
+
+
 def _summary(values: list[float]) -> dict[str, float]:
     return {"median": round(statistics.median(values), 2), "min": round(min(values), 2),
             "max": round(max(values), 2)}
@@ -153,6 +174,8 @@ def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--runs", type=int, default=3)
     parser.add_argument("--json", metavar="OUT")
+    parser.add_argument("--against", metavar="REV",
+                        help="also pull and run this commit's release image (e.g. main)")
     parser.add_argument("--no-pigz", action="store_true",
                         help="dockerd decompresses with Go's gzip even where unpigz is installed")
     args = parser.parse_args()
@@ -176,12 +199,23 @@ def main() -> int:
     built: dict[str, list[float]] = {"base_pull": [], "build": [], "run": [], "total": []}
     pulled: dict[str, list[float]] = {"pull": [], "run": [], "total": []}
     layered: dict[str, list[float]] = {"pull": [], "run": [], "total": []}
+    before: dict[str, list[float]] = {"pull": [], "run": [], "total": []}
+    against_figures: dict[str, object] = {}
     with tempfile.TemporaryDirectory() as scratch_name:
         scratch = Path(scratch_name)
+        against = None
+        if args.against:
+            against, seconds = _against(client, args.against, scratch / "against")
+            against_figures.update(rev=args.against, image_mb=_mb(against.attrs["Size"]),
+                                   build_s_with_layer_cache=round(seconds, 1))
         with loopback_registry(scratch / "registry") as registry:
             pinned, figures["pushed_compressed_mb"] = _push(client, registry, image, "bench")
             runtime_pinned, figures["runtime_pushed_compressed_mb"] = _push(
                 client, registry, runtime, "bench-runtime")
+            against_pinned = ""
+            if against is not None:
+                against_pinned, compressed = _push(client, registry, against, "bench-against")
+                against_figures["pushed_compressed_mb"] = compressed
             base_reference = f"{registry.host}/library/{base_name}"
             client.images.get(base_name).tag(base_reference)
             client.images.push(base_reference)
@@ -193,12 +227,19 @@ def main() -> int:
                     _time_pulled(pulled, pinned, scratch / f"pulled{run}")
                     _time_built(built, base_name, base_reference, scratch / f"built{run}")
                     _time_pulled(layered, runtime_pinned, scratch / f"layered{run}")
+                    if against_pinned:
+                        _time_pulled(before, against_pinned, scratch / f"against{run}")
             finally:
-                for reference in (pinned, runtime_pinned):
-                    client.images.remove(reference.split("@")[0])
+                for reference in (pinned, runtime_pinned, against_pinned):
+                    if reference:
+                        client.images.remove(reference.split("@")[0])
                 client.images.remove(base_reference)
     client.images.remove(PUBLISH_TAG)  # untags; the layers stay in the build cache
     client.images.remove(RUNTIME_TAG)
+    if args.against:
+        client.images.remove(AGAINST_TAG)
+        against_figures["pulled_s"] = {k: _summary(v) for k, v in before.items()}
+        figures["against"] = against_figures
     figures["load_average_at_end"] = [round(x, 2) for x in os.getloadavg()]
     figures["built_s"] = {k: _summary(v) for k, v in built.items()}
     figures["pulled_s"] = {k: _summary(v) for k, v in pulled.items()}

@@ -14,8 +14,9 @@
 # status  prints the DOCKER_HOST when the engine answers; exit 1 otherwise.
 # base    imports the base image only (the engine must be running).
 #
-# The base image is a stand-in for the registry's debian:bookworm-slim: `debootstrap
-# --variant=minbase bookworm` from the mirror apt already uses, slimmed the way the official
+# The base image is a stand-in for the registry's debian:SUITE-slim (SUITE from the Dockerfile's
+# FROM line: trixie, or bookworm for older checkouts): `debootstrap --variant=minbase SUITE` from
+# the mirror apt already uses, slimmed the way the official
 # slim images are, with the host's locally added CA certificates copied in (HTTPS from inside a
 # build is re-signed by a local CA on these machines, and pip must trust it). The rootfs tarball
 # is cached under SWIFTPM_GUARD_CACHE so later runs import it in seconds.
@@ -226,7 +227,7 @@ stop_engine() {
 from_image() {
   local name
   name=$(awk 'toupper($1) == "FROM" { print $2; exit }' "$REPO/Dockerfile" 2>/dev/null || true)
-  echo "${name:-debian:bookworm-slim}"
+  echo "${name:-debian:trixie-slim}"
 }
 
 # The Debian archives apt already uses here: debian_archive (shared with swift-toolchain.sh).
@@ -261,7 +262,7 @@ EOF
 
 slim_rootfs() {
   # ${root:?}: an empty root must never turn these into paths on the host.
-  local root=${1:?} mirror=$2 security=$3
+  local root=${1:?} mirror=$2 security=$3 suite=$4
   write_slim_config "$root"
   # Apply the same exclusions to what debootstrap already unpacked.
   find "${root:?}/usr/share/doc" -mindepth 1 ! -type d ! -name copyright -delete
@@ -271,10 +272,10 @@ slim_rootfs() {
     "${root:?}"/var/lib/apt/lists/* "${root:?}"/var/log/*.log "${root:?}"/dev/*
   rm -f "$root/etc/apt/sources.list"
   {
-    printf 'Types: deb\nURIs: %s\nSuites: bookworm bookworm-updates\n' "$mirror"
+    printf 'Types: deb\nURIs: %s\nSuites: %s %s-updates\n' "$mirror" "$suite" "$suite"
     printf 'Components: main\nSigned-By: /usr/share/keyrings/debian-archive-keyring.gpg\n'
     if [ -n "$security" ]; then
-      printf '\nTypes: deb\nURIs: %s\nSuites: bookworm-security\n' "$security"
+      printf '\nTypes: deb\nURIs: %s\nSuites: %s-security\n' "$security" "$suite"
       printf 'Components: main\nSigned-By: /usr/share/keyrings/debian-archive-keyring.gpg\n'
     fi
   } > "$root/etc/apt/sources.list.d/debian.sources"
@@ -286,7 +287,7 @@ slim_rootfs() {
 }
 
 build_rootfs() {
-  local tarball=$1 mirror security work
+  local tarball=$1 suite=$2 mirror security work
   install_packages debootstrap
   mirror=${SWIFTPM_GUARD_DEBIAN_MIRROR:-$(debian_archive debian || true)}
   [ -n "$mirror" ] || die "no Debian archive in apt's sources; set SWIFTPM_GUARD_DEBIAN_MIRROR"
@@ -294,37 +295,39 @@ build_rootfs() {
   security=${SWIFTPM_GUARD_DEBIAN_SECURITY:-$(debian_archive debian-security || true)}
   mkdir -p "$CACHE"
   work=$(mktemp -d "$CACHE/rootfs.XXXXXX")
-  log "debootstrap --variant=minbase bookworm from $mirror (about a minute)"
-  if ! debootstrap --variant=minbase bookworm "$work/root" "$mirror" \
+  log "debootstrap --variant=minbase $suite from $mirror (about a minute)"
+  if ! debootstrap --variant=minbase "$suite" "$work/root" "$mirror" \
       > "$work/debootstrap.log" 2>&1; then
     tail -n 20 "$work/debootstrap.log" >&2
     rm -rf "$work"
     die "debootstrap failed"
   fi
-  slim_rootfs "$work/root" "$mirror" "$security"
+  slim_rootfs "$work/root" "$mirror" "$security" "$suite"
   tar --numeric-owner -C "$work/root" -cf "$work/rootfs.tar" .
   # Drop tarballs made for other CA sets, then publish this one atomically.
-  rm -f "$CACHE"/debian-bookworm-minbase-*.tar
+  rm -f "$CACHE/debian-$suite-minbase-"*.tar
   mv "$work/rootfs.tar" "$tarball"
   rm -rf "$work"
   log "cached $tarball ($(du -h "$tarball" | cut -f1))"
 }
 
 import_base() {
-  local name tarball ca_id
+  local name suite tarball ca_id
   name=$(from_image)
   case "$name" in
-    debian:bookworm|debian:bookworm-slim) ;;
-    *) die "the Dockerfile's FROM is '$name'; this script can only stand in for debian:bookworm(-slim)" ;;
+    debian:bookworm|debian:bookworm-slim|debian:trixie|debian:trixie-slim) ;;
+    *) die "the Dockerfile's FROM is '$name'; this script stands in for debian:trixie(-slim) or debian:bookworm(-slim) only" ;;
   esac
+  suite=${name#debian:}
+  suite=${suite%-slim}
   if docker -H "$HOST" image inspect "$name" > /dev/null 2>&1; then
     log "base image $name present"
     return 0
   fi
   # The tarball holds the local CA certificates, so they are part of its name.
   ca_id=$(cat "$LOCAL_CA"/*.crt 2>/dev/null | sha256sum | cut -c1-12)
-  tarball=$CACHE/debian-bookworm-minbase-$ca_id.tar
-  if [ -s "$tarball" ]; then log "reusing $tarball"; else build_rootfs "$tarball"; fi
+  tarball=$CACHE/debian-$suite-minbase-$ca_id.tar
+  if [ -s "$tarball" ]; then log "reusing $tarball"; else build_rootfs "$tarball" "$suite"; fi
   log "importing it as $name"
   docker -H "$HOST" import --change 'CMD ["bash"]' "$tarball" "$name" > /dev/null
 }

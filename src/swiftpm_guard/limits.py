@@ -6,10 +6,6 @@ WORKFLOW_MAX_BYTES = 2 * 1024 * 1024
 CHECKSUMS_MAX_BYTES = 1024 * 1024
 LIST_MAX_BYTES = 1024 * 1024
 
-#: The rendered manifest handed to tree-sitter-swift (a real one is under 20 KiB), and how long
-#: its parse in a child process may take: hostile text made the grammar quadratic or crash it.
-SWIFT_PARSE_MAX_BYTES = 1024 * 1024
-SWIFT_PARSE_SECONDS = 10.0
 #: How long tree-sitter-bash may take on a job's scripts (a 2 MiB one takes well under 1 s).
 BASH_PARSE_SECONDS = 20.0
 

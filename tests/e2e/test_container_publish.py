@@ -254,9 +254,7 @@ def test_publish_when_the_branch_exists_leaves_the_remote_alone(
         fake,
         event_name="workflow_dispatch",
         event=actions_env.dispatch_payload({"version": "1.2.3"}),
-        # accept-static: a static proof where the image carries no SwiftPM.
-        given={"mode": "publish", "version": "1.2.3", "artifacts": "out", "author": AUTHOR,
-               "accept-static": "true"},
+        given={"mode": "publish", "version": "1.2.3", "artifacts": "out", "author": AUTHOR},
     )
     _write_zips(job.workspace / "out", "1.2.3")
 

@@ -5,7 +5,10 @@ The Dockerfile removes packages that others declare as dependencies (perl, which
 Depends on; cryptography and pycparser, which PyGithub's and cffi's metadata ask for). These
 tests pin that the removal went exactly as far as intended: the git commands the action runs
 are compiled builtins of the image's git, the only dependencies dpkg now lacks are git's on
-perl, and the GitHub client still imports and authenticates with a token.
+perl, and the GitHub client still imports and authenticates with a token. And SwiftPM
+(Debian's swiftlang) is there with only what `swift package` runs: its allow-listed programs,
+the linker and crt files, unzip; not the debugger, the language servers or the static and
+embedded standard libraries (test_image_swiftpm.py runs it).
 """
 
 from __future__ import annotations
@@ -66,10 +69,15 @@ def packages():
                    for alts in deps if not any(alt in provided for alt in alts))
     return sorted(installed), unmet
 
+def held(folder):
+    # The names in folder but empty folders (what dpkg leaves of an excluded tree).
+    return sorted(n for n in os.listdir(folder)
+                  if not os.path.isdir(f"{folder}/{n}") or os.listdir(f"{folder}/{n}"))
+
 names, unmet = packages()
 builtins = subprocess.run(["/usr/bin/git", "--list-cmds=builtins"], capture_output=True, text=True,
                           check=True).stdout.split()
-site = "/opt/swiftpm-guard/lib/python3.11/site-packages"
+site = "/opt/swiftpm-guard/lib/python3.13/site-packages"
 from github import Auth, Github
 client = Github(base_url="http://127.0.0.1:9", auth=Auth.Token("t"), lazy=True)
 print(json.dumps({
@@ -81,6 +89,14 @@ print(json.dumps({
                 ("cryptography", "pycparser", "pip", "setuptools", "nacl", "jwt", "github")},
     "dist_info": sorted(n for n in os.listdir(site) if n.endswith(".dist-info")),
     "client": type(client).__name__,
+    "swift_link": os.readlink("/usr/bin/swift") if os.path.islink("/usr/bin/swift") else None,
+    "swift_programs": sorted(n for n in os.listdir("/usr/libexec/swift/bin")
+                             if not os.path.islink(f"/usr/libexec/swift/bin/{n}")),
+    "swift_libs": held("/usr/libexec/swift/lib"),
+    "swift_stdlibs": held("/usr/libexec/swift/lib/swift"),
+    "tools": {t: os.access(t, os.X_OK) for t in ("/usr/bin/ld", "/usr/bin/ar", "/usr/bin/unzip")},
+    "crt": [p for p in ("/usr/lib/x86_64-linux-gnu/Scrt1.o",
+                        "/usr/lib/gcc/x86_64-linux-gnu/14/crtbeginS.o") if os.path.isfile(p)],
 }))
 """
 
@@ -105,7 +121,7 @@ def test_git_runs_every_command_the_action_needs_without_perl(contents):
     assert not missing, f"not compiled into the image's git: {missing}"
     assert contents["remote_https"], "git cannot fetch or push over HTTPS"
     assert "git" in contents["packages"] and "ca-certificates" in contents["packages"]
-    for gone in ("perl", "libperl5.36", "perl-modules-5.36", "liberror-perl"):
+    for gone in ("perl", "libperl5.40", "perl-modules-5.40", "liberror-perl"):
         assert gone not in contents["packages"], gone
 
 
@@ -115,7 +131,7 @@ def test_the_only_unmet_dependencies_are_gits_on_perl(contents):
 
 
 def test_build_tools_left_the_image(contents):
-    for gone in ("python3-venv", "python3.11-venv", "python3-pip-whl", "python3-setuptools-whl"):
+    for gone in ("python3-venv", "python3.13-venv", "python3-pip-whl", "python3-setuptools-whl"):
         assert gone not in contents["packages"], gone
     assert contents["modules"] == {
         "cryptography": False,
@@ -128,6 +144,30 @@ def test_build_tools_left_the_image(contents):
     }
     assert not [n for n in contents["dist_info"] if n.startswith(("cryptography", "pycparser"))]
     assert contents["client"] == "Github"  # token auth needs none of what was removed
+
+
+#: What `swift package` runs (dump-package, describe, resolve): the Dockerfile's allow-list,
+#: less its names that are symbolic links (swift, swiftc, clang...), which dpkg unpacks anyway.
+SWIFT_PROGRAMS = ["clang-17", "swift-driver", "swift-frontend", "swift-package"]
+
+
+def test_swiftpm_is_there_and_only_what_swift_package_needs(contents):
+    assert contents["swift_link"] == "/usr/libexec/swift/bin/swift"  # swiftlang's postinst
+    assert contents["swift_programs"] == SWIFT_PROGRAMS
+    for package in ("swiftlang", "libswiftlang", "binutils", "gcc", "libc6-dev", "unzip", "git",
+                    "ca-certificates"):
+        assert package in contents["packages"], package
+    assert contents["tools"] == {"/usr/bin/ld": True, "/usr/bin/ar": True, "/usr/bin/unzip": True}
+    assert len(contents["crt"]) == 2, contents["crt"]  # the manifest is linked
+    # Not unpacked: what only the debugger, the language servers and static linking need.
+    assert not [n for n in contents["swift_libs"] if n.startswith(
+        ("liblldb", "libsourcekitd", "libLTO", "libIndexStore", "swift_static"))]
+    assert "embedded" not in contents["swift_stdlibs"] and "linux" in contents["swift_stdlibs"]
+
+
+def test_the_image_stays_under_a_gigabyte(image):
+    # swiftlang unpacks 2.1 GB; the image keeps what swift package runs (about 0.9 GB).
+    assert image.attrs["Size"] < 1_000_000_000, image.attrs["Size"]
 
 
 #: Every entry of the file tree as (kind, mode, size, sha256 | link target), but what the

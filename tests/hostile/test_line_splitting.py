@@ -14,8 +14,8 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from swiftpm_guard.core.lines import LineIndex, split_lines
-from swiftpm_guard.core.liveness import live_code_findings
 from swiftpm_guard.core.model import Rendered, Template
+from swiftpm_guard.core.static_gate import needs_swiftpm
 from swiftpm_guard.sources.artifacts import parse_checksums, parse_name_list
 from swiftpm_guard.sources.workflow import frameworks_in_workflow
 
@@ -54,13 +54,12 @@ def test_template_lines_are_newline_lines(text, data):
 
 @settings(max_examples=100, deadline=None)
 @given(before=st.text(alphabet=BREAKS + "ab \n", max_size=30))
-def test_liveness_findings_name_the_newline_line(before):
-    text = f"// {before.replace(chr(10), chr(10) + '// ')}\n/* open\nlet package = Package(\n"
+def test_the_static_gate_names_the_newline_line(before):
+    text = (f"// {before.replace(chr(10), chr(10) + '// ')}\nlet package = Package(\n"
+            '_ = Package(name: "decoy")\n')
     template = Template(path="T", text=text, flavour="placeholder")
-    findings = live_code_findings(Rendered(template, text, (), True), {})
-    opened = text.count("\n", 0, text.index("/* open")) + 1
-    assert {f.subject: f.line for f in findings} == {
-        "comment": opened, "let package = Package(": opened + 1}
+    finding = needs_swiftpm(Rendered(template, text, (), True), accept_static=True)
+    assert finding.line == text.count("\n", 0, text.index("_ = Package")) + 1
 
 
 @settings(max_examples=100, deadline=None)

@@ -85,7 +85,7 @@ def test_publish_left_out_line_runs_no_command(
 ) -> None:
     bare = _hostile_template_remote(tmp_path / "remote")
     code = main(["publish", "--artifacts", str(release.artifacts), "--version", release.version,
-                 "--repo", str(bare), "--dry-run"])
+                 "--repo", str(bare), "--dry-run", "--accept-static"])
     out, err = capsys.readouterr()
     assert code == 0, err
     assert "left out of the published tree" in err and "PWNED5" in err, err
@@ -98,7 +98,7 @@ def test_the_dry_run_manifest_is_shown_exactly_and_runs_nothing(
     comment = "/*\n::add-mask::PWNED6\n##[add-mask]PWNED7\n*/\n"
     bare = _hostile_template_remote(tmp_path / "remote", comment)
     code = main(["publish", "--artifacts", str(release.artifacts), "--version", release.version,
-                 "--repo", str(bare), "--dry-run"])
+                 "--repo", str(bare), "--dry-run", "--accept-static"])
     out, err = capsys.readouterr()
     assert code == 0, err
     assert "\n::add-mask::PWNED6\n" in out, "the manifest is shown as it is"

@@ -58,7 +58,6 @@ def test_inherited_git_environment_and_global_config_are_ignored(remote, release
             "-m",
             "swiftpm_guard",
             "publish",
-            "--accept-static",  # no SwiftPM in this tier: a static proof
             "--artifacts",
             str(release.artifacts),
             "--version",
@@ -69,6 +68,7 @@ def test_inherited_git_environment_and_global_config_are_ignored(remote, release
             str(report),
             "--author",
             "Release Bot <bot@example.invalid>",
+            "--accept-static",  # no swift here
         ],
         env=env,
         capture_output=True,

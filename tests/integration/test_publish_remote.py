@@ -33,7 +33,6 @@ def publish_args(
 ) -> list[str]:
     args = [
         "publish",
-        "--accept-static",  # no SwiftPM in this tier: a static proof
         "--artifacts",
         str(release.artifacts),
         "--version",
@@ -42,6 +41,7 @@ def publish_args(
         remote.url,
         "--author",
         AUTHOR,
+        "--accept-static",  # no swift here: the gate is tested in tests/unit/core
     ]
     if report is not None:
         args += ["--json", str(report)]
@@ -282,6 +282,7 @@ let products = [
   "{{ name }}": "{{ checksums[name] }}",
 {%- endfor %}
 ]
+let package = Package(name: "p")
 """
 
 

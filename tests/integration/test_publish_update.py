@@ -26,9 +26,8 @@ def _zips(folder, version: str) -> None:
 
 
 def _publish(bare, folder, version: str, *extra: str) -> list[str]:
-    return ["publish", "--accept-static", "--artifacts", str(folder), "--version", version,
-            "--repo", str(bare),
-            "--author", AUTHOR, *extra]
+    return ["publish", "--artifacts", str(folder), "--version", version, "--repo", str(bare),
+            "--author", AUTHOR, "--accept-static", *extra]  # no swift here
 
 
 def test_update_adds_a_commit_on_the_hand_fixed_tip(tmp_path, capsys):

@@ -24,7 +24,8 @@ def _release(tmp_path, https):
 
 def _argv(release, swift_net, test_ca, tmp_path, *extra):
     return ["check", "--template", str(release.template), "--version", release.version,
-            "--checksums", str(release.checksums), "--swift", "off", "--resolve",
+            "--checksums", str(release.checksums), "--swift", "off", "--accept-static",
+            "--resolve",
             "--resolve-swift", swift_net, "--resolve-ca-file", str(test_ca.ca_pem),
             "--resolve-cache", str(tmp_path / "cache"), "--json", str(tmp_path / "r.json"),
             *extra]

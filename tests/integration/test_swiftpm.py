@@ -68,12 +68,14 @@ def test_swiftpm_counts_equal_static_counts_and_second_run_is_cached(release, tm
     code, first = run_check(release, tmp_path, swift, cache)
     again_code, again = run_check(release, tmp_path, swift, cache)
 
-    assert static_code == code == again_code == 0, first["findings"]
-    assert (static["products"], static["binary_targets"]) == (FULL_PRODUCTS, FULL_TARGETS)
-    assert static["counts_source"] == "static"
+    assert static_code == 1 and code == again_code == 0, first["findings"]
+    # Without SwiftPM: binary targets counted from the text, products unknown, needs-swiftpm.
+    assert (static["products"], static["binary_targets"]) == (None, FULL_TARGETS)
+    assert static["counts_source"] == "static" and static["proof"] == "static"
+    assert [f["code"] for f in static["findings"]] == ["needs-swiftpm"]
     assert static["swiftpm"]["used"] is False and "--swift off" in static["swiftpm"]["reason"]
     assert (first["products"], first["binary_targets"]) == (FULL_PRODUCTS, FULL_TARGETS)
-    assert first["counts_source"] == "swiftpm"
+    assert first["counts_source"] == "swiftpm" and first["proof"] == "swiftpm"
     assert first["swiftpm"]["used"] is True and first["swiftpm"]["cached"] is False
     assert first["swiftpm"]["seconds"] > 0
     assert again["swiftpm"]["cached"] is True
@@ -83,16 +85,13 @@ def test_swiftpm_counts_equal_static_counts_and_second_run_is_cached(release, tm
 def test_removing_one_product_key_drops_two_products_and_two_targets(tmp_path, swift, swift_cache):
     keys = [k for k in PRODUCT_KEYS if k != "backend_mps"]
     release = write_release(tmp_path / "release", products=keys)
-    code, static = run_check(release, tmp_path, "off", swift_cache)
+    code, static = run_check(release, tmp_path, "off", swift_cache, "--accept-static")
     code_swift, report = run_check(release, tmp_path, swift, swift_cache)
 
     assert code == code_swift == 0, report["findings"]
     assert report["counts_source"] == "swiftpm"
     assert (report["products"], report["binary_targets"]) == (FULL_PRODUCTS - 2, FULL_TARGETS - 2)
-    assert (static["products"], static["binary_targets"]) == (
-        report["products"],
-        report["binary_targets"],
-    )
+    assert static["binary_targets"] == report["binary_targets"]
 
 
 def test_syntax_error_is_a_swift_error_on_its_line(release, tmp_path, swift, swift_cache):

@@ -71,9 +71,10 @@ def test_computed_products_pass_with_swiftpm_and_still_refuse_without(tmp_path, 
     (code_off, off), (code, report) = both("wrapper-stubs", tmp_path, swift, swift_cache)
     folders = ["alpha_debug_wrapper", "alpha_wrapper", "beta_debug_wrapper", "beta_wrapper"]
 
-    assert code_off == 1
-    assert subjects(off, "unknown-role") == ["alpha", "alpha_debug", "beta", "beta_debug",
-                                             "gamma", "gamma_debug"]
+    # Without SwiftPM: no role guessed, folders no placeholder asks for are orphans, and the
+    # rest needs SwiftPM (issue 31).
+    assert code_off == 1 and len(subjects(off, "needs-swiftpm")) == 1
+    assert subjects(off, "unknown-role") == []
     assert subjects(off, "orphan-stub") == folders
     assert (off["products"], off["counts_source"]) == (None, "static")
 
@@ -95,38 +96,39 @@ def test_computed_products_pass_with_swiftpm_and_still_refuse_without(tmp_path, 
 def test_products_over_their_binary_targets_need_no_stub_folder(tmp_path, swift, swift_cache):
     # The issue's `products.keys.map { .library(name: $0, targets: [$0]) }`.
     (code_off, off), (code, report) = both("direct-products", tmp_path, swift, swift_cache)
-    names = ["alpha", "alpha_debug", "beta", "beta_debug"]
-
-    assert code_off == 1 and subjects(off, "missing-stub") == names
+    # Without SwiftPM no stub folder is asked for by a guessed role: the rest needs SwiftPM.
+    assert code_off == 1 and subjects(off, "missing-stub") == []
+    assert len(subjects(off, "needs-swiftpm")) == 1
     assert code == 0, report["findings"]
     assert subjects(report, "missing-stub") == []
     assert report["findings"] == []
 
 
-def test_a_product_count_the_text_gets_wrong_is_swiftpms(tmp_path, swift, swift_cache):
+def test_the_product_count_is_swiftpms(tmp_path, swift, swift_cache):
     (code_off, off), (code, report) = both("one-product", tmp_path, swift, swift_cache)
 
-    assert code_off == code == 0
-    assert off["products"] == 4 and report["products"] == 1
+    assert (code_off, code) == (1, 0)  # without SwiftPM: needs-swiftpm
+    assert off["products"] is None and report["products"] == 1
 
 
 def test_a_placeholder_no_target_uses_is_refused_without_swiftpm_and_named_with_it(
         tmp_path, swift, swift_cache):
-    # The fallback still asks for 'delta' (so a built 'delta' is not unclaimed there), but the
-    # dictionary holding it is read by nothing: refused (issue 24). SwiftPM evaluates no
-    # binary target 'delta', and its answer replaces the static one.
+    # Without SwiftPM the text asks for 'delta' (not its debug twin: exact names) and the rest
+    # needs SwiftPM. SwiftPM evaluates no binary target 'delta', and its answer replaces the
+    # static one.
     (code_off, off), (code, report) = both("stale-entry", tmp_path, swift, swift_cache)
 
-    assert code_off == 1 and off["unclaimed"] == []
-    assert subjects(off, "unread-checksum") == ["delta"]
-    assert subjects(report, "unread-checksum") == []
+    assert code_off == 1 and off["unclaimed"] == ["delta_debug"]
+    assert len(subjects(off, "needs-swiftpm")) == 1
+    assert subjects(report, "needs-swiftpm") == []
     assert code == 1 and report["unclaimed"] == ["delta", "delta_debug"]
 
 
 def test_a_jinja_template_computing_products_gets_swiftpms_roles(tmp_path, swift, swift_cache):
     (code_off, off), (code, report) = both("jinja", tmp_path, swift, swift_cache)
 
-    assert code_off == 0 and len(subjects(off, "unknown-role")) == 4 and off["products"] is None
+    assert code_off == 1 and subjects(off, "unknown-role") == [] and off["products"] is None
+    assert len(subjects(off, "needs-swiftpm")) == 1
     assert code == 0 and report["findings"] == []
     assert (report["products"], report["binary_targets"], report["counts_source"]) == (
         4, 4, "swiftpm")
@@ -135,11 +137,11 @@ def test_a_jinja_template_computing_products_gets_swiftpms_roles(tmp_path, swift
 def test_a_jinja_loop_that_skips_names_is_unclaimed_by_swiftpms_targets(tmp_path, swift,
                                                                          swift_cache):
     # Iterating over `checksums` reads every name, the skipped `legacy` too: without SwiftPM
-    # only the liveness check (its checksum is in no live string) refuses.
+    # the text cannot tell, so it needs SwiftPM.
     (code_off, off), (code, report) = both("jinja-filtered", tmp_path, swift, swift_cache)
 
     assert code_off == 1 and off["unclaimed"] == []
-    assert subjects(off, "not-live-code") == ["legacy", "legacy_debug"]
+    assert len(subjects(off, "needs-swiftpm")) == 1
     assert code == 1 and report["unclaimed"] == ["legacy", "legacy_debug"]
     assert report["products"] == 2
 

@@ -11,10 +11,11 @@ from swiftpm_guard.jobs.check import CheckRequest, CheckResult, Sources, evaluat
 
 def request_for(templates: Sequence[Template], version: str | None, **fields: Any
                 ) -> CheckRequest:
-    """A request whose sources are already read: only its options matter."""
+    """A request whose sources are already read: only its options matter. Without SwiftPM
+    by default, a static reading accepted (the callers test other things)."""
     return CheckRequest(templates=tuple(t.path for t in templates) or ("Package.swift",),
                         version=version, frameworks=("read-already",),
-                        **{"swift": "off", **fields})
+                        **{"swift": "off", "accept_static": True, **fields})
 
 
 def evaluated(templates: Sequence[Template], artifacts: Sequence[Artifact],

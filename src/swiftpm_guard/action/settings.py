@@ -461,8 +461,8 @@ def check_name(value: str) -> str:
 def resolve_swift(enabled: bool, swift: str) -> str | None:
     """Input resolve: the swift that resolves a consumer (the one input swift finds), or None.
 
-    The Docker action has no swift: `resolve: true` there is bad input, said at once, not a
-    proof silently skipped. The composite action on macOS has Xcode's.
+    Without a swift `resolve: true` is bad input, said at once, not a proof silently skipped.
+    The Docker action's image has one (entrypoint.py); the composite action on macOS has Xcode's.
     """
     if not enabled:
         return None

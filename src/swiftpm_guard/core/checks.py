@@ -1,17 +1,19 @@
 """The two-way check and the rest: model in, findings and report out (pure).
 
 Direction 1: every name a template asks for has a built artifact (else the placeholder text
-ships as a checksum and every consumer fails). Direction 2: every built artifact's base name
-is asked for by some template (else the product silently vanishes).
+ships as a checksum and every consumer fails). Direction 2: every built name is asked for, by
+exact name (a `_debug` twin claims only itself), by every manifest of its package: a consumer
+reads one of `Package.swift` and the `Package@swift-X.swift` beside it, so each must stand on
+its own (else the product silently vanishes for that consumer).
 """
 
 from __future__ import annotations
 
+import posixpath
 import re
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, replace
 
-from swiftpm_guard.core.liveness import live_code_findings
 from swiftpm_guard.core.model import (
     SHA256_RE,
     Artifact,
@@ -24,6 +26,7 @@ from swiftpm_guard.core.model import (
     Template,
     TemplateSummary,
 )
+from swiftpm_guard.core.static_gate import tools_version_findings
 
 #: Release versions are `X.Y.Z`; nightlies append the Pacific date: `X.Y.Z.YYYYMMDD`.
 DEFAULT_VERSION_PATTERN = r"[0-9]+\.[0-9]+\.[0-9]+(?:\.[0-9]{8})?"
@@ -39,6 +42,8 @@ class CheckOptions:
     require_checksums: bool = False
     #: No version was given (names only): zips of any version are not a mismatch.
     names_only: bool = False
+    #: `--accept-static`: without SwiftPM, `needs-swiftpm` is a warning (core.static_gate).
+    accept_static: bool = False
 
 
 def base_name(name: str, debug_suffix: str) -> str:
@@ -76,11 +81,14 @@ def check(rendered: Sequence[Rendered], artifacts: Sequence[Artifact], options: 
     for item in rendered:
         findings += item.findings
         findings += _template_findings(item, built, options)
-        findings += live_code_findings(item, _substituted(item, built))
+        findings += tools_version_findings(item)
         for placeholder in item.placeholders:
             requested.setdefault(placeholder.name, placeholder)
-    unclaimed = _unclaimed(built, requested, options.debug_suffix)
-    findings += [_unclaimed_finding(built[name], options) for name in unclaimed]
+    unclaimed = sorted(n for n in built if n not in requested)
+    findings += [_unclaimed_finding(built[name]) for name in unclaimed]
+    missed = _missed_by_manifest(rendered, built)
+    findings += [_missed_finding(built[name], path, by) for name, path, by in missed]
+    unclaimed = sorted({*unclaimed, *(name for name, _path, _by in missed)})
     summaries = tuple(_summary(item) for item in rendered)
     primary = summaries[0] if summaries else None
     products = primary.products if primary else None
@@ -92,20 +100,6 @@ def check(rendered: Sequence[Rendered], artifacts: Sequence[Artifact], options: 
                   counts_source="static" if products is not None or targets is not None else None,
                   findings=tuple(apply_warn(findings, options.warn)),
                   artifacts=tuple(built[name] for name in sorted(built)))
-
-
-def _substituted(item: Rendered, built: dict[str, Artifact]) -> dict[str, str]:
-    """What stands in the manifest for each requested name: its checksum, else the token.
-    A verbatim manifest's names come from its checksum literals (core.manifest_files), which
-    are what stands there: nothing was substituted."""
-    if item.template.verbatim:
-        return {}
-    values = {}
-    for placeholder in item.placeholders:
-        artifact = built.get(placeholder.name)
-        sha = artifact.sha256 if artifact is not None else None
-        values[placeholder.name] = sha if sha is not None else f"__SHA256_{placeholder.name}__"
-    return values
 
 
 def _where(artifact: Artifact) -> str:
@@ -182,7 +176,26 @@ def _template_findings(item: Rendered, built: dict[str, Artifact],
             "the template never uses the version; binary target URLs cannot point at this release",
             Severity.WARNING,
         ))
-    findings += _stub_findings(item)
+    findings += _text_stub_findings(item)
+    return findings
+
+
+def _text_stub_findings(item: Rendered) -> list[Finding]:
+    """What the text decides about stub folders: one no placeholder asks for is an orphan, one
+    without a source file is empty. Which names are products is SwiftPM's to say."""
+    asked = {p.name for p in item.placeholders}
+    findings: list[Finding] = []
+    for stub in item.template.stubs:
+        if stub.name not in asked:
+            findings.append(_finding(
+                "orphan-stub", stub.name, stub.location.file, None,
+                f"stub folder for '{stub.name}' has no product (not asked for by the template)",
+            ))
+        elif not stub.has_sources:
+            findings.append(_finding(
+                "empty-stub", stub.name, stub.location.file, None,
+                f"stub folder for '{stub.name}' holds no source file; SwiftPM rejects it",
+            ))
     return findings
 
 
@@ -243,19 +256,38 @@ def _stub_findings(item: Rendered) -> list[Finding]:
     return findings
 
 
-def _unclaimed(built: dict[str, Artifact], requested: dict[str, Placeholder],
-               debug_suffix: str) -> list[str]:
-    claimed = {base_name(name, debug_suffix) for name in requested}
-    return sorted(n for n in built if base_name(n, debug_suffix) not in claimed)
+def _missed_by_manifest(rendered: Sequence[Rendered], built: dict[str, Artifact]
+                        ) -> list[tuple[str, str, str]]:
+    """(name, manifest, asked by): a built name another manifest of the same package (folder)
+    asks for and this one does not. Templates in other folders are other packages."""
+    packages: dict[str, list[Rendered]] = {}
+    for item in rendered:
+        packages.setdefault(posixpath.dirname(item.template.path), []).append(item)
+    missed: list[tuple[str, str, str]] = []
+    for items in packages.values():
+        asks = {item.template.path: {p.name for p in item.placeholders} for item in items}
+        for name in sorted(built):
+            askers = [path for path, names in asks.items() if name in names]
+            missed += [(name, path, askers[0]) for path in asks if askers and path not in askers]
+    return missed
 
 
-def _unclaimed_finding(artifact: Artifact, options: CheckOptions) -> Finding:
-    base = base_name(artifact.name, options.debug_suffix)
+def _unclaimed_finding(artifact: Artifact) -> Finding:
     return _finding(
         "unclaimed-artifact", artifact.name, artifact.origin.file, artifact.origin.line,
         f"'{artifact.name}' was {'built' if artifact.sha256 is not None else 'declared'} but "
-        f"no template asks for '{base}'; publishing stays blocked until a template has "
-        "its product or the build stops making it (published, the product would vanish)",
+        f"no template asks for '{artifact.name}' (by exact name: a debug twin claims only "
+        "itself); publishing stays blocked until a template has its product or the build "
+        "stops making it (published, the product would vanish)",
+    )
+
+
+def _missed_finding(artifact: Artifact, path: str, asker: str) -> Finding:
+    return _finding(
+        "unclaimed-artifact", artifact.name, path, None,
+        f"'{artifact.name}' was {'built' if artifact.sha256 is not None else 'declared'} and "
+        f"{asker} asks for it, but {path} does not; a consumer whose SwiftPM reads {path} "
+        "gets no product for it: every manifest must ask for every built name on its own",
     )
 
 

@@ -198,6 +198,11 @@ class Report:
     def consistent(self) -> bool:
         return not any(f.severity is Severity.ERROR for f in self.findings)
 
+    @property
+    def proof(self) -> str:
+        """`swiftpm` when SwiftPM evaluated the manifests, else `static` (unproven)."""
+        return "swiftpm" if self.swiftpm is not None and self.swiftpm.used else "static"
+
 
 @dataclass(frozen=True, slots=True)
 class ReleaseLine:
@@ -281,7 +286,8 @@ CODES: dict[str, str] = {
     "missing-stub": "a product has no stub folder",
     "empty-stub": "a product's stub folder holds no source file",
     "orphan-stub": "a stub folder belongs to no product",
-    "unknown-role": "the template does not show whether a name is a product (warning)",
+    "unknown-role": "audit: a published manifest does not show whether a name is a product "
+    "(warning)",
     "stray-file": "a file, not a folder, in the stub root (warning)",
     "stub-symlink": "the stub root or a stub folder is a symbolic link out of the template's "
     "folder (not followed)",
@@ -298,14 +304,12 @@ CODES: dict[str, str] = {
     "stored or deflate, a local header unlike its central entry, a bad CRC or deflate stream), "
     "or the file is (bytes before, between or after its records, too many entries)",
     "swift-error": "SwiftPM rejects the rendered package (its message, with the manifest line)",
-    "not-live-code": "the package, a binary target, a placeholder or a checksum is not live "
-    "Swift code (in a comment or string, or after an unterminated /* or string), or the package "
-    "is declared twice",
-    "unread-checksum": "without SwiftPM: a checksum sits only in declarations no live code reads "
-    "by name, so the text does not show it reaching the package (SwiftPM drops such a value)",
-    "undecidable-condition": "an #if whose value depends on the host or the compiler (or that "
-    "the static reader cannot evaluate) has branches asking for different names",
-    "swift-syntax": "without SwiftPM: tree-sitter-swift finds a syntax error in the manifest",
+    "needs-swiftpm": "without SwiftPM: the manifest's verdict needs evaluating Swift (one per "
+    "manifest; a warning with --accept-static, which leaves it unproven), or the text has another "
+    "Package initialisation or `.init(` than `let package = Package(` (an error whatever "
+    "--accept-static says)",
+    "tools-version": "the first line is not `// swift-tools-version:X.Y[.Z]` with 5.3 <= X.Y.Z "
+    "<= 6.0 (nothing before or after it)",
     "url": "a binary target URL is not https, not .zip, or lacks the version or its own name",
     "checksum-mismatch": "SwiftPM evaluates a binary target's checksum to another than the one "
     "of the built zip its URL names, or the URL names a zip nobody built (or a "

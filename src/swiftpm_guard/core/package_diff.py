@@ -19,7 +19,7 @@ from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
 
 from swiftpm_guard.core.audit import read_published
-from swiftpm_guard.core.model import Rendered, Role
+from swiftpm_guard.core.model import Role
 
 _RELEASE = re.compile(r"[0-9]+\.[0-9]+\.[0-9]+")
 _NIGHTLY_DATE = re.compile(r"[0-9]{8}")
@@ -30,20 +30,6 @@ _VERSION = re.compile(r"(?P<x>[0-9]+)\.(?P<y>[0-9]+)\.(?P<z>[0-9]+)(?:\.(?P<date
 class PackageNames:
     products: tuple[str, ...]
     binary_targets: tuple[str, ...]
-
-
-def package_names(rendered: Sequence[Rendered]) -> PackageNames:
-    products: set[str] = set()
-    targets: set[str] = set()
-    for item in rendered:
-        stubs = {stub.name for stub in item.template.stubs}
-        for placeholder in item.placeholders:
-            targets.add(placeholder.name)
-            if placeholder.role is Role.PRODUCT or (
-                placeholder.role is Role.UNKNOWN and placeholder.name in stubs
-            ):
-                products.add(placeholder.name)
-    return PackageNames(tuple(sorted(products)), tuple(sorted(targets)))
 
 
 @dataclass(frozen=True, slots=True)

@@ -3,7 +3,8 @@
 `__VERSION__` and `__SHA256_<name>__` are found as whole tokens (a maximal run of identifier
 characters, so `__SHA256_a__` never matches inside `__SHA256_a__b__`), near-misses with them.
 Both flavours report which names the template asked for, with the line that asked, so the
-checks treat a Jinja template exactly like a placeholder one."""
+checks treat a Jinja template exactly like a placeholder one. A placeholder asks wherever it
+stands, a comment included: whether it is live code is SwiftPM's to say (core.static_gate)."""
 
 from __future__ import annotations
 
@@ -14,19 +15,15 @@ from dataclasses import dataclass, replace
 from typing import TYPE_CHECKING, Any
 
 from swiftpm_guard.core.lines import LineIndex
-from swiftpm_guard.core.liveness import CODE as NOT_LIVE
-from swiftpm_guard.core.manifest_shape import ManifestShape
 from swiftpm_guard.core.model import (
     Artifact,
     Finding,
     Location,
     Placeholder,
     Rendered,
-    Role,
     Severity,
     Template,
 )
-from swiftpm_guard.core.swift_lexer import Inactive, Kind, lex
 from swiftpm_guard.errors import InputError
 
 if TYPE_CHECKING:
@@ -140,49 +137,21 @@ def _render_placeholders(template: Template, version: str,
                          built: Mapping[str, Artifact]) -> Rendered:
     text = template.text
     lines = LineIndex(text)
-    shape = ManifestShape(text)
-    lexed = lex(text)
-    inactive = Inactive(lexed)
     placeholders: list[Placeholder] = []
     findings: list[Finding] = []
     version_used = False
     for token in scan(text):
         where = Location(template.path, lines.line_of(token.start))
-        kind = lexed.kind_at(token.start)
-        dead = inactive.dead_at(token.start)
         if token.kind == "version":
-            # The version in a comment is harmless, but it is no use of the version either.
-            version_used = version_used or (kind is not Kind.COMMENT and not dead)
-        elif token.kind == "checksum" and lexed.literal_at(token.start) == token.text and \
-                not dead:
-            placeholders.append(Placeholder(token.name, where, shape.role_at(token.start)))
+            version_used = True
         elif token.kind == "checksum":
-            # Substituted all the same (byte-exact), but it asks for nothing: SwiftPM never
-            # sees a checksum in a comment, and one outside a string is not a checksum.
-            findings.append(_not_live(token.text, where, kind, dead))
+            placeholders.append(Placeholder(token.name, where))
         else:
             findings.append(_malformed(token.text, where))
     checksums = {name: a.sha256 for name, a in built.items() if a.sha256 is not None}
     return Rendered(template=template, text=substitute(text, version, checksums),
                     placeholders=tuple(placeholders), version_used=version_used,
                     findings=tuple(findings))
-
-
-def _not_live(word: str, where: Location, kind: Kind, dead: bool) -> Finding:
-    place = {Kind.COMMENT: "a comment", Kind.CODE: "code outside any string literal",
-             Kind.STRING: "a string literal that is more than the placeholder (a quoted "
-             "string, or text beside it)"}.get(kind, f"a {kind.value}")
-    if dead and kind is not Kind.COMMENT:
-        place = "a block that #if compiles out"
-    return Finding(
-        code=NOT_LIVE,
-        severity=Severity.ERROR,
-        subject=word,
-        message=(f"'{word}' is in {place}, not in a string literal of live code; it asks for "
-                 "no binary target"),
-        file=where.file,
-        line=where.line,
-    )
 
 
 def _malformed(word: str, where: Location) -> Finding:
@@ -280,13 +249,8 @@ def _render_jinja(template: Template, version: str, built: Mapping[str, Artifact
         # RuntimeError). Name it and the template line; never let it escape as a crash.
         raise InputError(f"Jinja2 template failed: {_describe(error)}",
                          file=template.path, line=_error_line(error)) from None
-    shape = ManifestShape(template.text)
-    lines = LineIndex(template.text)
-    placeholders = tuple(
-        Placeholder(name, Location(template.path, line),
-                    shape.role_at(lines.offset_of(line)) if line else Role.UNKNOWN)
-        for name, line in reads.items()
-    )
+    placeholders = tuple(Placeholder(name, Location(template.path, line))
+                         for name, line in reads.items())
     return Rendered(template=template, text=text, placeholders=placeholders,
                     version_used="version" in template.text)
 

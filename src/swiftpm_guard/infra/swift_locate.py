@@ -9,6 +9,9 @@ import os
 
 from swiftpm_guard.errors import UsageError
 
+#: Where the Docker action's image has SwiftPM (the Dockerfile installs Debian's swiftlang).
+IMAGE_SWIFT = "/usr/bin/swift"
+
 
 def locate_swift(mode: str) -> tuple[str | None, str]:
     """`auto` → swift on PATH or None; `off` → None; a path → that executable. Plus why."""
@@ -21,6 +24,15 @@ def locate_swift(mode: str) -> tuple[str | None, str]:
         return found, f"swift on PATH: {found}"
     validate_swift_option(mode)
     return os.path.abspath(mode), f"--swift {mode}"
+
+
+def image_swift(mode: str, swift: str = IMAGE_SWIFT) -> str:
+    """The Docker action's input swift: `auto` is the image's own swift, by absolute path, or
+    `off` in an image without one; never a swift on PATH, which the runner takes from the job
+    (entrypoint.py). Any other value is the user's."""
+    if mode != "auto":
+        return mode
+    return swift if os.path.isfile(swift) and os.access(swift, os.X_OK) else "off"
 
 
 def validate_swift_option(mode: str) -> str:

@@ -1,7 +1,8 @@
 """The check job: read a release's sources, render every template, check both ways, prove the
-manifest with SwiftPM (or tree-sitter-swift), and on request fetch the hosted zips and resolve a
-consumer. `swiftpm-guard check|render` and the action's check mode run `check`; `publish` runs
-its two halves, `read_artifacts` and `evaluate`, on the templates of the remote's template ref.
+manifest with SwiftPM (or gate it statically: core.static_gate), and on request fetch the
+hosted zips and resolve a consumer. `swiftpm-guard check|render` and the action's check mode
+run `check`; `publish` runs its two halves, `read_artifacts` and `evaluate`, on the templates
+of the remote's template ref.
 
 A template change can be checked against several release lines at once (`frameworks_refs`:
 `main release/*`): each line's framework lists against the one template, the findings of all
@@ -154,6 +155,9 @@ class CheckRequest:
         if not 0 < self.render_seconds <= 600:
             raise UsageError(f"--render-timeout {self.render_seconds} is not in (0, 600]")
         validate_swift_option(self.swift)
+        if "needs-swiftpm" in self.warn:  # one switch accepts a static reading, and says so
+            raise UsageError("--warn needs-swiftpm: accept a static reading with "
+                             "--accept-static (input accept-static) instead")
         unknown = sorted(self.warn - CODES.keys())
         if unknown:
             raise UsageError(f"--warn {unknown[0]!r} is not a finding code "
@@ -163,7 +167,8 @@ class CheckRequest:
         return CheckOptions(version=self.version or NO_VERSION, debug_suffix=self.debug_suffix,
                             version_pattern=self.version_pattern, warn=self.warn,
                             require_checksums=self.require_checksums,
-                            names_only=self.version is None)
+                            names_only=self.version is None,
+                            accept_static=self.accept_static)
 
     @property
     def reads_refs(self) -> bool:

@@ -1,6 +1,6 @@
 """The SwiftPM step of the check job: evaluate every rendered manifest with the real SwiftPM
-when there is one, else parse it with tree-sitter-swift, and fold what was learned into the
-report.
+when there is one, else apply the static gate (core.static_gate: one `needs-swiftpm` per
+manifest), and fold what was learned into the report.
 
 `--swift auto` (the default) uses `swift` on PATH and says in the report when there was none;
 `--swift off` never runs it; `--swift PATH` runs that executable (for example the wrapper made
@@ -14,8 +14,8 @@ from dataclasses import replace
 from pathlib import Path
 
 from swiftpm_guard.core.checks import CheckOptions, apply_warn
-from swiftpm_guard.core.model import Artifact, Finding, Rendered, Report, SwiftStatus
-from swiftpm_guard.infra import swift_syntax as syntax
+from swiftpm_guard.core.model import Artifact, Rendered, Report, SwiftStatus
+from swiftpm_guard.core.static_gate import needs_swiftpm
 from swiftpm_guard.infra.swift_locate import locate_swift, validate_swift_option
 
 __all__ = ["locate_swift", "prove", "validate_swift_option"]
@@ -23,7 +23,7 @@ __all__ = ["locate_swift", "prove", "validate_swift_option"]
 
 def prove(report: Report, rendered: Sequence[Rendered], built: Mapping[str, Artifact],
           options: CheckOptions, *, swift: str = "auto", cache_dir: Path | None = None) -> Report:
-    """The report, with SwiftPM's verdict (or the tree-sitter fallback's) folded in."""
+    """The report, with SwiftPM's verdict (or the static gate's) folded in."""
     executable, why = locate_swift(swift)
     if executable is None:
         return _fallback(report, rendered, options, why)
@@ -59,17 +59,9 @@ def prove(report: Report, rendered: Sequence[Rendered], built: Mapping[str, Arti
 
 def _fallback(report: Report, rendered: Sequence[Rendered], options: CheckOptions,
               why: str) -> Report:
-    if not syntax.available():
-        status = SwiftStatus(
-            used=False,
-            reason=f"{why}; tree-sitter-swift is not installed "
-            "either, so the syntax was not checked",
-        )
-        return replace(report, swiftpm=status)
-    findings: list[Finding] = []
-    for item in rendered:
-        findings += syntax.syntax_findings(item)
-    findings = apply_warn(findings, options.warn)
-    status = SwiftStatus(used=False,
-                         reason=f"{why}; syntax checked with tree-sitter-swift, counts are static")
+    findings = apply_warn([needs_swiftpm(item, options.accept_static) for item in rendered],
+                          options.warn)
+    how = ("static reading accepted (--accept-static): the manifests are unproven"
+           if options.accept_static else "the static reading cannot prove the manifests")
+    status = SwiftStatus(used=False, reason=f"{why}; {how}")
     return replace(report, swiftpm=status, findings=report.findings + tuple(findings))

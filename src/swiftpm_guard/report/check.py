@@ -44,6 +44,7 @@ def to_dict(report: Report) -> dict[str, object]:
         "counts_source": report.counts_source,
         "findings": [f.as_dict() for f in sorted(report.findings, key=_order)],
         "swiftpm": report.swiftpm.as_dict() if report.swiftpm else None,
+        "proof": report.proof,
         "declared": list(report.declared),
         "checksums": {a.name: a.sha256 for a in report.artifacts if a.sha256 is not None},
         "origins": {a.name: origin_of(a) for a in report.artifacts},
@@ -111,6 +112,8 @@ def verdict(report: Report) -> str:
     else:
         state = "NOT consistent"
     version = f" for {report.version}" if report.version else ""
+    if report.swiftpm is not None and not report.swiftpm.used:
+        counts += "; proof: static (unproven)"
     return (f"swiftpm-guard: {state}{version}: {_counts(report)}, {errors} errors, "
             f"{warnings} warnings{counts}")
 
@@ -232,7 +235,8 @@ def _swift_line(report: Report) -> str:
     status = report.swiftpm
     assert status is not None
     if not status.used:
-        return f"SwiftPM not run: {text(status.reason)}."
+        return (f"SwiftPM not run: {text(status.reason)}. Proof: static, the manifests are "
+                "unproven.")
     seconds = f" in {status.seconds:.1f} s" if status.seconds is not None else ""
     cached = " (cached)" if status.cached else ""
     return f"SwiftPM: {text(status.reason)}{seconds}{cached}."

@@ -39,14 +39,11 @@ GUIDE: dict[str, tuple[str, str]] = {
                    "<name>.xcframework <name>-<version>.zip` or `zip -ry -X` from the folder "
                    "holding it: one `<name>.xcframework/` at the root and nothing else."),
     "swift-error": ("error", "Fix the template line SwiftPM names (its message is quoted)."),
-    "not-live-code": ("error", "Move the line out of the comment, string or compiled-out "
-                      "`#if` branch, or close the comment or string before it."),
-    "unread-checksum": ("error", "Use the declaration in the package by name, or remove the "
-                        "entry; with the real SwiftPM (`--swift auto`) its answer replaces this."),
-    "undecidable-condition": ("error", "Ask for the same names in every branch of the `#if`, "
-                              "or run with the real SwiftPM on each host."),
-    "swift-syntax": ("error", "Fix the syntax error the static reader names, or run with the "
-                     "real SwiftPM for its own message."),
+    "needs-swiftpm": ("error", "Run the check where `swift` is (`--swift`, a macOS or Ubuntu "
+                      "runner, the image with SwiftPM), or accept an unproven static reading "
+                      "with `--accept-static` (input `accept-static`)."),
+    "tools-version": ("error", "Make the first line `// swift-tools-version:X.Y` with X.Y "
+                      "from 5.3 to 6.0, nothing before or after it."),
     "url": ("error", "Make the binary target URL https, ending in `.zip`, holding the version "
             "and the target's name."),
     "checksum-mismatch": ("error", "Give each binary target its own name's checksum "

@@ -100,8 +100,7 @@ def _step(fake: FakeGitHub, folder: Path, repo: Repo, workspace: Path, event: st
     folder.mkdir(parents=True, exist_ok=True)
     step = runner_env(folder, api_url=fake.url, workspace=workspace, event_name=event,
                       payload=payload, sha=sha, ref=ref,
-                      inputs={"github-token": API_TOKEN, "push-token": PUSH_TOKEN,
-                              "accept-static": "true", **inputs})  # no SwiftPM in this tier: a static proof
+                      inputs={"github-token": API_TOKEN, "push-token": PUSH_TOKEN, **inputs})
     return repo.served.point(step)
 
 

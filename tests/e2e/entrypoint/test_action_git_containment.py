@@ -109,8 +109,7 @@ def _step(tmp_path: Path, fake: FakeGitHub, repo: Served, workspace: Path, name:
     step = runner_env(tmp_path / name, api_url=fake.url, workspace=workspace,
                       event_name="schedule", payload=schedule_payload(), sha=repo.origin.main,
                       ref="refs/heads/main",
-                      inputs={"github-token": TOKEN, "push-token": PUSH_TOKEN,
-                              "accept-static": "true", **inputs})  # no SwiftPM in this tier: a static proof
+                      inputs={"github-token": TOKEN, "push-token": PUSH_TOKEN, **inputs})
     step.env["HOME"] = str(tmp_path / "home")
     step.env["ACTIONS_RUNTIME_TOKEN"] = "runtime-token-secret"
     return repo.point(step)

@@ -85,7 +85,7 @@ def _step(fake: FakeGitHub, folder: Path, repo: Served, workspace: Path, event: 
         payload=payload,
         sha=sha or repo.origin.main,
         ref=ref,
-        inputs={"github-token": TOKEN, "accept-static": "true", **inputs},  # no SwiftPM in this tier: a static proof
+        inputs={"github-token": TOKEN, **inputs},
     )
     return repo.point(step)
 

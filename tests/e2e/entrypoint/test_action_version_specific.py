@@ -51,8 +51,7 @@ def _step(fake: FakeGitHub, folder: Path, made: Served, workspace: Path, event: 
     folder.mkdir(parents=True, exist_ok=True)
     step = runner_env(folder, api_url=fake.url, workspace=workspace, event_name=event,
                       payload=payload, sha=sha, ref=ref,
-                      inputs={"github-token": API_TOKEN, "push-token": PUSH_TOKEN,
-                              "accept-static": "true", **inputs})  # no SwiftPM in this tier: a static proof
+                      inputs={"github-token": API_TOKEN, "push-token": PUSH_TOKEN, **inputs})
     return made.point(step)
 
 

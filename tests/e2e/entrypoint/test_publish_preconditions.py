@@ -57,7 +57,6 @@ def _publish(tmp_path: Path, repo: Served, fake: FakeGitHub, spoil) -> tuple:
             ref="refs/heads/main",
             inputs={
                 "github-token": TOKEN,
-                "accept-static": "true",  # no SwiftPM in this tier: a static proof
                 "mode": "publish",
                 "version": NIGHTLY,
                 "artifacts": "out",

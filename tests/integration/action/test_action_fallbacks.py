@@ -270,7 +270,6 @@ def test_explicit_publish_on_a_push_is_blocked_by_findings(tmp_path, origin, fak
     step = _push_dropping(tmp_path, origin, fake_github)
     step.env["INPUT_MODE"] = "publish"
     step.env["INPUT_VERSION"] = "1.2.3"
-    step.env["INPUT_ACCEPT-STATIC"] = "true"  # no SwiftPM in this tier: a static proof
     assert action.main(step.env, policy=_policy(Clock())) == 1
     assert git(origin.bare, "branch", "--list", "swiftpm-*") == ""
     run = fake_github.only_check_run()

@@ -72,6 +72,7 @@ def test_the_swift_input_proves_the_manifest(tmp_path, fake_github, swift, mode)
 def test_swift_off_never_runs_it(tmp_path, fake_github):
     origin, workspace, step = _step(tmp_path, fake_github, "off")
     # Without SwiftPM publish refuses in one line naming the ways out, and pushes nothing.
+    step.env["INPUT_ACCEPT-STATIC"] = "false"  # runner_env accepts a static reading by default
     refused = run_entrypoint(step, workspace)
     assert refused.returncode == 2, refused.stdout + refused.stderr
     errors = [line for line in (refused.stdout + refused.stderr).splitlines()

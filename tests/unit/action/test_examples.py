@@ -109,7 +109,7 @@ def test_the_executorch_frameworks_are_executorchs_and_pass_its_template_shape(t
         EXECUTORCH_FRAMEWORKS)
     products = [n for n in EXECUTORCH_FRAMEWORKS if n != "threadpool"]
     template = write_template_branch(tmp_path / "swiftpm", products, ["threadpool"])
-    code = main(["check", "--template", str(template), "--version", "1.4.1", "--swift", "off",
+    code = main(["check", "--template", str(template), "--version", "1.4.1", "--swift", "off", "--accept-static",
                  "--frameworks-from", f"{EXECUTORCH}:build-frameworks-ios:FRAMEWORKS"])
     out, err = capsys.readouterr()
     assert code == 0, err

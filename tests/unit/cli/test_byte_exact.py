@@ -28,7 +28,7 @@ def test_render_equals_pure_substitution(release, tmp_path, newline, trailing):
     release.template.write_bytes(text.encode())
     out = tmp_path / "Package.swift"
     assert main(["render", "--template", str(release.template), "--version", "1.2.3",
-                 "--checksums", str(release.checksums), "--output", str(out), "-q"]) == 0
+                 "--checksums", str(release.checksums), "--output", str(out), "-q", "--accept-static"]) == 0
     expected = naive_substitution(text, "1.2.3", release.checksum_of).encode()
     assert out.read_bytes() == expected
     assert out.read_bytes().endswith(newline.encode()) is trailing

@@ -10,7 +10,9 @@ from swiftpm_guard.cli.main import main
 
 
 def args_for(release, *extra):
-    return ["--template", str(release.template), "--version", release.version, *extra]
+    # These are about the command line, not SwiftPM: a static reading is accepted.
+    return ["--template", str(release.template), "--version", release.version,
+            "--accept-static", *extra]
 
 
 def test_check_writes_stable_json_and_markdown(release, tmp_path, capsys):
@@ -28,7 +30,8 @@ def test_check_writes_stable_json_and_markdown(release, tmp_path, capsys):
     assert list(report)[:3] == ["schema_version", "kind", "tool"]
     assert report["tool"]["name"] == "swiftpm-guard" and report["kind"] == "check"
     assert report["consistent"] is True and report["placeholders"] == sorted(report["built"])
-    assert (report["products"], report["binary_targets"]) == (18, 20)
+    assert (report["products"], report["binary_targets"]) == (None, 20)  # no roles in text
+    assert report["proof"] == "static"
     assert set(report["checksums"]) == set(report["built"]) and report["declared"] == []
     origin = report["origins"]["executorch_debug"]
     assert origin["kind"] == "zip" and origin["file"].endswith("executorch_debug-1.2.3.zip")
@@ -82,7 +85,7 @@ def test_several_templates_render_into_a_folder(release, tmp_path):
     out.mkdir()
     code = main(["render", "--template", str(release.template), "--template", str(variant),
                  "--version", release.version, "--checksums", str(release.checksums),
-                 "--output", str(out)])
+                 "--output", str(out), "--accept-static"])
     assert code == 0
     assert sorted(p.name for p in out.iterdir()) == ["Package.swift", "Package@swift-5.9.swift"]
 

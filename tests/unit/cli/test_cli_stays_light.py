@@ -31,6 +31,7 @@ def test_check_on_a_20_placeholder_template_imports_no_http_client(release: Rele
             "--artifacts",
             str(release.artifacts),
             "--quiet",
+            "--accept-static",
         ],
         capture_output=True,
         text=True,

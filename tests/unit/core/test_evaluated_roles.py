@@ -117,10 +117,10 @@ def test_computed_products_with_wrapper_stubs_pass_with_swiftpm():
     static, swiftpm, _ = static_and_swiftpm(LAYOUTS["wrapper-stubs"])
     folders = ["alpha_debug_wrapper", "alpha_wrapper", "beta_debug_wrapper", "beta_wrapper"]
 
-    # Without SwiftPM: every role unknown, every folder an orphan; it blocks.
+    # Without SwiftPM: the text names no role (no unknown-role guesses), and no placeholder
+    # asks for a wrapper folder's name, so every folder is an orphan; it blocks.
     assert not static.consistent and static.products is None
-    assert codes(static, "unknown-role") == ["alpha", "alpha_debug", "beta", "beta_debug",
-                                             "gamma", "gamma_debug"]
+    assert codes(static, "unknown-role") == []
     assert codes(static, "orphan-stub") == folders
     # With SwiftPM: its roles and folders decide.
     assert swiftpm.consistent and swiftpm.findings == ()
@@ -129,40 +129,37 @@ def test_computed_products_with_wrapper_stubs_pass_with_swiftpm():
 
 def test_products_over_binary_targets_need_no_stubs():
     static, swiftpm, _ = static_and_swiftpm(LAYOUTS["direct-products"])
-    names = ["alpha", "alpha_debug", "beta", "beta_debug"]
 
-    assert codes(static, "missing-stub") == names and not static.consistent
+    # `let products` makes no product without SwiftPM (issue 31): no missing-stub guessed
+    # from a declaration's name.
+    assert codes(static, "missing-stub") == [] and static.products is None
     assert swiftpm.consistent and swiftpm.findings == ()
+    assert swiftpm.products == 4
 
 
 def test_the_product_count_is_swiftpms():
     static, swiftpm, _ = static_and_swiftpm(LAYOUTS["one-product"])
 
-    assert static.consistent and static.products == 4
+    assert static.consistent and static.products is None
     assert swiftpm.consistent and (swiftpm.products, swiftpm.templates[0].products) == (1, 1)
     assert swiftpm.findings == ()
 
 
-def test_a_placeholder_swiftpm_never_evaluates_is_refused_by_both_readings():
+def test_a_placeholder_swiftpm_never_evaluates_is_unclaimed_with_swiftpm():
     static, swiftpm, _ = static_and_swiftpm(LAYOUTS["stale-entry"])
 
-    # The static reading still asks for 'delta' (no unclaimed-artifact), but refuses: the
-    # dictionary holding it is read by nothing, so SwiftPM never sees it (issue 24).
-    assert not static.consistent and static.unclaimed == ()
-    [unread] = [f for f in static.findings if f.code == "unread-checksum"]
-    assert (unread.subject, unread.line, unread.file) == ("delta", 18, "Package.swift.template")
-    assert unread.message.startswith("'delta' sits only in 'retired' (line 17), which nothing "
-                                     "in the manifest reads by name")
-    # With SwiftPM its answer replaces the static one: 'delta' is unclaimed.
+    # The text asks for 'delta' (a placeholder counts wherever it stands), not for its debug
+    # twin: by exact name only 'delta_debug' is unclaimed without SwiftPM.
+    assert not static.consistent and static.unclaimed == ("delta_debug",)
+    # With SwiftPM its answer replaces the static one: 'delta' is unclaimed too.
     assert not swiftpm.consistent
     assert swiftpm.unclaimed == ("delta", "delta_debug")
-    assert codes(swiftpm, "unread-checksum") == []
 
 
 def test_a_jinja_template_computing_products_gets_swiftpms_roles_and_counts():
     static, swiftpm, item = static_and_swiftpm(LAYOUTS["jinja"])
 
-    assert len(codes(static, "unknown-role")) == 4 and static.products is None
+    assert codes(static, "unknown-role") == [] and static.products is None
     assert [p.name for p in item.placeholders] == ["alpha", "alpha_debug", "beta", "beta_debug"]
     assert swiftpm.consistent and swiftpm.findings == ()
     assert (swiftpm.products, swiftpm.binary_targets) == (4, 4)
@@ -171,12 +168,11 @@ def test_a_jinja_template_computing_products_gets_swiftpms_roles_and_counts():
 def test_a_jinja_template_iterating_over_checksums_asks_for_every_name_swiftpm_decides():
     static, swiftpm, item = static_and_swiftpm(LAYOUTS["jinja-filtered"])
 
-    # The loop reads every checksum, the skipped ones too: the static reading asks for
-    # 'legacy', and only its liveness check (no live string holds that checksum) refuses.
+    # The loop reads every checksum, the skipped ones too: the text asks for 'legacy', and
+    # only SwiftPM (or needs-swiftpm, jobs.swiftpm_proof) can say it never reaches the package.
     assert {p.name for p in item.placeholders} == {"alpha", "alpha_debug", "legacy",
                                                    "legacy_debug"}
-    assert static.unclaimed == () and codes(static, "not-live-code") == ["legacy",
-                                                                         "legacy_debug"]
+    assert static.unclaimed == () and static.consistent
     assert not swiftpm.consistent and swiftpm.unclaimed == ("legacy", "legacy_debug")
     assert codes(swiftpm, "unknown-role") == []
     assert (swiftpm.products, swiftpm.binary_targets) == (2, 2)
@@ -212,19 +208,18 @@ def test_the_release_shape_agrees_so_swiftpm_changes_nothing_but_the_counts_sour
     static, swiftpm, _ = static_and_swiftpm(LAYOUTS["release-shape"])
 
     assert static.findings == swiftpm.findings == ()
-    assert (static.products, static.binary_targets) == (swiftpm.products, swiftpm.binary_targets)
+    assert static.products is None and static.binary_targets == swiftpm.binary_targets
     assert (swiftpm.products, swiftpm.counts_source) == (4, "swiftpm")
 
 
 def test_names_the_text_gives_no_role_pass_with_swiftpm():
-    # The issue's shape with the dictionary named `frameworks`: the static reading says
-    # unknown-role (a warning) and claims nothing SwiftPM contradicts.
+    # The issue's shape with the dictionary named `frameworks`: nothing guessed either way.
     layout = LAYOUTS["direct-products"]
     text = layout.text.replace("let products:", "let frameworks:").replace(
         "products.keys", "frameworks.keys").replace("products[name]", "frameworks[name]")
     static, swiftpm, _ = static_and_swiftpm(layout, template_of(layout, text=text))
 
-    assert static.consistent and len(codes(static, "unknown-role")) == 4
+    assert static.consistent and codes(static, "unknown-role") == []
     assert swiftpm.findings == () and swiftpm.products == 4
 
 

@@ -1,8 +1,7 @@
 from dataclasses import replace
 
 from support.published import BranchSpec
-from support.release import all_names, template_text
-from swiftpm_guard.core.model import Location, Stub, Template
+from support.release import all_names
 from swiftpm_guard.core.package_diff import (
     Base,
     PackageNames,
@@ -18,12 +17,10 @@ from swiftpm_guard.core.package_diff import (
     newest_in_line,
     newest_sibling,
     nothing_to_compare,
-    package_names,
     read_package,
     release_part,
     sibling_patterns,
 )
-from swiftpm_guard.core.render import render
 
 BRANCHES = [
     "refs/heads/swiftpm-1.2.3.20250101",
@@ -79,24 +76,6 @@ def test_diff_and_description():
     ]
     same = diff("x", "0" * 40, old, old)
     assert not same.changed and describe(same)[1] == "  same products and binary targets"
-
-
-def test_names_from_a_real_shaped_template():
-    template = Template(
-        path="Package.swift.template",
-        flavour="placeholder",
-        text=template_text(["executorch", "backend_mps"], ["threadpool"]),
-    )
-    names = package_names([render(template, "1.2.3", {})])
-    assert names.products == ("backend_mps", "backend_mps_debug", "executorch", "executorch_debug")
-    assert names.binary_targets == (*names.products, "threadpool", "threadpool_debug")
-
-
-def test_unknown_role_counts_as_product_only_with_a_stub_folder():
-    text = 'let a = "__SHA256_x__"\nlet b = "__SHA256_y__"\n'
-    stub = Stub("x", Location(".Package.swift/x"), has_sources=True)
-    template = Template(path="T.template", text=text, flavour="placeholder", stubs=(stub,))
-    assert package_names([render(template, "1", {})]) == PackageNames(("x",), ("x", "y"))
 
 
 def test_consumer_snippet_quotes():

@@ -186,7 +186,7 @@ def test_a_bad_swift_option_is_exit_2_before_anything_runs(tmp_path, capsys):
     assert "--swift" in capsys.readouterr().err
 
 
-def test_auto_without_swift_says_so_and_checks_syntax(tmp_path, monkeypatch):
+def test_auto_without_swift_says_so_and_the_proof_is_static(tmp_path, monkeypatch):
     monkeypatch.setenv("PATH", str(tmp_path / "empty"))
     template = write_template_branch(tmp_path / "branch", products=("a",), binary_only=())
     report = tmp_path / "report.json"
@@ -202,6 +202,7 @@ def test_auto_without_swift_says_so_and_checks_syntax(tmp_path, monkeypatch):
             "--json",
             str(report),
             "--quiet",
+            "--accept-static",
         ]
     )
     data = json.loads(report.read_text())
@@ -211,10 +212,10 @@ def test_auto_without_swift_says_so_and_checks_syntax(tmp_path, monkeypatch):
         "used": False,
         "cached": False,
         "seconds": None,
-        "reason": "no swift on PATH (--swift auto); syntax checked with "
-        "tree-sitter-swift, counts are static",
+        "reason": "no swift on PATH (--swift auto); static reading accepted (--accept-static): "
+        "the manifests are unproven",
     }
-    assert data["counts_source"] == "static"
+    assert data["counts_source"] == "static" and data["proof"] == "static"
 
 
 def test_package_files_read_stubs_from_disk_when_shown_by_another_path(tmp_path, monkeypatch):

@@ -15,8 +15,9 @@ from swiftpm_guard.jobs.check import CheckRequest, check
 
 
 def _request(release, **extra):
+    # Which manifests are read and claimed is the point, not SwiftPM: a static reading.
     return CheckRequest(templates=(str(release.template),), version=release.version,
-                        checksums=(str(release.checksums),), **extra)
+                        checksums=(str(release.checksums),), accept_static=True, **extra)
 
 
 def _errors(report):
@@ -28,7 +29,7 @@ def _rendered(release):
     """The release's manifest as render writes it: real checksums, no placeholder."""
     out = release.root / "rendered.swift"
     assert main(["render", "--template", str(release.template), "--version", release.version,
-                 "--checksums", str(release.checksums), "--output", str(out), "--quiet"]) == 0
+                 "--checksums", str(release.checksums), "--output", str(out), "--quiet", "--accept-static"]) == 0
     return out.read_text()
 
 
@@ -54,7 +55,7 @@ def test_render_writes_every_manifest_into_the_folder(release, tmp_path):
     out = tmp_path / "out"
     out.mkdir()
     assert main(["render", "--template", str(release.template), "--version", release.version,
-                 "--checksums", str(release.checksums), "--output", str(out), "--quiet"]) == 0
+                 "--checksums", str(release.checksums), "--output", str(out), "--quiet", "--accept-static"]) == 0
     assert sorted(p.name for p in out.iterdir()) == ["Package.swift", "Package@swift-6.0.swift"]
     assert "__SHA256_" not in (out / "Package@swift-6.0.swift").read_text()
 
@@ -64,7 +65,7 @@ def test_render_into_one_file_is_refused_when_there_are_several(release, tmp_pat
         release.template.read_bytes())
     out = tmp_path / "Package.swift"
     code = main(["render", "--template", str(release.template), "--version", release.version,
-                 "--checksums", str(release.checksums), "--output", str(out), "--quiet"])
+                 "--checksums", str(release.checksums), "--output", str(out), "--quiet", "--accept-static"])
     assert code == 2 and not out.exists()
     error = capsys.readouterr().err.strip().splitlines()[-1]
     assert "several templates need an existing folder" in error
@@ -113,7 +114,8 @@ def test_a_plain_manifest_from_another_release_is_an_error_where_checksums_are_k
     assert "make it a template (Package@swift-5.9.swift.template)" in mismatch.message
     # A pull request compares names only: the same file is fine there.
     names = CheckRequest(templates=(str(new.template),), version=None,
-                         frameworks=(",".join((*PRODUCT_KEYS, *BINARY_ONLY_KEYS)),))
+                         frameworks=(",".join((*PRODUCT_KEYS, *BINARY_ONLY_KEYS)),),
+                         accept_static=True)
     assert check(names).report.consistent
 
 
@@ -143,7 +145,7 @@ def test_the_report_lists_every_template(release, tmp_path):
         release.template.read_bytes())
     out = tmp_path / "report.json"
     assert main(["check", "--template", str(release.template), "--version", release.version,
-                 "--checksums", str(release.checksums), "--json", str(out), "--quiet"]) == 0
+                 "--checksums", str(release.checksums), "--json", str(out), "--quiet", "--accept-static"]) == 0
     paths = [t["path"] for t in json.loads(out.read_text())["templates"]]
     assert [p.rsplit("/", 1)[-1] for p in paths] == ["Package.swift.template",
                                                     "Package@swift-6.0.swift.template"]

@@ -129,7 +129,8 @@ def test_every_scanned_zip_is_judged_and_warn_downgrades_like_any_code(tmp_path)
     template, _ = load_template(release.template)
     outcome = evaluated([template], artifacts, problems, warn=frozenset({"zip-symlinks"}))
     assert outcome.report.consistent  # --warn made the flattened copy a warning
-    assert {str(f.severity) for f in outcome.report.findings} == {"warning"}
+    assert {(f.code, str(f.severity)) for f in outcome.report.findings} == {
+        ("zip-symlinks", "warning"), ("needs-swiftpm", "warning")}
 
 
 def test_a_folder_where_only_some_zips_are_signed_gets_one_notice(tmp_path):

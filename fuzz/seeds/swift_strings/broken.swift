@@ -1,7 +1,0 @@
-let s = """abc"""
-let t = """
- x
-  """
-#else
-#if true
-"\q\u{D800}"
