@@ -139,10 +139,14 @@ def test_accept_static_publishes_on_a_static_proof(remote, release, capsys, tmp_
     assert refs(remote.bare)[BRANCH] == published["commit"]
 
 
-def test_a_dry_run_needs_no_swiftpm(remote, release, capsys, tmp_path):
+def test_a_dry_run_is_not_refused_for_want_of_swiftpm(remote, release, capsys, tmp_path):
+    """It pushes nothing, so it proves nothing: the check runs (its static gate says
+    needs-swiftpm, exit 1), not the publish refusal (exit 2)."""
     code, err, document = _publish(remote, release, capsys, tmp_path, "--swift", "off",
                                    "--dry-run")
-    assert code == 0, err
+    assert code == 1, err
+    assert [f["code"] for f in document["findings"] if f["severity"] == "error"] == [
+        "needs-swiftpm"]
     assert document["publish"]["proof"] is None and BRANCH not in refs(remote.bare)
 
 
