@@ -21,7 +21,7 @@ import signal
 import subprocess
 import tempfile
 import time
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass
 from pathlib import Path
@@ -242,15 +242,31 @@ class SwiftPM:
         return CommandResult(code, _decode(stdout), _decode(stderr))
 
 
-def run_swift(argv: Sequence[str], *, cwd: Path, env: dict[str, str], timeout: float,
+#: The only variables a swift we start sees. A manifest is code SwiftPM compiles and runs, so
+#: it must never see the job's environment (the tokens, `INPUT_*`, `GITHUB_*`); these carry
+#: none: where the tools are, the locale, the throwaway HOME, the toolchain's own settings
+#: (`SWIFT_*`, Xcode's `DEVELOPER_DIR`/`SDKROOT`/`TOOLCHAINS`) and our wrapper's two.
+_SWIFT_ENV = frozenset({"PATH", "HOME", "LANG", "LC_ALL", "LC_CTYPE", "DEVELOPER_DIR", "SDKROOT",
+                        "TOOLCHAINS", "SWIFTPM_GUARD_CA_FILE", "SWIFTPM_GUARD_LIST_ARTIFACTS"})
+
+
+def swift_environment(env: Mapping[str, str]) -> dict[str, str]:
+    """`env` less everything not allow-listed for a swift process (see _SWIFT_ENV)."""
+    return {name: value for name, value in env.items()
+            if name in _SWIFT_ENV or name.startswith("SWIFT_")}
+
+
+def run_swift(argv: Sequence[str], *, cwd: Path, env: Mapping[str, str], timeout: float,
               merge_stderr: bool = False) -> tuple[int, bytes, bytes]:
-    """`swift …` in a session of its own: exit code, stdout and stderr (empty when merged into
-    stdout, for SwiftPM's lines in the order printed). Past `timeout` the whole process group
-    is stopped; a failure to start, an overrun or a signal is InfrastructureError (exit 3)."""
+    """`swift …` in a session of its own, with only the allow-listed part of `env`: exit code,
+    stdout and stderr (empty when merged into stdout, for SwiftPM's lines in the order
+    printed). Past `timeout` the whole process group is stopped; a failure to start, an
+    overrun or a signal is InfrastructureError (exit 3)."""
     shown = " ".join(argv[1:])
     try:
         process = subprocess.Popen(
-            list(argv), cwd=cwd, env=env, stdin=subprocess.DEVNULL, stdout=subprocess.PIPE,
+            list(argv), cwd=cwd, env=swift_environment(env), stdin=subprocess.DEVNULL,
+            stdout=subprocess.PIPE,
             stderr=subprocess.STDOUT if merge_stderr else subprocess.PIPE,
             start_new_session=True,  # so a timeout can stop swift's whole process group
         )

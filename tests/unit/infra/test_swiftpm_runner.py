@@ -125,6 +125,26 @@ def test_swift_runs_in_a_copy_with_deterministic_hashing_and_a_private_home(tmp_
     assert not Path(stderr[0]).exists()  # the copy is gone afterwards
 
 
+def test_swift_sees_no_token_and_nothing_of_the_job_but_the_allow_list(tmp_path, monkeypatch):
+    """A manifest is code SwiftPM runs: what swift's environment holds, the manifest reads. In
+    the Docker action swift runs unwrapped, with the job's environment around it."""
+    for name, value in {"INPUT_GITHUB-TOKEN": "ghs_one", "INPUT_PUSH-TOKEN": "ghp_two",
+                        "GITHUB_TOKEN": "ghs_three", "HTTPS_PROXY": "http://127.0.0.1:9",
+                        "TMPDIR": str(tmp_path), "SWIFT_BACKTRACE": "enable=no"}.items():
+        monkeypatch.setenv(name, value)
+    swift = fake_swift(tmp_path, f"env >&2; [ -f Package.swift ] && echo '{DUMP}'; exit 0")
+    SwiftPM(swift, cache_dir=tmp_path / "cache").evaluate(PackageFiles("x"))
+    entry = next((tmp_path / "cache").glob("*.json"))
+    seen = dict(line.split("=", 1) for line in
+                json.loads(entry.read_text())["dump"]["stderr"].splitlines() if "=" in line)
+
+    assert not {"INPUT_GITHUB-TOKEN", "INPUT_PUSH-TOKEN", "GITHUB_TOKEN", "HTTPS_PROXY",
+                "TMPDIR"} & seen.keys()
+    assert seen["SWIFT_BACKTRACE"] == "enable=no" and seen["SWIFT_DETERMINISTIC_HASHING"] == "1"
+    assert {"PATH", "HOME"} <= seen.keys()
+    assert not any(value.startswith(("ghs_", "ghp_")) for value in seen.values())
+
+
 def test_a_hanging_swift_is_stopped_and_reported(tmp_path):
     swift = fake_swift(tmp_path, 'sleep 60 & echo $! > "$(dirname "$0")/child.pid"; wait')
     runner = SwiftPM(swift, cache_dir=tmp_path / "cache", timeout=1.0)
