@@ -19,7 +19,8 @@
 # resolve`, which downloads binary targets; `unzip` in the chroot validates the archives). With
 # SWIFTPM_GUARD_CA_FILE=PEM it also trusts that CA: the chroot's bundle plus the PEM, written
 # to the run's private folder and bind-mounted over /etc/ssl/certs/ca-certificates.crt in the
-# run's own mount namespace, so the chroot itself and every other run are untouched. A
+# run's own mount namespace, so the chroot itself and every other run are untouched. With
+# SWIFTPM_GUARD_LIST_ARTIFACTS=NONCE it prints what SwiftPM extracted under .build/artifacts. A
 # separate file, so `bin/swift` (the evaluation path) never gets a network whatever the env.
 #
 # Environment: SWIFT_TOOLCHAIN_DIR (cache folder), SWIFT_TOOLCHAIN_MIRROR (Debian mirror URL;
@@ -28,9 +29,10 @@ set -euo pipefail
 export PATH="/usr/sbin:/usr/bin:/sbin:/bin:$PATH"  # debootstrap, chroot, unshare live in sbin
 
 readonly SUITE=trixie
-readonly PACKAGES=(swiftlang libc6-dev unzip)
+# git: SwiftPM clones a package dependency by URL with it (publish's consumer proof).
+readonly PACKAGES=(swiftlang libc6-dev unzip git)
 #: Bump whenever PACKAGES or the build steps change: a stamp of another recipe means rebuild.
-readonly RECIPE=2
+readonly RECIPE=3
 DIR="${SWIFT_TOOLCHAIN_DIR:-/var/cache/swiftpm-guard/swift-trixie}"
 ROOT="$DIR/root"
 STAMP="$DIR/.complete"
@@ -199,6 +201,15 @@ unshare "${userns[@]}" --mount --propagation private --pid --fork --kill-child \
   /usr/bin/env -i -C "$inside/package" "${passed[@]}" \
   swift "${args[@]}"
 code=$?
+# SWIFTPM_GUARD_LIST_ARTIFACTS=NONCE: what SwiftPM extracted, since nothing is copied back:
+# identity/target/entry under .build/artifacts, NUL-separated between two marker lines that
+# carry the caller's nonce (names in the listing are the zips' own, not ours).
+nonce="${SWIFTPM_GUARD_LIST_ARTIFACTS:-}"
+if [[ "$nonce" =~ ^[0-9a-f]{16,64}$ && -d "$work/package/.build/artifacts" ]]; then
+  printf '\nswiftpm-guard-artifacts-begin-%s\n' "$nonce"
+  find "$work/package/.build/artifacts" -mindepth 3 -maxdepth 3 -printf '%P\0'
+  printf '\nswiftpm-guard-artifacts-end-%s\n' "$nonce"
+fi
 set -e
 exit "$code"
 WRAPPER_EOF

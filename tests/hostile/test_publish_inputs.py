@@ -41,6 +41,7 @@ def refused(capsys, spy: Spy, args: list[str]) -> str:
 def publish(release, origin: str, *extra: str, version: str | None = None) -> list[str]:
     return [
         "publish",
+        "--accept-static",  # no SwiftPM in this tier: a static proof
         "--artifacts",
         str(release.artifacts),
         "--version",

@@ -277,7 +277,8 @@ def _deliver_publish(settings: ActionSettings, adapters: Adapters, result: Publi
         replaced=result.remote_commit if result.overwritten else None,
         updated_from=result.updated_from, excluded=result.excluded, dry_run=settings.dry_run,
         diff=publish_report.diff_lines(result.diff, result.diff_note, settings.debug_suffix),
-        manifests=result.manifests, snippet=result.snippet)
+        manifests=result.manifests, snippet=result.snippet,
+        proof=result.proof.shown() if result.proof else None)
     suffix = settings.debug_suffix
     reading = reading_of(settings, result.checked)
     markdown = "\n".join([*notes, check_report.to_markdown(report, suffix, reading=reading),

@@ -117,7 +117,8 @@ def _files(args: argparse.Namespace, result: PublishResult) -> list[tuple[Path, 
         section = publish_markdown(branch=result.branch, pushed=result.pushed,
                                    commit=result.commit, skipped=result.skipped,
                                    excluded=result.excluded, diff=result.diff,
-                                   snippet=result.snippet, debug_suffix=args.debug_suffix)
+                                   snippet=result.snippet, debug_suffix=args.debug_suffix,
+                                   proof=result.proof.shown() if result.proof else None)
         text = to_markdown(result.report, args.debug_suffix) + "\n" + section
         files.append((Path(args.markdown), text.encode()))
     return files

@@ -342,6 +342,12 @@ CODES: dict[str, str] = {
     "unexpected URL",
     "resolved": "resolve: SwiftPM downloaded a binary target, verified it and accepted it "
     "(notice)",
+    "published-tree": "publish: the commit built would hold a .gitattributes or .gitmodules, a "
+    "submodule, or a root name outside plain ASCII (what git or SwiftPM could read otherwise)",
+    "unchecked-manifest": "publish: a root file SwiftPM may read as the manifest was never "
+    "rendered or checked (a root Package.swift when the template sits in a folder)",
+    "commit-proof": "publish: a clone of the commit built, or SwiftPM's evaluation of it, is "
+    "not what the check judged",
     "branch-exists": "publish: the swiftpm-<version> branch is already on the remote (or appeared "
     "while publishing); published versions are never rewritten without --allow-overwrite",
 }

@@ -42,6 +42,7 @@ from swiftpm_guard.core.names import (
 )
 from swiftpm_guard.core.package_diff import PackageDiff, comparison_patterns, consumer_snippet
 from swiftpm_guard.errors import InputError, UsageError
+from swiftpm_guard.infra.swift_locate import locate_swift
 from swiftpm_guard.jobs.adapters import QUIET, Adapters
 from swiftpm_guard.jobs.check import (
     CheckRequest,
@@ -52,8 +53,10 @@ from swiftpm_guard.jobs.check import (
     read_artifacts,
     with_hosted,
 )
+from swiftpm_guard.jobs.commit_proof import Checked, Consumer, Proof, prove_commit
 from swiftpm_guard.jobs.placement import place
 from swiftpm_guard.jobs.publish_diff import TEMPLATE_TRAILER, UPDATE_MARK, compare_with_published
+from swiftpm_guard.jobs.resolve import resolve_targets
 from swiftpm_guard.sinks.git_push import (
     NETWORK_TIMEOUT,
     GitError,
@@ -171,6 +174,8 @@ class PublishResult:
     diff_note: str | None = None  # why there is no diff
     excluded: tuple[str, ...] = ()  # template-ref paths left out of the published tree
     updated_from: str | None = None  # --update: the published tip the new commit is on
+    #: How the commit was proven before the push (None: nothing was built or proven).
+    proof: Proof | None = None
     #: The template-ref paths rendered (replaced by their manifests in the published tree),
     #: and the version-specific manifests checked and published as the template ref has them.
     templates: tuple[str, ...] = ()
@@ -205,6 +210,8 @@ class PublishResult:
             "diff_note": self.diff_note,
             "excluded": list(self.excluded),
             "updated_from": self.updated_from,
+            "proof": self.proof.how if self.proof else None,
+            "proof_steps": [s.as_dict() for s in self.proof.steps] if self.proof else [],
         }
 
 
@@ -259,6 +266,7 @@ def publish(request: PublishRequest, adapters: Adapters = QUIET, *,
     every place it will write to works: a push cannot be taken back), then git.
     """
     say = adapters.log
+    swift = _swift_for_proof(request)
     local_remote_exists(request.remote)
     checkout = checkout_of(request.check, adapters)
     with tempfile.TemporaryDirectory(prefix="swiftpm-guard-publish-") as tmp:
@@ -286,7 +294,7 @@ def publish(request: PublishRequest, adapters: Adapters = QUIET, *,
         if skipped is not None:
             say(f"not pushing {result.branch}: {skipped}")
             return replace(result, skipped=skipped)
-        return _push(repo, request, result, say)
+        return _push(repo, request, result, (swift, work), say)
 
 
 def manifests_at(repo: ScratchRepo, commit: str, templates: tuple[str, ...]
@@ -373,12 +381,69 @@ def _check(repo: ScratchRepo, request: PublishRequest, refs: Mapping[str, str], 
     )
 
 
+def _swift_for_proof(request: PublishRequest) -> str | None:
+    """The SwiftPM that proves the commit; without one a run that would push is refused
+    (exit 2) unless the user accepts a static proof."""
+    swift, why = locate_swift(request.check.swift)
+    pushes = not request.dry_run and request.event not in NO_PUSH_EVENTS
+    if swift is None and pushes and not request.check.accept_static:
+        raise UsageError(
+            f"publish proves the commit it pushes with SwiftPM, and there is none ({why}): "
+            "run on a runner with `swift` (macOS or ubuntu runners have it), use the action's "
+            "image (it carries SwiftPM), or pass accept-static (--accept-static) to publish on "
+            "a static proof")
+    return swift
+
+
+def _prove(repo: ScratchRepo, request: PublishRequest, result: PublishResult,
+           proving: tuple[str | None, Path], say: Log) -> PublishResult:
+    """Judge the built commit as a consumer gets it; its findings stop the push."""
+    swift, work = proving
+    commit = str(result.commit)  # built by the caller just before
+    files = result.rendered_files()
+    if result.verbatim:  # published as the template ref has them: the blob is what was checked
+        shas = {e.path: e.sha for e in repo.tree(commit) if e.path in result.verbatim}
+        blobs = repo.blobs(list(shas.values()))
+        files |= {path: blobs[sha] for path, sha in shas.items()}
+    consumer, why_not = _consumer(request, result)
+    checked = Checked(manifests=files, swift=swift, cache_dir=request.check.swift_cache,
+                      rendered={manifest_of(r.template.path): r for r in result.checked.rendered},
+                      consumer=consumer, why_not=why_not)
+    proof = prove_commit(repo, commit, result.branch, checked, work / "proof")
+    say(proof.line())
+    result = replace(result, proof=proof)
+    if not proof.findings:
+        return result
+    report = replace(result.report, findings=(*result.report.findings, *proof.findings))
+    return replace(result, checked=replace(result.checked, report=report),
+                   skipped="the commit's proof failed")
+
+
+def _consumer(request: PublishRequest, result: PublishResult) -> tuple[Consumer | None, str]:
+    """The consumer resolve of the commit, when a swift that may download is given and the
+    binary targets' URLs are the real, verified ones; else None and why."""
+    settings = request.check.resolve
+    if settings is None:
+        return None, "no swift that may download was given (--resolve, --resolve-swift)"
+    if not request.check.verify_urls:
+        return None, ("downloads not proven: SwiftPM 6.0 applies no mirror to binary-target "
+                      "URLs, so consumers resolve only when the URLs are verified (verify-urls)")
+    built, urls = result.checked.built, request.check.urls
+    targets = {t.url: t for r in result.checked.rendered
+               for t in resolve_targets(r, built, request.version, urls)}
+    fetched = (request.template, *([request.branch] if result.remote_commit else []))
+    return Consumer(swift=settings.swift, targets=tuple(targets.values()),
+                    version=request.version, timeout=settings.timeout,
+                    ca_file=settings.ca_file, fetched=fetched), ""
+
+
 def _push(repo: ScratchRepo, request: PublishRequest, result: PublishResult,
-          say: Log) -> PublishResult:
-    """Build the one commit and push it with a lease: on absence, or on the sha observed."""
+          proving: tuple[str | None, Path], say: Log) -> PublishResult:
+    """Build the one commit, prove it and push it with a lease: on absence, or on the sha
+    observed."""
     name, seen = result.branch, result.remote_commit
     if request.update and seen is not None:
-        return _update(repo, request, result, seen, say)
+        return _update(repo, request, result, seen, proving, say)
     commit = repo.commit(result.template_commit, remove=(*result.templates, *result.excluded),
                          add=result.rendered_files(), message=request.version)
     result = replace(result, commit=commit)
@@ -386,6 +451,10 @@ def _push(repo: ScratchRepo, request: PublishRequest, result: PublishResult,
         # Same tree, parent, message, identity and second: the remote already holds it.
         say(f"{name} already holds exactly {commit[:12]}; nothing to push")
         return replace(result, skipped="already published")
+    result = _prove(repo, request, result, proving, say)
+    if result.skipped is not None:
+        say(f"not pushing {name}: {result.skipped}")
+        return result
     expect = seen if request.allow_overwrite else None
     if expect is not None:
         say(f"--allow-overwrite: replacing {name} at {expect[:12]} with {commit[:12]}; "
@@ -398,7 +467,7 @@ def _push(repo: ScratchRepo, request: PublishRequest, result: PublishResult,
 
 
 def _update(repo: ScratchRepo, request: PublishRequest, result: PublishResult, seen: str,
-            say: Log) -> PublishResult:
+            proving: tuple[str | None, Path], say: Log) -> PublishResult:
     """--update: a new commit on top of the published tip, leased on that tip.
 
     Its tree is what a fresh publish would hold; its parent is the tip, so every commit the
@@ -421,6 +490,10 @@ def _update(repo: ScratchRepo, request: PublishRequest, result: PublishResult, s
     if tree_of(repo, commit) == tree_of(repo, tip):
         say(f"{result.branch} at {tip[:12]} already holds this tree; nothing to push")
         return replace(result, skipped="already up to date")
+    result = _prove(repo, request, result, proving, say)
+    if result.skipped is not None:
+        say(f"not pushing {result.branch}: {result.skipped}")
+        return result
     say(f"--update: {result.branch} at {tip[:12]} gets {commit[:12]} on top; lease on the tip")
     pushed = repo.push(commit, request.branch, expect=seen)
     if pushed.status in (PushStatus.CREATED, PushStatus.UPDATED):

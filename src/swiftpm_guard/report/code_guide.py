@@ -88,6 +88,14 @@ GUIDE: dict[str, tuple[str, str]] = {
     "resolve-failed": ("error", "Fix the target SwiftPM names (its own error is quoted)."),
     "resolve-error": ("error", "Read SwiftPM's error; check every target's URL and checksum."),
     "resolved": ("notice", "Nothing: SwiftPM downloaded and accepted the target."),
+    "published-tree": ("error", "Remove the file, submodule or name from the template ref "
+                       "(rename a root file to ASCII letters, digits, `.`, `_` and `-`, or move "
+                       "it into a folder): the published tree must be what consumers read."),
+    "unchecked-manifest": ("error", "Remove the root manifest from the template ref, or name "
+                           "its template (`template`, `--template`) so it is rendered and "
+                           "checked."),
+    "commit-proof": ("error", "Nothing was pushed. The commit publish built differs from what "
+                     "its check judged: report it with the log."),
     "branch-exists": ("error", "Release another version, or add a commit on top with "
                       "`update: true` (`publish --update`); a published version is never "
                       "rewritten unless `allow-overwrite` says so."),

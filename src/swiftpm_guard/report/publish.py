@@ -21,10 +21,26 @@ def diff_lines(diff: PackageDiff | None, note: str | None, debug_suffix: str = "
                                               else [str(note)])]
 
 
+#: How a commit was proven before its push: "swiftpm" or "static", and each step's name, what
+#: it showed and its seconds (jobs.commit_proof.Proof).
+ProofShown = tuple[str, Sequence[tuple[str, str, float]]]
+
+
+def proof_text(proof: ProofShown) -> str:
+    """One sentence: what was proven about the commit before the push, and how."""
+    how, steps = proof
+    done = "; ".join(f"{name}: {what} ({seconds:.1f} s)" for name, what, seconds in steps)
+    if how == "static":
+        return (f"Proof: **static** (accept-static, no SwiftPM ran; what only SwiftPM can "
+                f"evaluate is unproven): {text(done)}.")
+    return f"Proof: **{how}**: {text(done)}."
+
+
 def publish_section(*, branch: str, pushed: bool, commit: str | None, remote: str,
                     skipped: str | None, replaced: str | None, updated_from: str | None,
                     excluded: Sequence[str], dry_run: bool, diff: list[str],
-                    manifests: Sequence[tuple[str, str]], snippet: str) -> str:
+                    manifests: Sequence[tuple[str, str]], snippet: str,
+                    proof: ProofShown | None = None) -> str:
     """The action's summary and check-run section: state, diff, manifests, snippet."""
     if pushed:
         state = f"Pushed {code(branch)} at {code(str(commit))} to {code(remote)}."
@@ -35,6 +51,8 @@ def publish_section(*, branch: str, pushed: bool, commit: str | None, remote: st
     else:
         state = f"{code(branch)} was **not pushed**: {text(str(skipped))}."
     lines = ["#### Publish", "", state, ""]
+    if proof is not None:
+        lines += [proof_text(proof), ""]
     if len(manifests) > 1:  # version-specific ones: SwiftPM reads one by its own version
         lines += ["Manifests, each rendered and checked (SwiftPM reads the one for its "
                   "version): " + ", ".join(code(path) for path, _text in manifests), ""]
@@ -55,11 +73,13 @@ def publish_section(*, branch: str, pushed: bool, commit: str | None, remote: st
 
 def publish_markdown(*, branch: str, pushed: bool, commit: str | None, skipped: str | None,
                      excluded: Sequence[str], diff: PackageDiff | None, snippet: str,
-                     debug_suffix: str = "") -> str:
+                     debug_suffix: str = "", proof: ProofShown | None = None) -> str:
     """The CLI's `--markdown` section after the check's report."""
     state = (f"pushed {code(branch)} at {code(str(commit))}" if pushed
              else f"{code(branch)} not pushed: {text(str(skipped))}")
     lines = ["#### Publish", "", state, ""]
+    if proof is not None:
+        lines += [proof_text(proof), ""]
     if excluded:
         lines += ["Left out of the published tree: " + ", ".join(code(p) for p in excluded), ""]
     if diff is not None:

@@ -204,6 +204,14 @@ class ScratchRepo(PublishGit):
             raise GitError(f"git fetch {ref} failed: {message}")
         return self.rev_parse(f"{local}^{{commit}}")
 
+    def deepen(self, ref: str) -> None:
+        """The whole history of a remote ref fetched shallow before: a consumer's clone
+        walks every parent, and a shallow copy cannot be served to it."""
+        local = "refs/swiftpm-guard/" + ref.removeprefix("refs/")
+        self.run(["fetch", "--quiet", "--no-tags", "--no-write-fetch-head",
+                  "--no-recurse-submodules", "--depth=2147483647", self.remote.url,
+                  f"+{ref}:{local}"], network=True)
+
     def push(self, commit: str, ref: str, *, expect: str | None) -> PushOutcome:
         """Update `ref` to `commit` only if it is absent (`expect=None`) or still at `expect`."""
         lease = f"--force-with-lease={ref}:{expect or ''}"

@@ -64,10 +64,22 @@ def test_the_swift_input_proves_the_manifest(tmp_path, fake_github, swift, mode)
     assert report["products"] == 18 and report["binary_targets"] == 20
     published = "swiftpm-1.2.3" if mode == "publish" else ""
     assert git(origin.bare, "branch", "--list", "swiftpm-*") == published
+    if mode == "publish":  # the commit itself was evaluated by SwiftPM before the push
+        assert report["publish"]["proof"] == "swiftpm"
+        assert "Proof: **swiftpm**: tree:" in step.summary()
 
 
 def test_swift_off_never_runs_it(tmp_path, fake_github):
-    _origin, workspace, step = _step(tmp_path, fake_github, "off")
+    origin, workspace, step = _step(tmp_path, fake_github, "off")
+    # Without SwiftPM publish refuses in one line naming the ways out, and pushes nothing.
+    step.env["INPUT_ACCEPT-STATIC"] = "false"  # runner_env accepts a static reading by default
+    refused = run_entrypoint(step, workspace)
+    assert refused.returncode == 2, refused.stdout + refused.stderr
+    errors = [line for line in (refused.stdout + refused.stderr).splitlines()
+              if "accept-static" in line]
+    assert len(errors) == 1 and "runner with `swift`" in errors[0], errors
+    assert git(origin.bare, "branch", "--list", "swiftpm-*") == ""
+    step.env["INPUT_ACCEPT-STATIC"] = "true"
     result = run_entrypoint(step, workspace)
     assert result.returncode == 0, result.stdout + result.stderr
     report = json.loads((workspace / ".swiftpm-guard" / "report.json").read_text())
