@@ -196,6 +196,9 @@ def test_publish_pushes_the_branch(engine, image, tmp_path, fake, repo, event_na
     assert f"Pushed `{branch}` at `{commit}`" in run["output"]["summary"]
     assert f"Pushed `{branch}`" in result.summary
     assert "the workspace clone's origin" in result.summary
+    # Proven by the image's own SwiftPM before the push: the checkout of the commit evaluated.
+    assert "Proof: **swiftpm**: tree:" in result.summary, result.summary
+    assert "dump-package" in result.summary, result.summary
     _assert_wire(repo, pushed=True)
     assert_token_nowhere(result, job, repo.bare)
 
