@@ -75,11 +75,14 @@ RUN printf 'path-exclude %s\n' /usr/bin/scalar /usr/lib/git-core/scalar /usr/bin
 
 # Our code: .dockerignore lets only src/swiftpm_guard, entrypoint.py and requirements.lock into
 # the context. The package goes on the venv's path through a .pth file (no build backend
-# needed), compiled ahead so a run never writes bytecode.
+# needed), compiled ahead so a run never writes bytecode. The CLI, like the action, runs the
+# image's own tools (git, swift and what SwiftPM starts) whatever PATH the job passes in.
 COPY . /app/
 RUN printf '/app/src\n' > "$(/opt/swiftpm-guard/bin/python -c 'import sysconfig; print(sysconfig.get_path("purelib"))')/swiftpm_guard.pth" \
     && /opt/swiftpm-guard/bin/python -m compileall -q /app \
-    && printf '#!/opt/swiftpm-guard/bin/python -I\nfrom swiftpm_guard.cli.main import run\nrun()\n' > /usr/local/bin/swiftpm-guard \
+    && printf '%s\n' '#!/opt/swiftpm-guard/bin/python -I' 'import os' \
+        'from swiftpm_guard.infra.git import SYSTEM_PATH' 'os.environ["PATH"] = SYSTEM_PATH' \
+        'from swiftpm_guard.cli.main import run' 'run()' > /usr/local/bin/swiftpm-guard \
     && chmod 755 /usr/local/bin/swiftpm-guard
 
 # The runner passes the job's environment through (PATH, PYTHONPATH, HOME may be anything), so

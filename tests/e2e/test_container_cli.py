@@ -94,6 +94,8 @@ def test_consistent_release_passes_and_writes_the_report_into_the_workspace(
     report = json.loads((job.workspace / "swiftpm-guard-report.json").read_text())
     assert report["consistent"] is True
     assert report["version"] == "1.2.3"
+    # The image's SwiftPM evaluated it, though the job's PATH leads nowhere.
+    assert report["proof"] == "swiftpm", report["swiftpm"]
 
 
 def test_a_placeholder_without_a_built_framework_fails_with_exit_1(engine, image, tmp_path):
