@@ -6,8 +6,20 @@ import sys
 
 from swiftpm_guard.action.main import main
 from swiftpm_guard.action.settings import read_input
+from swiftpm_guard.action.token_handover import handed_over, reexec_without_tokens
+from swiftpm_guard.console import command
+from swiftpm_guard.errors import UsageError
 from swiftpm_guard.infra.git import SYSTEM_PATH
 from swiftpm_guard.infra.swift_locate import image_swift
+from swiftpm_guard.sinks import actions_io
+
+# Before anything runs: the tokens leave the environment (a re-exec; they come back on a pipe).
+try:
+    reexec_without_tokens()
+except UsageError as error:
+    command(actions_io.command("error", str(error), {"title": "swiftpm-guard"}))
+    raise SystemExit(2) from None
+tokens = handed_over()
 
 # First: a step's `with: args` would come after the ENTRYPOINT's own.
 if sys.argv[1:2] == ["--image"]:
@@ -17,4 +29,4 @@ if sys.argv[1:2] == ["--image"]:
     # And input swift auto is the image's SwiftPM, by its absolute path.
     os.environ["INPUT_SWIFT"] = image_swift(read_input(os.environ, "swift"))
 
-raise SystemExit(main())
+raise SystemExit(main({**os.environ, **tokens}))
