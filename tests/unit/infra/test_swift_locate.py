@@ -34,7 +34,7 @@ def test_auto_is_the_images_swift_by_its_path_or_off(tmp_path):
 _PROBE = """
 import os, runpy, sys
 import swiftpm_guard.action.main as entry
-entry.main = lambda: print(os.environ["PATH"], os.environ.get("INPUT_SWIFT")) or 0
+entry.main = lambda env: print(env["PATH"], env.get("INPUT_SWIFT")) or 0
 sys.argv = [ENTRYPOINT, *sys.argv[1:]]
 runpy.run_path(ENTRYPOINT, run_name="__main__")
 """
