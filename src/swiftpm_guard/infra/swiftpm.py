@@ -224,9 +224,7 @@ class SwiftPM:
     def _run_both(self, package: PackageFiles) -> tuple[CommandResult, CommandResult]:
         with tempfile.TemporaryDirectory(prefix="swiftpm-guard.") as scratch:
             work = Path(scratch)
-            home = work / "home"
-            home.mkdir()
-            env = {**os.environ, "SWIFT_DETERMINISTIC_HASHING": "1", "HOME": str(home)}
+            env = _evaluation_env(work / "home")
             runs = []
             for name, arguments in (("dump", _DUMP), ("describe", _DESCRIBE)):
                 folder = work / name / PACKAGE_DIR
@@ -236,6 +234,12 @@ class SwiftPM:
                 futures = [pool.submit(self._run, argv, folder, env) for argv, folder in runs]
                 dump, describe = (future.result() for future in futures)
             return dump, describe
+
+    def dump(self, folder: Path) -> CommandResult:
+        """`dump-package` of the package in `folder` as it stands (no copy, no cache): what a
+        checkout evaluates to."""
+        with tempfile.TemporaryDirectory(prefix="swiftpm-guard-home.") as home:
+            return self._run([self.swift, *_DUMP], folder, _evaluation_env(Path(home)))
 
     def _run(self, argv: Sequence[str], cwd: Path, env: dict[str, str]) -> CommandResult:
         code, stdout, stderr = run_swift(argv, cwd=cwd, env=env, timeout=self.timeout)
@@ -254,6 +258,12 @@ def swift_environment(env: Mapping[str, str]) -> dict[str, str]:
     """`env` less everything not allow-listed for a swift process (see _SWIFT_ENV)."""
     return {name: value for name, value in env.items()
             if name in _SWIFT_ENV or name.startswith("SWIFT_")}
+
+
+def _evaluation_env(home: Path) -> dict[str, str]:
+    """What an evaluating swift gets: a throwaway HOME (made here) and deterministic hashing."""
+    home.mkdir(exist_ok=True)
+    return {**os.environ, "SWIFT_DETERMINISTIC_HASHING": "1", "HOME": str(home)}
 
 
 def run_swift(argv: Sequence[str], *, cwd: Path, env: Mapping[str, str], timeout: float,

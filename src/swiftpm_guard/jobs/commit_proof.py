@@ -305,24 +305,18 @@ def _compare(checkout: Path, manifests: Mapping[str, bytes], commit: str) -> lis
 
 
 def _dump_all(checkout: Path, checked: Checked, swift: str, scratch: Path) -> list[Finding]:
-    from swiftpm_guard.infra.swiftpm import SwiftPM, package_files, run_swift
+    from swiftpm_guard.infra.swiftpm import SwiftPM, package_files
 
     runner = SwiftPM(swift, cache_dir=checked.cache_dir)
     found = []
     for index, (path, rendered) in enumerate(sorted(checked.rendered.items())):
-        package = _only_manifest(checkout, path, scratch / str(index))
-        home = scratch / f"home{index}"
-        home.mkdir(parents=True)
-        env = {**os.environ, "SWIFT_DETERMINISTIC_HASHING": "1", "HOME": str(home)}
-        code, out, err = run_swift([swift, "package", "dump-package"], cwd=package, env=env,
-                                   timeout=runner.timeout)
-        if code != 0:
+        dumped = runner.dump(_only_manifest(checkout, path, scratch / str(index)))
+        if dumped.returncode != 0:
             found.append(_differs(path, f"SwiftPM cannot evaluate the cloned {path}: "
-                                        f"{err.decode('utf-8', 'replace').strip()[-300:]}"))
+                                        f"{dumped.stderr.strip()[-300:]}"))
             continue
         try:
-            got = interpret(CommandResult(0, out.decode("utf-8", "replace"), ""),
-                            CommandResult(0, "", ""))
+            got = interpret(dumped, CommandResult(0, "", ""))
         except ValueError as error:
             raise InfrastructureError(f"{swift}: {error}") from None
         wanted = runner.evaluate(package_files(rendered)).evaluation  # the check's (cached)
