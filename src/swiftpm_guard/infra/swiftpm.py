@@ -246,18 +246,19 @@ class SwiftPM:
         return CommandResult(code, _decode(stdout), _decode(stderr))
 
 
-#: The only variables a swift we start sees. A manifest is code SwiftPM compiles and runs, so
-#: it must never see the job's environment (the tokens, `INPUT_*`, `GITHUB_*`); these carry
-#: none: where the tools are, the locale, the throwaway HOME, the toolchain's own settings
-#: (`SWIFT_*`, Xcode's `DEVELOPER_DIR`/`SDKROOT`/`TOOLCHAINS`) and our wrapper's two.
-_SWIFT_ENV = frozenset({"PATH", "HOME", "LANG", "LC_ALL", "LC_CTYPE", "DEVELOPER_DIR", "SDKROOT",
-                        "TOOLCHAINS", "SWIFTPM_GUARD_CA_FILE", "SWIFTPM_GUARD_LIST_ARTIFACTS"})
+#: The only variables a swift we start sees, by exact name. A manifest is code SwiftPM compiles
+#: and runs, so it must never see the job's environment (the tokens, `INPUT_*`, `GITHUB_*`),
+#: and the job must not steer the toolchain (`SWIFT_DRIVER_*_EXEC` names the programs swift
+#: runs): where the tools are, the locale, the throwaway HOME, deterministic hashing, the Xcode
+#: a macOS runner selected (`DEVELOPER_DIR`, `TOOLCHAINS`) and our wrapper's two.
+_SWIFT_ENV = frozenset({"PATH", "HOME", "LANG", "LC_ALL", "LC_CTYPE", "DEVELOPER_DIR",
+                        "TOOLCHAINS", "SWIFT_DETERMINISTIC_HASHING", "SWIFTPM_GUARD_CA_FILE",
+                        "SWIFTPM_GUARD_LIST_ARTIFACTS"})
 
 
 def swift_environment(env: Mapping[str, str]) -> dict[str, str]:
     """`env` less everything not allow-listed for a swift process (see _SWIFT_ENV)."""
-    return {name: value for name, value in env.items()
-            if name in _SWIFT_ENV or name.startswith("SWIFT_")}
+    return {name: value for name, value in env.items() if name in _SWIFT_ENV}
 
 
 def _evaluation_env(home: Path) -> dict[str, str]:
