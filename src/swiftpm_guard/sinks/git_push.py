@@ -69,7 +69,8 @@ class PublishGit:
                      "GIT_COMMITTER_NAME": identity.name, "GIT_COMMITTER_EMAIL": identity.email}
         # The environment is infra.git's (an allow-list, no system or global config, hooks
         # and every program-starting key neutralised); the identity is ours, never a config's.
-        self._git = Git(environ=base, git_dir=str(path), config=tuple(config), variables=ident)
+        # In the scratch repository by its folder (cwd): ours, made by `init`.
+        self._git = Git(environ=base, config=tuple(config), variables=ident)
 
     def redact(self, text: str) -> str:
         if self._token:
@@ -166,7 +167,7 @@ class ScratchRepo(PublishGit):
     def init(self) -> ScratchRepo:
         """Create the bare repository (no template hooks); returns self for chaining."""
         self.path.mkdir(parents=True, exist_ok=True)
-        self.run(["init", "--quiet", "--bare", "--template="])
+        self.run(["init", "--quiet", "--bare", "--template=", "."])
         return self
 
     # -- talking to the remote -------------------------------------------------------------------
