@@ -23,7 +23,7 @@ import json
 import subprocess
 import threading
 import time
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from pathlib import Path
@@ -104,6 +104,9 @@ class FakeGitHub:
         self.requests: list[Recorded] = []
         #: git's smart HTTP requests at the server URL: (method, path, Authorization).
         self.git_requests: list[tuple[str, str, str | None]] = []
+        #: Called (in the server's thread) on each git request before it is answered, while
+        #: the git that sent it still runs: a test may look at that git's processes.
+        self.git_hook: Callable[[], None] | None = None
         self.violations: list[str] = []
         self.faults: list[Fault] = []
         self.rate_limit_reset = int(time.time()) + 3600
@@ -739,6 +742,8 @@ class _Handler(BaseHTTPRequestHandler):
         authorization = self.headers.get("Authorization")
         with self.fake._lock:
             self.fake.git_requests.append((self.command, self.path, authorization))
+        if self.fake.git_hook is not None:
+            self.fake.git_hook()
         if not self.fake.git_allowed(authorization):
             status, headers, payload = 401, {"WWW-Authenticate": 'Basic realm="git"'}, b""
         else:

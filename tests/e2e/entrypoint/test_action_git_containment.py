@@ -19,7 +19,7 @@ from pathlib import Path
 
 import pytest
 
-from support.action_repo import Served, served
+from support.action_repo import Served, header, served
 from support.actions_env import (
     FRAMEWORKS_FROM,
     REPOSITORY,
@@ -259,3 +259,115 @@ def test_planted_programs_of_every_kind_never_run_on_a_template_pr(tmp_path, fak
         in summary
     assert f"{head[:10]} “Add GGUF kernels (#13401)”, PR #13401" in summary
     assert snapshot(workspace / ".git") == before, "the action wrote into the workspace clone"
+
+
+@pytest.fixture
+def public(tmp_path: Path, fake_github: FakeGitHub) -> Origin:
+    """The repository at the fake's server URL (no token needed to read), the clone by path."""
+    origin = make_origin(tmp_path / "remote")
+    fake_github.add_repo(REPOSITORY, git_dir=origin.bare)
+    fake_github.add_token(TOKEN)
+    return origin
+
+
+def _publish_steps(tmp_path: Path, fake: FakeGitHub, workspace: Path, sha: str,
+                   path: str | None = None) -> list[subprocess.CompletedProcess[str]]:
+    out = workspace / "out"
+    out.mkdir(exist_ok=True)
+    for name in all_names([*PRODUCT_KEYS, *BINARY_ONLY_KEYS]):
+        write_zip(out / f"{name}-{NIGHTLY}.zip", name)
+    results = []
+    for mode in ("check", "publish"):
+        (tmp_path / mode).mkdir()
+        step = runner_env(tmp_path / mode, api_url=fake.url, workspace=workspace,
+                          event_name="schedule", payload=schedule_payload(), sha=sha,
+                          ref="refs/heads/main",
+                          inputs={"github-token": TOKEN, "push-token": PUSH_TOKEN, "mode": mode,
+                                  "version": NIGHTLY, "artifacts": "out",
+                                  "frameworks-from": FRAMEWORKS_FROM})
+        if path is not None:
+            step.env["PATH"] = path
+        results.append(run_entrypoint(step, workspace))
+    return results
+
+
+def test_a_git_first_on_the_jobs_path_never_runs(tmp_path, public, fake_github):
+    """An earlier step put a `git` first on the job's PATH (it would receive the push
+    header): the action runs the system's git, and publishes."""
+    workspace = clone(public, "main", tmp_path / "workspace")
+    planted = tmp_path / "planted-bin"
+    record = tmp_path / "recorded"
+    record.mkdir()
+    _recorder(planted / "git", "path-git", record)
+    for result in _publish_steps(tmp_path, fake_github, workspace, public.main,
+                                 path=f"{planted}:{os.environ['PATH']}"):
+        assert result.returncode == 0, result.stdout + result.stderr
+    assert recorded(record) == []
+    heads = git(public.bare, "for-each-ref", "--format=%(refname:short)", "refs/heads/swiftpm-*")
+    assert heads == f"swiftpm-{NIGHTLY}"
+
+
+def _environ(pid: int) -> bytes:
+    try:
+        return Path(f"/proc/{pid}/environ").read_bytes()
+    except OSError:  # gone meanwhile, or not ours to read
+        return b""
+
+
+def _parent(pid: int) -> int:
+    try:
+        stat = Path(f"/proc/{pid}/stat").read_text()
+    except OSError:
+        return 0
+    return int(stat.rsplit(")", 1)[1].split()[1])
+
+
+def test_git_and_the_programs_it_starts_hold_no_token(tmp_path, public, fake_github):
+    """While git talks to the server (its git-remote-http child is what connected), every
+    process from that child up to the action holds no token in its environment: the header
+    travels in a 0600 file in a private 0700 folder that GIT_CONFIG_GLOBAL names, gone after."""
+    workspace = clone(public, "main", tmp_path / "workspace")
+    seen: list[tuple[str, bytes]] = []  # (command name, environ) of each process in a chain
+    files: dict[str, bytes] = {}  # credentials file → its text, read while git ran
+    me = os.getpid()
+
+    def look() -> None:
+        for entry in Path("/proc").iterdir():
+            if not entry.name.isdigit():
+                continue
+            try:
+                name = (entry / "comm").read_text().strip()
+            except OSError:
+                continue
+            if not name.startswith("git-remote-"):
+                continue
+            chain, pid = [], int(entry.name)
+            while pid not in (0, 1, me):
+                chain.append(pid)
+                pid = _parent(pid)
+            if pid != me:
+                continue  # not started by this test
+            for member in chain:
+                environ = _environ(member)
+                seen.append((Path(f"/proc/{member}/comm").read_text().strip(), environ))
+                for variable in environ.split(b"\0"):
+                    key, _, value = variable.partition(b"=")
+                    if key == b"GIT_CONFIG_GLOBAL" and value != os.devnull.encode():
+                        path = value.decode()
+                        mode = os.stat(path).st_mode & 0o777, os.stat(
+                            os.path.dirname(path)).st_mode & 0o777
+                        files[path] = Path(path).read_bytes() + f"\n{mode}".encode()
+
+    fake_github.git_hook = look
+    for result in _publish_steps(tmp_path, fake_github, workspace, public.main):
+        assert result.returncode == 0, result.stdout + result.stderr
+    names = {name for name, _environ in seen}
+    assert {"git-remote-http", "git"} <= names, names  # git's child, git, the action
+    assert any(name.startswith("python") for name in names), names
+    for name, environ in seen:
+        for secret in (TOKEN, PUSH_TOKEN, header(PUSH_TOKEN).split(" ", 1)[1]):
+            assert secret.encode() not in environ, (name, secret)
+    assert files, "no git carried the header: the test proves nothing"
+    for path, text in files.items():
+        assert header(PUSH_TOKEN).encode() in text and text.endswith(b"(384, 448)"), text
+        assert not os.path.exists(os.path.dirname(path)), "the credentials file outlived git"
