@@ -3,8 +3,8 @@ environment built here, in a repository it names, under a deadline.
 
 In a Docker action the job's `PATH`, `TMPDIR`, proxies and the workspace clone's `.git` are all
 written by earlier steps of the same job (a pull request's build), so none of them decides
-anything here: git is resolved from SYSTEM_PATH (a developer's own CLI run may fall back to
-their PATH), its environment is an allow-list of the caller's variables (no token, no
+anything here: git is resolved from SYSTEM_PATH (a developer's own CLI run outside Actions
+keeps their PATH first), its environment is an allow-list of the caller's variables (no token, no
 `INPUT_*`, no proxy, no TMPDIR), our settings go in git's command-line scope
 (`GIT_CONFIG_COUNT`/`KEY_<n>`/`VALUE_<n>`, which wins over every config file), and a token's
 `http.<origin>.extraHeader` goes into a 0600 config file in a private 0700 folder named by
@@ -196,13 +196,14 @@ def credentials_file(entries: Sequence[tuple[str, str]]) -> Iterator[str | None]
 
 
 def find_git(environ: Mapping[str, str] | None = None) -> str:
-    """The absolute path of git: from the system's folders (SYSTEM_PATH), never a job's PATH
-    (an earlier step may have put a `git` first on it). Outside GitHub Actions, a developer's
-    own PATH is searched after the system's (a git installed only there)."""
+    """The absolute path of git. In a GitHub Actions job only from the system's folders
+    (SYSTEM_PATH), never the job's PATH (an earlier step may have put a `git` first on it);
+    a developer's own CLI run outside Actions keeps their PATH first (a git installed only
+    there, a wrapper of theirs), then the system's."""
     base = os.environ if environ is None else environ
     searches = [SYSTEM_PATH]
     if not _in_actions(base) and base.get("PATH"):
-        searches.append(base["PATH"])
+        searches.insert(0, base["PATH"])
     for search in searches:
         found = shutil.which("git", path=search)
         if found:
