@@ -107,6 +107,8 @@ class FakeGitHub:
         #: Called (in the server's thread) on each git request before it is answered, while
         #: the git that sent it still runs: a test may look at that git's processes.
         self.git_hook: Callable[[], None] | None = None
+        #: Answer every git request with this status (a server that cannot serve git).
+        self.git_status: int | None = None
         self.violations: list[str] = []
         self.faults: list[Fault] = []
         self.rate_limit_reset = int(time.time()) + 3600
@@ -744,7 +746,9 @@ class _Handler(BaseHTTPRequestHandler):
             self.fake.git_requests.append((self.command, self.path, authorization))
         if self.fake.git_hook is not None:
             self.fake.git_hook()
-        if not self.fake.git_allowed(authorization):
+        if self.fake.git_status is not None:
+            status, headers, payload = self.fake.git_status, {}, b"unavailable\n"
+        elif not self.fake.git_allowed(authorization):
             status, headers, payload = 401, {"WWW-Authenticate": 'Basic realm="git"'}, b""
         else:
             status, headers, payload = http_backend(self, backend_path(), git_dir, path, query,
