@@ -135,7 +135,7 @@ def test_bad_input_exits_2_in_one_line_and_writes_nothing(engine, image, tmp_pat
 _GIT_PROBE = """
 import os, subprocess, sys
 from swiftpm_guard.infra.git import find_git, git_environment
-git = find_git(os.environ.get("PATH"))
+git = find_git()
 plain = subprocess.run([git, "rev-parse", "HEAD"], capture_output=True, text=True)
 print("plain:", plain.returncode, plain.stderr.strip().splitlines()[:1])
 env = git_environment(os.environ, safe_directories=[os.environ["GITHUB_WORKSPACE"]])

@@ -144,10 +144,11 @@ def test_git_itself_would_follow_without_the_setting(redirected: Redirected) -> 
 def test_the_workspace_fetch_does_not_follow_a_redirect_with_a_persisted_header(
     redirected: Redirected, tmp_path: Path
 ) -> None:
-    """actions/checkout persists its token as an extraHeader in the clone's config by default;
-    fetching the template ref from that origin must not carry it through a redirect."""
+    """The action reads the template ref from the server URL with its token as a header (in
+    a repository of its own: the clone's persisted header plays no part): a redirect from
+    there must not carry it on."""
     from support.actions_env import git
-    from swiftpm_guard.sources.refs import GitRef
+    from swiftpm_guard.sources.refs import Checkout, Upstream
 
     workspace = tmp_path / "workspace"
     git(tmp_path, "clone", "-q", str(redirected.bare), str(workspace))
@@ -156,8 +157,9 @@ def test_the_workspace_fetch_does_not_follow_a_redirect_with_a_persisted_header(
     git(workspace, "remote", "set-url", "origin", named)
     git(workspace, "config", f"http.{origin}.extraheader", authorization_header(TOKEN))
     git(workspace, "update-ref", "-d", "refs/remotes/origin/swiftpm")
+    upstream = Upstream(named, ((f"http.{origin}.extraHeader", authorization_header(TOKEN)),))
     logged: list[str] = []
-    assert GitRef.open(workspace, "swiftpm", logged.append) is None
+    assert Checkout(workspace, upstream=upstream).git_ref("swiftpm", logged.append) is None
     assert redirected.named.requests, "git never asked the named remote"
     assert redirected.elsewhere.authorizations == [], "git followed the redirect"
     assert len(logged) == 1 and TOKEN not in logged[0]
@@ -178,9 +180,12 @@ def test_every_environment_that_carries_a_header_forbids_redirects_last(key: str
     }
     scope = key[: -len(".extraHeader")]
     for env in (
-        git_environment(inherited, config=[(key, "Authorization: Basic x")]),
-        git_environment(inherited, config=[(key, "Authorization: Basic x")], user_config=True),
+        git_environment(inherited, config=[(key, "Authorization: Basic x")],
+                        credentials_file="/private/config"),
+        git_environment(inherited, config=[(key, "Authorization: Basic x")], user_config=True,
+                        credentials_file="/private/config"),
     ):
+        assert "Authorization: Basic x" not in env.values()
         count = int(env["GIT_CONFIG_COUNT"])
         entries = [(env[f"GIT_CONFIG_KEY_{i}"], env[f"GIT_CONFIG_VALUE_{i}"]) for i in range(count)]
         wanted = {"http.followRedirects"} | (

@@ -12,7 +12,7 @@ import pytest
 from support.actions_env import clone, git, make_origin
 from support.published import BranchSpec, build_repo
 from swiftpm_guard.sources.published import read_published_branches
-from swiftpm_guard.sources.refs import GitRef, workspace_origin
+from swiftpm_guard.sources.refs import Checkout
 
 pytestmark = pytest.mark.skipif(os.geteuid() != 0, reason="needs root to chown to uid 1001")
 
@@ -32,16 +32,19 @@ def _refused(repo: Path) -> bool:
 
 
 def test_the_workspace_clone_readers(tmp_path):
+    """The CLI in a developer's clone owned by another user: read through the one Git
+    adapter (safe.directory for exactly that folder), fetched into our own repository."""
     origin = make_origin(tmp_path / "remote")
     workspace = clone(origin, "main", tmp_path / "workspace")
+    git(workspace, "update-ref", "-d", "refs/remotes/origin/swiftpm")
     _give_away(workspace)
     assert _refused(workspace)
-    assert workspace_origin(workspace) == str(origin.bare)
-    ref = GitRef.open(workspace, "swiftpm", lambda line: pytest.fail(line))
-    assert ref is not None and ref.commit == origin.swiftpm  # fetched into the clone
+    ref = Checkout(workspace).git_ref("swiftpm", lambda line: pytest.fail(line))
+    assert ref is not None and ref.commit == origin.swiftpm
     assert b"__SHA256_executorch__" in ref.read("Package.swift.template", max_bytes=10**6,
                                                  what="template")
     assert "safe" not in (workspace / ".git" / "config").read_text()
+    assert not (workspace / ".git" / "refs" / "remotes" / "origin" / "swiftpm").exists()
 
 
 def test_audit_reads_a_local_repository_owned_by_another_user(tmp_path):

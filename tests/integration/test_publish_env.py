@@ -98,13 +98,13 @@ def test_inherited_git_environment_and_global_config_are_ignored(remote, release
 
 
 def test_the_git_environment_keeps_only_our_git_settings():
-    from swiftpm_guard.infra.git import git_environment
+    from swiftpm_guard.infra.git import SYSTEM_PATH, git_environment
 
     env = git_environment(
         {"PATH": "/bin", "GIT_DIR": "x", "GIT_SSH_COMMAND": "y", "SSH_ASKPASS": "z", "HOME": "/h"},
         config=[("a.b", "c")],
     )
-    assert env["PATH"] == "/bin" and env["HOME"] == "/h"
+    assert env["PATH"] == SYSTEM_PATH and env["HOME"] == "/h"
     assert "GIT_DIR" not in env and "GIT_SSH_COMMAND" not in env and "SSH_ASKPASS" not in env
     assert (env["GIT_CONFIG_KEY_0"], env["GIT_CONFIG_VALUE_0"]) == ("a.b", "c")
     assert env["GIT_CONFIG_NOSYSTEM"] == "1" and env["GIT_TERMINAL_PROMPT"] == "0"

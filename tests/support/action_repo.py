@@ -1,6 +1,8 @@
 """The repository an action run publishes to or audits, the way a runner meets it.
 
-`path`: the bare `origin` on disk, the workspace cloned from it. `http`: the same bare served by
+`path`: the bare `origin` on disk, the workspace cloned from it; the action reads and pushes it
+at GITHUB_SERVER_URL, where the fake GitHub serves it without asking for a token (a public
+repository). `http`: the same bare served by
 `git http-backend` on loopback at `<server>/example/executorch.git`, like GitHub, answering 401
 to any request without the token's Authorization header; the workspace is cloned with the header
 given on the command line only (like `actions/checkout` with `persist-credentials: false`), so
@@ -27,7 +29,7 @@ class Served:
     kind: str  # "path" or "http"
     origin: Origin
     url: str  # the workspace clone's origin
-    server_url: str  # GITHUB_SERVER_URL for the step
+    server_url: str | None  # GITHUB_SERVER_URL for the step (None: the fake GitHub's)
     server: GitHttpServer | None = None
     token: str | None = None
 
@@ -48,7 +50,8 @@ class Served:
         return dict(line.split(" ", 1) for line in out.splitlines())
 
     def point(self, step: Step) -> Step:
-        step.env["GITHUB_SERVER_URL"] = self.server_url
+        if self.server_url is not None:
+            step.env["GITHUB_SERVER_URL"] = self.server_url
         return step
 
 
@@ -61,7 +64,7 @@ def header(token: str) -> str:
 def served(kind: str, origin: Origin, root: Path, token: str) -> Iterator[Served]:
     """`origin` as is (`path`), or moved under `root` and served over loopback HTTP."""
     if kind == "path":
-        yield Served("path", origin, str(origin.bare), "https://github.com")
+        yield Served("path", origin, str(origin.bare), None)
         return
     home = root / REPOSITORY.replace("/", os.sep)
     bare = home.with_name(home.name + ".git")

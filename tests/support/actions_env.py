@@ -235,7 +235,9 @@ def runner_env(
         "GITHUB_SHA": sha,
         "GITHUB_REF": ref,
         "GITHUB_API_URL": api_url,
-        "GITHUB_SERVER_URL": "https://github.com",
+        # The fake serves git at `/<owner>/<name>.git` too: the action's repository URL,
+        # `{GITHUB_SERVER_URL}/{GITHUB_REPOSITORY}.git`, is the fake's bare repository.
+        "GITHUB_SERVER_URL": api_url,
         "GITHUB_GRAPHQL_URL": f"{api_url}/graphql",
         "GITHUB_WORKSPACE": str(workspace),
         "GITHUB_OUTPUT": str(output_file),

@@ -23,13 +23,14 @@ import json
 import subprocess
 import threading
 import time
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from pathlib import Path
 from typing import Any
 from urllib.parse import parse_qs, quote, urlencode, urlsplit
 
+from support.git_http import backend_path, http_backend, read_body
 from support.openapi import Operation, Spec, load_spec, overlay, response_errors, synthesize
 
 WRITE, READ = "write", "read"
@@ -101,6 +102,13 @@ class FakeGitHub:
         self.check_runs: dict[int, dict[str, Any]] = {}
         self.annotations: dict[int, list[dict[str, Any]]] = {}
         self.requests: list[Recorded] = []
+        #: git's smart HTTP requests at the server URL: (method, path, Authorization).
+        self.git_requests: list[tuple[str, str, str | None]] = []
+        #: Called (in the server's thread) on each git request before it is answered, while
+        #: the git that sent it still runs: a test may look at that git's processes.
+        self.git_hook: Callable[[], None] | None = None
+        #: Answer every git request with this status (a server that cannot serve git).
+        self.git_status: int | None = None
         self.violations: list[str] = []
         self.faults: list[Fault] = []
         self.rate_limit_reset = int(time.time()) + 3600
@@ -177,6 +185,29 @@ class FakeGitHub:
         self.faults.append(Fault(operation_id, kind, times, retry_after))
 
     # -- queries for tests ------------------------------------------------------------------
+
+    def git_repository(self, target: str) -> tuple[Path, str, str] | None:
+        """(bare repository, path inside it, query) when `target` is git's smart HTTP for a
+        repository backed by one: `/<owner>/<name>.git/info/refs?service=…`, as GitHub
+        serves git at the server URL (here the same loopback origin as the API)."""
+        path, _, query = target.partition("?")
+        for full_name, repo in self.repos.items():
+            prefix = f"/{full_name}.git/"
+            if repo.git_dir is not None and path.startswith(prefix):
+                return repo.git_dir, "/" + path[len(prefix):], query
+        return None
+
+    def git_allowed(self, authorization: str | None) -> bool:
+        """Anyone may read and push (a public repository the test owns); a header sent must be
+        a token in git's form (which one it was: `git_requests`)."""
+        if authorization is None:
+            return True
+        scheme, _, encoded = authorization.partition(" ")
+        try:
+            user, _, token = base64.b64decode(encoded).decode().partition(":")
+        except ValueError:
+            return False
+        return scheme == "Basic" and user == "x-access-token" and bool(token)
 
     def calls(self, operation_id: str) -> list[Recorded]:
         return [r for r in self.requests if r.operation_id == operation_id]
@@ -707,7 +738,34 @@ class _Handler(BaseHTTPRequestHandler):
     def log_message(self, format: str, *args: Any) -> None:  # quiet
         pass
 
+    def _git(self, found: tuple[Path, str, str]) -> None:
+        git_dir, path, query = found
+        body = read_body(self)
+        authorization = self.headers.get("Authorization")
+        with self.fake._lock:
+            self.fake.git_requests.append((self.command, self.path, authorization))
+        if self.fake.git_hook is not None:
+            self.fake.git_hook()
+        if self.fake.git_status is not None:
+            status, headers, payload = self.fake.git_status, {}, b"unavailable\n"
+        elif not self.fake.git_allowed(authorization):
+            status, headers, payload = 401, {"WWW-Authenticate": 'Basic realm="git"'}, b""
+        else:
+            status, headers, payload = http_backend(self, backend_path(), git_dir, path, query,
+                                                    body)
+        self.send_response(status)
+        for name, value in headers.items():
+            if name.lower() not in ("content-length", "transfer-encoding", "connection"):
+                self.send_header(name, value)
+        self.send_header("Content-Length", str(len(payload)))
+        self.end_headers()
+        self.wfile.write(payload)
+
     def _serve(self) -> None:
+        found = self.fake.git_repository(self.path)
+        if found is not None:
+            self._git(found)
+            return
         length = int(self.headers.get("Content-Length") or 0)
         body = self.rfile.read(length) if length else b""
         headers = {k.lower(): v for k, v in self.headers.items()}

@@ -21,7 +21,7 @@ CGI_TIMEOUT = 60
 SOCKET_TIMEOUT = 60
 
 
-def _backend() -> str:
+def backend_path() -> str:
     exec_path = subprocess.run(
         ["git", "--exec-path"], capture_output=True, text=True, check=True, timeout=10
     ).stdout.strip()
@@ -38,7 +38,7 @@ class GitHttpServer(ThreadingHTTPServer):
         super().__init__(("127.0.0.1", 0), _Handler)
         self.project_root = project_root
         self.token = token
-        self.backend = _backend()
+        self.backend = backend_path()
         self.lock = threading.Lock()
         self.authorizations: list[str | None] = []  # every request's header, in order
         self.requests: list[str] = []  # "METHOD path?query status"
@@ -69,17 +69,7 @@ class _Handler(BaseHTTPRequestHandler):
         self._cgi()
 
     def _body(self) -> bytes:
-        if self.headers.get("Transfer-Encoding", "").lower() == "chunked":
-            chunks = []
-            while True:
-                size = int(self.rfile.readline().split(b";")[0].strip(), 16)
-                if size == 0:
-                    self.rfile.readline()
-                    return b"".join(chunks)
-                chunks.append(self.rfile.read(size))
-                self.rfile.readline()
-        length = int(self.headers.get("Content-Length") or 0)
-        return self.rfile.read(length) if length else b""
+        return read_body(self)
 
     def _cgi(self) -> None:
         server = self.server
@@ -92,50 +82,8 @@ class _Handler(BaseHTTPRequestHandler):
         if expected is not None and authorization != expected:
             self._reply(401, {"WWW-Authenticate": 'Basic realm="git"'}, b"unauthorized\n")
             return
-        env = {
-            "PATH": os.environ.get("PATH", os.defpath),
-            "GIT_PROJECT_ROOT": str(server.project_root),
-            "GIT_HTTP_EXPORT_ALL": "1",
-            "GIT_CONFIG_NOSYSTEM": "1",
-            "GIT_CONFIG_GLOBAL": os.devnull,
-            "REQUEST_METHOD": self.command,
-            "PATH_INFO": path,
-            "QUERY_STRING": query,
-            "CONTENT_TYPE": self.headers.get("Content-Type", ""),
-            "CONTENT_LENGTH": str(len(body)),
-            "REMOTE_ADDR": self.client_address[0],
-            "REMOTE_USER": "publisher",  # authorised above; lets receive-pack run
-            "GIT_COMMITTER_NAME": "server",
-            "GIT_COMMITTER_EMAIL": "server@example.invalid",
-        }
-        for header, variable in (
-            ("Content-Encoding", "HTTP_CONTENT_ENCODING"),
-            ("Git-Protocol", "HTTP_GIT_PROTOCOL"),
-        ):
-            if self.headers.get(header):
-                env[variable] = self.headers[header]
-        try:
-            result = subprocess.run(
-                [server.backend],
-                input=body,
-                env=env,
-                capture_output=True,
-                timeout=CGI_TIMEOUT,
-                check=False,
-            )
-        except subprocess.TimeoutExpired:
-            self._reply(504, {}, b"backend timed out\n")
-            return
-        head, _, payload = result.stdout.partition(b"\r\n\r\n")
-        if not _:
-            head, _, payload = result.stdout.partition(b"\n\n")
-        status, headers = 200, {}
-        for line in head.decode("latin-1").splitlines():
-            name, _, value = line.partition(":")
-            if name.lower() == "status":
-                status = int(value.split()[0])
-            elif name:
-                headers[name.strip()] = value.strip()
+        status, headers, payload = http_backend(self, server.backend, server.project_root, path,
+                                                query, body)
         with server.lock:
             server.requests.append(f"{self.command} {self.path} {status}")
         self._reply(status, headers, payload)
@@ -148,6 +96,64 @@ class _Handler(BaseHTTPRequestHandler):
         self.send_header("Content-Length", str(len(payload)))
         self.end_headers()
         self.wfile.write(payload)
+
+
+def read_body(handler: BaseHTTPRequestHandler) -> bytes:
+    """A request's body, chunked (git's large pushes) or by Content-Length."""
+    if handler.headers.get("Transfer-Encoding", "").lower() == "chunked":
+        chunks = []
+        while True:
+            size = int(handler.rfile.readline().split(b";")[0].strip(), 16)
+            if size == 0:
+                handler.rfile.readline()
+                return b"".join(chunks)
+            chunks.append(handler.rfile.read(size))
+            handler.rfile.readline()
+    length = int(handler.headers.get("Content-Length") or 0)
+    return handler.rfile.read(length) if length else b""
+
+
+def http_backend(handler: BaseHTTPRequestHandler, backend: str, project_root: Path, path: str,
+                 query: str, body: bytes) -> tuple[int, dict[str, str], bytes]:
+    """One request answered by `git http-backend` (CGI): status, headers and payload."""
+    env = {
+        "PATH": os.environ.get("PATH", os.defpath),
+        "GIT_PROJECT_ROOT": str(project_root),
+        "GIT_HTTP_EXPORT_ALL": "1",
+        "GIT_CONFIG_NOSYSTEM": "1",
+        "GIT_CONFIG_GLOBAL": os.devnull,
+        "REQUEST_METHOD": handler.command,
+        "PATH_INFO": path,
+        "QUERY_STRING": query,
+        "CONTENT_TYPE": handler.headers.get("Content-Type", ""),
+        "CONTENT_LENGTH": str(len(body)),
+        "REMOTE_ADDR": handler.client_address[0],
+        "REMOTE_USER": "publisher",  # authorised by the caller; lets receive-pack run
+        "GIT_COMMITTER_NAME": "server",
+        "GIT_COMMITTER_EMAIL": "server@example.invalid",
+    }
+    for header, variable in (
+        ("Content-Encoding", "HTTP_CONTENT_ENCODING"),
+        ("Git-Protocol", "HTTP_GIT_PROTOCOL"),
+    ):
+        if handler.headers.get(header):
+            env[variable] = handler.headers[header]
+    try:
+        result = subprocess.run([backend], input=body, env=env, capture_output=True,
+                                timeout=CGI_TIMEOUT, check=False)
+    except subprocess.TimeoutExpired:
+        return 504, {}, b"backend timed out\n"
+    head, separator, payload = result.stdout.partition(b"\r\n\r\n")
+    if not separator:
+        head, _, payload = result.stdout.partition(b"\n\n")
+    status, headers = 200, {}
+    for line in head.decode("latin-1").splitlines():
+        name, _, value = line.partition(":")
+        if name.lower() == "status":
+            status = int(value.split()[0])
+        elif name:
+            headers[name.strip()] = value.strip()
+    return status, headers, payload
 
 
 @contextmanager

@@ -43,6 +43,7 @@ from swiftpm_guard.sinks import actions_io
 if TYPE_CHECKING:
     from swiftpm_guard.jobs.publish import PublishRequest, PublishResult
     from swiftpm_guard.jobs.remote import RepositoryRemote
+    from swiftpm_guard.sources.refs import Upstream
 
 
 def check_request(settings: ActionSettings) -> CheckRequest:
@@ -80,6 +81,7 @@ def check_request(settings: ActionSettings) -> CheckRequest:
         verify_urls=settings.verify_urls,
         verify_zips=settings.verify_zips,
         resolve=ResolveSettings(swift=settings.resolve_swift) if settings.resolve_swift else None,
+        upstream=_upstream(settings),
     )
 
 
@@ -189,9 +191,24 @@ def _sections(settings: ActionSettings, request: CheckRequest,
 def _remote(settings: ActionSettings, adapters: Adapters) -> RepositoryRemote:
     from swiftpm_guard.jobs.remote import repository_remote
 
-    return repository_remote(workspace=settings.workspace, server_url=settings.server_url,
+    return repository_remote(server_url=settings.server_url,
                              repository=settings.event.repository, token=settings.token,
                              push_token=settings.push_token, log=adapters.log)
+
+
+def _upstream(settings: ActionSettings) -> Upstream:
+    """Where a check reads other refs with git: the repository at the server URL (with the
+    token when it may go there; never the clone's origin) and the commit of the event."""
+    from swiftpm_guard.jobs.remote import RepositoryRemote, repository_remote
+
+    try:
+        remote = repository_remote(server_url=settings.server_url,
+                                   repository=settings.event.repository, token=settings.token,
+                                   push_token=settings.push_token, log=lambda _line: None)
+    except UsageError:  # plain http: read without a token (the API reads a private one)
+        remote = RepositoryRemote(f"{settings.server_url}/{settings.event.repository}.git",
+                                  "GITHUB_SERVER_URL")
+    return remote.upstream(settings.event.sha)
 
 
 def publish_request(settings: ActionSettings, remote: RepositoryRemote) -> PublishRequest:

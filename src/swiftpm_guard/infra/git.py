@@ -1,15 +1,19 @@
-"""How git is found, what environment it runs in, and how it is run, whatever the job passed.
+"""The one way the package starts git (`Git`): found in the system's folders, given one
+environment built here, in a repository it names, under a deadline.
 
-In a Docker action the job's `PATH` may be anything, so git is resolved by absolute path (the
-job's PATH, else the image's system folders). Every git process gets one environment, built
-here (`git_environment`): an allow-list of the caller's variables, so no token and no `INPUT_*`
-reaches git, a hook, or anything they start, and in git's command-line scope (`GIT_CONFIG_COUNT`
-/`KEY_<n>`/`VALUE_<n>`, which wins over every config file, the repository's own included) our
-settings: `safe.directory` for exactly the folder named, a token's `http.<origin>.extraHeader`
-(never a config file that would outlive the process), and every key from which git would start
-a program neutralised. git sends a header on every request of the process, also to where a
-redirect leads, so any configuration carrying one also forbids redirects
+In a Docker action the job's `PATH`, `TMPDIR`, proxies and the workspace clone's `.git` are all
+written by earlier steps of the same job (a pull request's build), so none of them decides
+anything here: git is resolved from SYSTEM_PATH (a developer's own CLI run outside Actions
+keeps their PATH first), its environment is an allow-list of the caller's variables (no token, no
+`INPUT_*`, no proxy, no TMPDIR), our settings go in git's command-line scope
+(`GIT_CONFIG_COUNT`/`KEY_<n>`/`VALUE_<n>`, which wins over every config file), and a token's
+`http.<origin>.extraHeader` goes into a 0600 config file in a private 0700 folder named by
+`GIT_CONFIG_GLOBAL` for that one process and deleted when it ends: never an environment
+variable that every child of git inherits. git sends a header on every request of the process,
+also to where a redirect leads, so any configuration carrying one also forbids redirects
 (`contain_credentials`): the token reaches the exact origin it was meant for, or nothing does.
+The callers never run git in the workspace clone in the action (sources.refs reads other refs in
+scratch repositories of its own); the neutral settings below are defence in depth.
 """
 
 from __future__ import annotations
@@ -20,8 +24,8 @@ import shutil
 import signal
 import subprocess
 import tempfile
-from collections.abc import Iterable, Mapping, Sequence
-from dataclasses import dataclass, field
+from collections.abc import Iterable, Iterator, Mapping, Sequence
+from dataclasses import dataclass, field, replace
 from pathlib import Path
 
 from swiftpm_guard.errors import InfrastructureError, UsageError
@@ -59,17 +63,13 @@ def contain_credentials(entries: Iterable[tuple[str, str]]) -> list[tuple[str, s
     return pairs
 
 
-#: All a git we run inherits from the caller's environment: where programs and the home folder
-#: are, the time zone, the temporary folder, proxies, and the ssh agent a developer's ssh remote
-#: needs. An allow-list, so no `INPUT_*`, no token (GITHUB_TOKEN, ACTIONS_RUNTIME_TOKEN, …), no
-#: `GIT_*` (GIT_DIR, GIT_SSH_COMMAND, GIT_ASKPASS, GIT_TRACE_CURL) and no `LD_PRELOAD` reaches
-#: git or anything it starts.
-INHERITED = frozenset({
-    "PATH", "HOME", "TZ", "TMPDIR", "USER", "LOGNAME",
-    "SSH_AUTH_SOCK", "SSH_AGENT_PID",
-    "http_proxy", "https_proxy", "HTTPS_PROXY", "all_proxy", "ALL_PROXY", "no_proxy",
-    "NO_PROXY",
-})
+#: All a git we run inherits from the caller's environment: the home folder, the time zone,
+#: the user, and the ssh agent a developer's ssh remote needs (PATH is ours, see
+#: git_environment). An allow-list, so no `INPUT_*`, no token (GITHUB_TOKEN,
+#: ACTIONS_RUNTIME_TOKEN, …), no `GIT_*` (GIT_DIR, GIT_SSH_COMMAND, GIT_ASKPASS,
+#: GIT_TRACE_CURL), no `LD_PRELOAD`, no proxy (a proxy is an explicit setting: `Git.proxy`) and
+#: no TMPDIR reaches git or anything it starts.
+INHERITED = frozenset({"HOME", "TZ", "USER", "LOGNAME", "SSH_AUTH_SOCK", "SSH_AGENT_PID"})
 #: Variables of our own a caller may add (the commit identity, a temporary index).
 OWN_VARIABLES = frozenset({
     "GIT_AUTHOR_NAME", "GIT_AUTHOR_EMAIL", "GIT_COMMITTER_NAME", "GIT_COMMITTER_EMAIL",
@@ -101,55 +101,114 @@ _ISOLATED_PROTOCOLS = "file:http:https"
 _USER_PROTOCOLS = "file:git:http:https:ssh"
 
 
+def _in_actions(base: Mapping[str, str]) -> bool:
+    return base.get("GITHUB_ACTIONS") == "true"
+
+
 def git_environment(base: Mapping[str, str], *, safe_directories: Iterable[str] = (),
                     config: Iterable[tuple[str, str]] = (), user_config: bool = False,
-                    variables: Mapping[str, str] | None = None) -> dict[str, str]:
+                    variables: Mapping[str, str] | None = None,
+                    credentials_file: str | None = None) -> dict[str, str]:
     """The one environment every git we run gets, built from `base` (the caller's).
 
-    Only INHERITED variables of `base`, then our settings: `LC_ALL=C` (we read git's English
-    messages), no prompt, the allowed transports, `config` in git's command-line scope
-    (GIT_CONFIG_COUNT/KEY/VALUE, never argv or a file; a header forbids redirects, see
+    Only INHERITED variables of `base`, then our settings: `PATH` of the system's folders,
+    `LC_ALL=C` (we read git's English messages), no prompt, the allowed transports, `config`
+    in git's command-line scope (a header among them is left out: it goes in
+    `credentials_file`, see `credentials_config`; a header forbids redirects, see
     contain_credentials), `safe.directory` for exactly the folders named, and NEUTRAL_CONFIG
     last. The system and global config are ignored unless `user_config` asks for them *and*
-    nothing carries a credential *and* this is not a GitHub Actions job, whose `$HOME` every
-    earlier step (a pull request's build) may have written to. Pure: the caller passes
-    `os.environ` (or a test's mapping).
+    nothing carries a credential *and* this is not a GitHub Actions job, whose `$HOME` and
+    `PATH` every earlier step (a pull request's build) may have written to; only then does git
+    keep the caller's PATH too. Pure: the caller passes `os.environ` (or a test's mapping).
     """
     pairs = list(config)
-    trusted = (user_config and not carries_credentials(pairs)
-               and base.get("GITHUB_ACTIONS") != "true")
+    secret = carries_credentials(pairs)
+    if secret and credentials_file is None:
+        raise ValueError("a header goes to git only through a credentials file")
+    trusted = user_config and not secret and not _in_actions(base)
     env = {key: value for key, value in base.items() if key in INHERITED}
+    env["PATH"] = base.get("PATH", SYSTEM_PATH) if trusted else SYSTEM_PATH
     # GIT_OPTIONAL_LOCKS=0: a read never rewrites the index (and never waits on its lock).
     env.update(LC_ALL="C", GIT_TERMINAL_PROMPT="0", GIT_ATTR_NOSYSTEM="1", GIT_OPTIONAL_LOCKS="0",
                GIT_ALLOW_PROTOCOL=_USER_PROTOCOLS if trusted else _ISOLATED_PROTOCOLS)
     if not trusted:
-        env.update(GIT_CONFIG_NOSYSTEM="1", GIT_CONFIG_GLOBAL=os.devnull)
+        env.update(GIT_CONFIG_NOSYSTEM="1", GIT_CONFIG_GLOBAL=credentials_file or os.devnull)
     for key in variables or {}:
         if key not in OWN_VARIABLES:
             raise ValueError(f"{key} is not one of the variables git may be given")
     env.update(variables or {})
     entries = [
-        *contain_credentials([("safe.directory", path) for path in safe_directories] + pairs),
+        *(pair for pair in contain_credentials(
+            [("safe.directory", path) for path in safe_directories] + pairs)
+          if not carries_credentials([pair])),
         *NEUTRAL_CONFIG,
         *(() if trusted else ISOLATED_CONFIG),
     ]
     for index, (key, value) in enumerate(entries):
-        if not key or any(c in key + value for c in "\n\r\0"):
-            raise UsageError(f"git config {key!r}: names and values must be one line")
+        _one_line(key, value)
         env[f"GIT_CONFIG_KEY_{index}"] = key
         env[f"GIT_CONFIG_VALUE_{index}"] = value
     env["GIT_CONFIG_COUNT"] = str(len(entries))
     return env
 
 
-def find_git(job_path: str | None) -> str:
-    """The absolute path of git: from the job's PATH when it has one, else the system's."""
-    for search in (job_path, SYSTEM_PATH):
-        if search:
-            found = shutil.which("git", path=search)
-            if found:
-                return found
-    raise InfrastructureError(f"git is not installed (searched the job's PATH and {SYSTEM_PATH})")
+def _one_line(key: str, value: str) -> None:
+    if not key or any(c in key + value for c in "\n\r\0"):
+        raise UsageError(f"git config {key!r}: names and values must be one line")
+
+
+def credentials_config(entries: Iterable[tuple[str, str]]) -> str:
+    """The header entries of `entries` as a git config file's text (what GIT_CONFIG_GLOBAL
+    names for one process): `[http "<origin>"] extraHeader = "<value>"`, quoted."""
+    lines = []
+    for key, value in entries:
+        if not carries_credentials([(key, value)]):
+            continue
+        _one_line(key, value)
+        section, _, name = key.rpartition(".")
+        head, _, sub = section.partition(".")
+        title = f'{head} "{_quoted(sub)}"' if sub else head
+        lines.append(f'[{title}]\n\t{name} = "{_quoted(value)}"\n')
+    return "".join(lines)
+
+
+def _quoted(text: str) -> str:
+    return text.replace("\\", "\\\\").replace('"', '\\"')
+
+
+@contextlib.contextmanager
+def credentials_file(entries: Sequence[tuple[str, str]]) -> Iterator[str | None]:
+    """A 0600 config file holding the header entries of `entries`, in a private 0700 folder
+    that is removed when the block ends; None (and no file) when none carries a header."""
+    text = credentials_config(entries)
+    if not text:
+        yield None
+        return
+    folder = tempfile.mkdtemp(prefix="swiftpm-guard-git-")  # mode 0700, ours
+    try:
+        path = os.path.join(folder, "config")
+        descriptor = os.open(path, os.O_WRONLY | os.O_CREAT | os.O_EXCL | os.O_NOFOLLOW, 0o600)
+        with os.fdopen(descriptor, "w", encoding="utf-8") as handle:
+            handle.write(text)
+        yield path
+    finally:
+        shutil.rmtree(folder, ignore_errors=True)
+
+
+def find_git(environ: Mapping[str, str] | None = None) -> str:
+    """The absolute path of git. In a GitHub Actions job only from the system's folders
+    (SYSTEM_PATH), never the job's PATH (an earlier step may have put a `git` first on it);
+    a developer's own CLI run outside Actions keeps their PATH first (a git installed only
+    there, a wrapper of theirs), then the system's."""
+    base = os.environ if environ is None else environ
+    searches = [SYSTEM_PATH]
+    if not _in_actions(base) and base.get("PATH"):
+        searches.insert(0, base["PATH"])
+    for search in searches:
+        found = shutil.which("git", path=search)
+        if found:
+            return found
+    raise InfrastructureError(f"git is not installed (searched {SYSTEM_PATH})")
 
 
 class GitTimeout(InfrastructureError):
@@ -161,23 +220,52 @@ class GitTimeout(InfrastructureError):
 
 
 @dataclass(frozen=True, slots=True)
-class GitSetup:
-    """What one git process is given besides its argv: the caller's environment (filtered
-    by git_environment), our configuration, and the folders vouched for."""
+class Git:
+    """git as the package runs it: what one git process is given besides its argv.
 
-    environ: Mapping[str, str] = field(default_factory=dict, repr=False)
+    `environ` is the caller's environment (filtered by git_environment), `git_dir` the
+    repository (`--git-dir`: always one of our own in the action), `config` our settings (a
+    header among them travels in a credentials file), `safe_directories` the folders vouched
+    for, `proxy` an explicit `http.proxy` (never one from the environment). `run` is the only
+    way the package starts git.
+    """
+
+    environ: Mapping[str, str] = field(default_factory=lambda: os.environ, repr=False)
+    git_dir: str | None = None
     config: tuple[tuple[str, str], ...] = field(default=(), repr=False)
     safe_directories: tuple[str, ...] = ()
     user_config: bool = False
     variables: Mapping[str, str] = field(default_factory=dict)
+    proxy: str | None = None
 
-    def environment(self, extra: Mapping[str, str] | None = None) -> dict[str, str]:
+    def with_config(self, *pairs: tuple[str, str]) -> Git:
+        """This git with `pairs` added to its configuration."""
+        return replace(self, config=(*self.config, *pairs))
+
+    def at(self, git_dir: str | Path | None) -> Git:
+        """This git in another repository."""
+        return replace(self, git_dir=None if git_dir is None else str(git_dir))
+
+    def settings(self) -> list[tuple[str, str]]:
+        return [*self.config, *((("http.proxy", self.proxy),) if self.proxy else ())]
+
+    def environment(self, extra: Mapping[str, str] | None = None, *,
+                    credentials: str | None = None) -> dict[str, str]:
         return git_environment(self.environ, safe_directories=self.safe_directories,
-                               config=self.config, user_config=self.user_config,
-                               variables={**self.variables, **(extra or {})})
+                               config=self.settings(), user_config=self.user_config,
+                               variables={**self.variables, **(extra or {})},
+                               credentials_file=credentials)
+
+    def run(self, args: Sequence[str], *, timeout: float, cwd: str | Path | None = None,
+            stdin: bytes | None = None,
+            variables: Mapping[str, str] | None = None) -> subprocess.CompletedProcess[bytes]:
+        """git `args` in this repository; see run_git."""
+        where = ["--git-dir", self.git_dir] if self.git_dir is not None else []
+        return run_git([*where, *args], self, timeout=timeout, cwd=cwd, stdin=stdin,
+                       variables=variables)
 
 
-def run_git(args: Sequence[str], setup: GitSetup, *, timeout: float,
+def run_git(args: Sequence[str], setup: Git, *, timeout: float,
             cwd: str | Path | None = None, stdin: bytes | None = None,
             variables: Mapping[str, str] | None = None) -> subprocess.CompletedProcess[bytes]:
     """Run git (by absolute path) with `args`, a deadline and `setup`'s environment; never
@@ -187,30 +275,50 @@ def run_git(args: Sequence[str], setup: GitSetup, *, timeout: float,
     (git-remote-http, ssh, upload-pack), not just the git process: GitTimeout then. A git that
     cannot be found or started is an InfrastructureError. The exit code is the caller's.
     """
-    env = setup.environment(variables)
-    argv = [find_git(setup.environ.get("PATH")), *args]
+    argv = [find_git(setup.environ), *args]
     # Never in the caller's folder (a workspace whose .git/config we did not ask for).
     folder = cwd if cwd is not None else os.path.realpath(tempfile.gettempdir())
-    try:
-        process = subprocess.Popen(
-            argv,
-            cwd=folder,
-            env=env,
-            stdin=subprocess.PIPE if stdin is not None else subprocess.DEVNULL,
-            stdout=subprocess.PIPE,
-            stderr=subprocess.PIPE,
-            start_new_session=True,
-        )
-    except OSError as error:
-        raise InfrastructureError(f"cannot run git: {error.strerror or error}") from None
-    try:
-        out, err = process.communicate(stdin, timeout=timeout)
-    except subprocess.TimeoutExpired:
-        with contextlib.suppress(ProcessLookupError):
-            os.killpg(process.pid, signal.SIGKILL)
-        process.communicate()
-        raise GitTimeout(_subcommand(args), timeout) from None
+    with credentials_file(setup.settings()) as credentials:
+        env = setup.environment(variables, credentials=credentials)
+        try:
+            process = subprocess.Popen(
+                argv,
+                cwd=folder,
+                env=env,
+                stdin=subprocess.PIPE if stdin is not None else subprocess.DEVNULL,
+                stdout=subprocess.PIPE,
+                stderr=subprocess.PIPE,
+                start_new_session=True,
+            )
+        except OSError as error:
+            raise InfrastructureError(f"cannot run git: {error.strerror or error}") from None
+        try:
+            out, err = process.communicate(stdin, timeout=timeout)
+        except subprocess.TimeoutExpired:
+            with contextlib.suppress(ProcessLookupError):
+                os.killpg(process.pid, signal.SIGKILL)
+            process.communicate()
+            raise GitTimeout(_subcommand(args), timeout) from None
     return subprocess.CompletedProcess(process.args, process.returncode, out, err)
+
+
+def parse_ls_remote(listing: bytes) -> dict[str, str]:
+    """`{ref: object id}` of `git ls-remote` output (`<oid>\\t<ref>` lines); peeled `^{}`
+    lines and anything that is not an object id are left out."""
+    refs: dict[str, str] = {}
+    for line in listing.decode("utf-8", "replace").splitlines():
+        oid, _tab, ref = line.partition("\t")
+        if ref and not ref.endswith("^{}") and is_object_id(oid):
+            refs[ref] = oid
+    return refs
+
+
+_HEX = frozenset("0123456789abcdef")
+
+
+def is_object_id(text: str) -> bool:
+    """A full SHA-1 or SHA-256 object name in lower-case hex."""
+    return len(text) in (40, 64) and set(text) <= _HEX
 
 
 def _subcommand(args: Sequence[str]) -> str:

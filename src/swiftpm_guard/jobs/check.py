@@ -74,7 +74,7 @@ from swiftpm_guard.sources.workflow import read_workflow_frameworks
 
 if TYPE_CHECKING:
     from swiftpm_guard.jobs.resolve import ResolveOutcome, ResolveSettings
-    from swiftpm_guard.sources.refs import Checkout
+    from swiftpm_guard.sources.refs import Checkout, Upstream
 
 _SUFFIX = re.compile(r"[A-Za-z0-9_]{0,32}")
 #: The version a check without one uses (a pull request compares names only).
@@ -138,6 +138,9 @@ class CheckRequest:
     #: `--verify-zips`: every entry of every built zip decompressed and checked (bounded).
     verify_zips: bool = False
     resolve: ResolveSettings | None = None
+    #: The action's: the repository other refs are fetched from by URL (sources.refs), never
+    #: the workspace clone's origin. None: the CLI, whose clone is the developer's own.
+    upstream: Upstream | None = None
 
     def __post_init__(self) -> None:
         if not self.templates:
@@ -302,7 +305,7 @@ def checkout_of(request: CheckRequest, adapters: Adapters) -> Checkout:
     from swiftpm_guard.sources.refs import Checkout
 
     return Checkout(request.root, github=adapters.github, default_branch=request.default_branch,
-                    log=adapters.log)
+                    upstream=request.upstream, log=adapters.log)
 
 
 def evaluate(sources: Sources, request: CheckRequest) -> CheckResult:

@@ -1,12 +1,13 @@
 """Git for publishing: a throwaway bare repository that talks to one remote.
 
-git runs by absolute path from argument lists in infra.git's one environment (an allow-list of
-variables, the system and global config ignored, hooks and every program-starting key off: a
-runner's `GIT_DIR`, `url.insteadOf`, credential helpers or hooks cannot change what is pushed),
-the token only as a header to the remote's origin with redirects refused, a deadline per process
-and one redacted error line. The commit is built with
-plumbing in a temporary index; the push is create-only, `--force-with-lease=<ref>:` without
-`+`, so the remote refuses it under its ref lock if the branch appeared meanwhile.
+git runs through infra.git's one adapter (`Git`: the system's git, an allow-list of variables,
+the system and global config ignored, hooks and every program-starting key off: a runner's
+`GIT_DIR`, `url.insteadOf`, credential helpers or hooks cannot change what is pushed), the token
+only as a header to the remote's origin, read by git from a private file (never an environment
+variable), with redirects refused, a deadline per process and one redacted error line. The
+commit is built with plumbing in a temporary index; the push is create-only,
+`--force-with-lease=<ref>:` without `+`, so the remote refuses it under its ref lock if the
+branch appeared meanwhile.
 """
 
 from __future__ import annotations
@@ -22,7 +23,7 @@ from pathlib import Path
 from swiftpm_guard.core.lines import split_lines
 from swiftpm_guard.core.names import Identity, Remote, authorization_header
 from swiftpm_guard.errors import InfrastructureError, InputError, os_problem
-from swiftpm_guard.infra.git import GitSetup, GitTimeout, find_git, run_git
+from swiftpm_guard.infra.git import Git, GitTimeout, find_git, parse_ls_remote
 from swiftpm_guard.limits import GIT_NETWORK_SECONDS
 from swiftpm_guard.workflow_commands import neutralise
 
@@ -52,7 +53,7 @@ class PublishGit:
         base = dict(os.environ if environ is None else environ)
         # By absolute path: in the action's container the job's PATH may not lead to git.
         try:
-            find_git(base.get("PATH"))
+            find_git(base)
         except InfrastructureError as error:
             raise GitError(f"{error}; publishing needs git") from None
         config = [
@@ -68,7 +69,8 @@ class PublishGit:
                      "GIT_COMMITTER_NAME": identity.name, "GIT_COMMITTER_EMAIL": identity.email}
         # The environment is infra.git's (an allow-list, no system or global config, hooks
         # and every program-starting key neutralised); the identity is ours, never a config's.
-        self._setup = GitSetup(environ=base, config=tuple(config), variables=ident)
+        # In the scratch repository by its folder (cwd): ours, made by `init`.
+        self._git = Git(environ=base, config=tuple(config), variables=ident)
 
     def redact(self, text: str) -> str:
         if self._token:
@@ -81,8 +83,8 @@ class PublishGit:
             check: bool = True) -> subprocess.CompletedProcess[bytes]:
         timeout = self._network_timeout if network else LOCAL_TIMEOUT
         try:
-            result = run_git(args, self._setup, cwd=self.path, variables=env, stdin=stdin,
-                             timeout=timeout)
+            result = self._git.run(args, cwd=self.path, variables=env, stdin=stdin,
+                                   timeout=timeout)
         except GitTimeout:
             raise GitError(
                 f"git {args[0]} did not finish within {timeout:.0f} s (remote {self.remote})"
@@ -173,12 +175,7 @@ class ScratchRepo(PublishGit):
     def ls_remote(self, patterns: Iterable[str]) -> dict[str, str]:
         """`{ref: sha}` for the remote refs matching `patterns` (full refs or `…*` globs)."""
         result = self.run(["ls-remote", "--refs", self.remote.url, *patterns], network=True)
-        refs: dict[str, str] = {}
-        for line in split_lines(result.stdout.decode("utf-8", "replace")):
-            sha, _, ref = line.partition("\t")
-            if ref and _is_sha(sha):
-                refs[ref] = sha
-        return refs
+        return parse_ls_remote(result.stdout)
 
     def fetch(self, ref: str, *, depth: int) -> str:
         """Fetch one remote ref (shallow) and return the commit it names."""

@@ -24,7 +24,7 @@ from swiftpm_guard.core.model import Location, Stub
 from swiftpm_guard.core.names import ALL_KINDS, DEFAULT_BRANCH_GLOB, Remote, validate_ref_glob
 from swiftpm_guard.errors import InfrastructureError, InputError
 from swiftpm_guard.infra.fs import is_directory, resolved
-from swiftpm_guard.infra.git import GitSetup, GitTimeout, run_git
+from swiftpm_guard.infra.git import Git, GitTimeout, parse_ls_remote
 from swiftpm_guard.limits import GIT_AUDIT_SECONDS, TEMPLATE_MAX_BYTES
 from swiftpm_guard.sources.template import SOURCE_SUFFIXES, STUB_DIRS
 
@@ -47,15 +47,14 @@ def classify_repo(repo: str) -> tuple[str, str]:
 
 def git(args: Sequence[str], *, git_dir: str | None = None, stdin: bytes | None = None,
         timeout: float = GIT_TIMEOUT, config: Iterable[tuple[str, str]] = ()) -> bytes:
-    """Run git (infra.git.run_git: its one environment, a deadline); output or a clear error.
+    """Run git (infra.git.Git: its one environment, a deadline); output or a clear error.
 
     The user's own git configuration (a credential helper, `url.*.insteadOf`) applies only to
     a CLI run that sends no token (infra.git.git_environment decides); a local repository's
     config never starts a program (hooks, fsmonitor: neutralised there)."""
-    setup = GitSetup(environ=os.environ, config=tuple(config), user_config=True)
-    argv = [*(["--git-dir", git_dir] if git_dir else []), *args]
+    runner = Git(git_dir=git_dir, config=tuple(config), user_config=True)
     try:
-        result = run_git(argv, setup, timeout=timeout, stdin=stdin)
+        result = runner.run(args, timeout=timeout, stdin=stdin)
     except GitTimeout:
         raise InfrastructureError(f"git {args[0]} took longer than {timeout:.0f} s; "
                                   "stopped it") from None
@@ -124,12 +123,8 @@ def _local_git_dir(path: str, timeout: float) -> str:
 
 
 def _remote_heads(listing: bytes) -> list[str]:
-    heads = []
-    for line in split_lines(listing.decode("utf-8", "replace")):
-        _oid, _tab, ref = line.partition("\t")
-        if ref.startswith("refs/heads/"):
-            heads.append(ref[len("refs/heads/"):])
-    return heads
+    return [ref.removeprefix("refs/heads/") for ref in parse_ls_remote(listing)
+            if ref.startswith("refs/heads/")]
 
 
 def list_branches(git_dir: str, pattern: str, *,

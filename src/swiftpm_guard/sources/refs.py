@@ -11,9 +11,13 @@ from __future__ import annotations
 
 import os
 import posixpath
+import shutil
+import stat
 import subprocess
-from collections.abc import Callable, Sequence
-from dataclasses import dataclass
+import tempfile
+import weakref
+from collections.abc import Callable, Mapping, Sequence
+from dataclasses import dataclass, field
 from pathlib import Path, PurePosixPath
 from typing import TYPE_CHECKING, Protocol
 
@@ -22,7 +26,7 @@ from swiftpm_guard.core.manifest_files import ManifestSet, manifest_set
 from swiftpm_guard.core.model import Finding, Severity, Template
 from swiftpm_guard.core.names import ALL_KINDS, Remote, WorkflowSpec, strip_userinfo
 from swiftpm_guard.errors import InfrastructureError, InputError, Missing, UsageError, os_problem
-from swiftpm_guard.infra.git import GitSetup, run_git
+from swiftpm_guard.infra.git import Git, is_object_id, parse_ls_remote
 from swiftpm_guard.infra.github import GitHubApiError, RetryPolicy, call
 from swiftpm_guard.limits import TEMPLATE_MAX_BYTES, WORKFLOW_MAX_BYTES
 from swiftpm_guard.redact import redact_userinfo
@@ -156,13 +160,245 @@ def read_workflow_from_ref(
 
 
 _GIT_TIMEOUT = 120.0
+#: The clone's `shallow` list and `HEAD` are read as files, never bigger than this.
+_CLONE_FILE_MAX_BYTES = 1024 * 1024
+
+
+@dataclass(frozen=True, slots=True)
+class Upstream:
+    """Where the action reads other refs from: the repository by URL
+    (`{GITHUB_SERVER_URL}/{GITHUB_REPOSITORY}.git`, never the clone's origin, which an earlier
+    step of the job may have rewritten), the header git sends there, and the commit the event
+    says the working tree holds."""
+
+    url: str
+    config: tuple[tuple[str, str], ...] = field(default=(), repr=False)
+    head: str | None = None
+
+
+@dataclass(frozen=True, slots=True)
+class _Source:
+    """What reading other refs needs of the workspace clone, however it was learned."""
+
+    url: str | None  # fetched by URL, never by a remote's name
+    config: tuple[tuple[str, str], ...] = field(default=(), repr=False)
+    objects: Path | None = None  # the clone's object folder, borrowed read-only as data
+    shallow: tuple[str, ...] = ()  # the clone's shallow cut, so that blame stops there
+    head: str | None = None  # the commit the working tree holds
+    tracking: Callable[[str], str | None] | None = None  # the CLI clone's own origin/<ref>
+    user_config: bool = False  # a developer's credential helper may answer the fetch
+
+
+class ScratchRefs:
+    """Other refs read in two bare repositories of our own under a temporary folder, never
+    with the workspace clone as git's repository: in the action the clone's config, hooks and
+    attributes are an earlier step's to write, and git starts programs from them.
+
+    `fetched` fetches from the upstream by URL and has no alternates (a fetch runs
+    `git for-each-ref` in each alternate, which reads that repository's config). `read` never
+    fetches; it borrows, read-only, the objects of `fetched` and of the clone (objects of an
+    untrusted repository are data, gitsecurityboundary(7)), and the clone's shallow list as
+    data, so a shallow cut gives no blame. Nothing is written into the clone.
+    """
+
+    def __init__(self, source: _Source, environ: Mapping[str, str] | None = None) -> None:
+        self.source = source
+        self._environ = os.environ if environ is None else environ
+        self._folder: Path | None = None
+
+    def _ready(self) -> Path:
+        if self._folder is not None:
+            return self._folder
+        folder = Path(tempfile.mkdtemp(prefix="swiftpm-guard-refs-"))
+        weakref.finalize(self, shutil.rmtree, folder, True)
+        for name in ("fetched.git", "read.git"):
+            done = self._git(None, "init", "--quiet", "--bare", "--template=",
+                             str(folder / name))
+            if done.returncode != 0:
+                raise InfrastructureError("cannot make a scratch git repository: "
+                                          f"{_last_line(done)}")
+        borrowed = [folder / "fetched.git" / "objects"]
+        if self.source.objects is not None:
+            borrowed.append(self.source.objects)
+        info = folder / "read.git" / "objects" / "info"
+        info.mkdir(parents=True, exist_ok=True)
+        (info / "alternates").write_text("".join(f"{path}\n" for path in borrowed))
+        self._folder = folder
+        self._sync_shallow()
+        return folder
+
+    def _git(self, git_dir: Path | None, *args: str, config: Sequence[tuple[str, str]] = (),
+             user_config: bool = False) -> subprocess.CompletedProcess[bytes]:
+        git = Git(environ=self._environ, git_dir=None if git_dir is None else str(git_dir),
+                  config=tuple(config), user_config=user_config)
+        try:
+            return git.run(args, timeout=_GIT_TIMEOUT)
+        except InfrastructureError as error:  # a timeout or no git: judged like a git failure
+            return subprocess.CompletedProcess(list(args), 128, b"", str(error).encode())
+
+    def git(self, *args: str) -> subprocess.CompletedProcess[bytes]:
+        """git `args` in the read repository (ours; the borrowed commit-graph and
+        multi-pack index of the clone are ignored: they could lie about history)."""
+        return self._git(self._ready() / "read.git", *args,
+                         config=(("core.commitGraph", "false"),
+                                 ("core.multiPackIndex", "false")))
+
+    def _remote(self, *args: str) -> subprocess.CompletedProcess[bytes]:
+        source = self.source
+        return self._git(self._ready() / "fetched.git", *args,
+                         config=(("http.followRedirects", "false"), *source.config),
+                         user_config=source.user_config)
+
+    def _sync_shallow(self) -> None:
+        """The read repository's shallow list: the fetched one's and the clone's."""
+        folder = self._ready()
+        own = _object_ids(folder / "fetched.git" / "shallow") or ()
+        cut = sorted({*own, *self.source.shallow})
+        target = folder / "read.git" / "shallow"
+        if cut:
+            target.write_text("".join(f"{oid}\n" for oid in cut))
+        else:
+            target.unlink(missing_ok=True)
+
+    def commit(self, ref: str, *, history: bool = False) -> tuple[str | None, str]:
+        """The commit of the upstream's branch `ref` (the CLI clone's own `origin/<ref>`
+        first); fetched as a tip only, unless `history` is asked for and the clone is not
+        shallow itself. (None, why) when it cannot be had."""
+        source = self.source
+        if source.tracking is not None:
+            known = source.tracking(ref)  # with its history, in the clone's own objects
+            if known is not None:
+                return known, ""
+        if source.url is None:
+            return None, "no origin to fetch from"
+        local = f"refs/heads/{ref}"
+        whole = history and source.objects is not None and not source.shallow
+        depth = ["--depth=2147483647"] if whole else ["--depth=1"]
+        fetched = self._remote("fetch", "--no-tags", "--quiet", "--no-recurse-submodules",
+                               "--no-write-fetch-head", *depth, "--end-of-options",
+                               source.url, f"+{local}:{local}")
+        if fetched.returncode != 0:
+            return None, _last_line(fetched)
+        self._sync_shallow()
+        done = self._git(self._ready() / "fetched.git", "rev-parse", "--verify", "--quiet",
+                         f"{local}^{{commit}}")
+        sha = done.stdout.decode("ascii", "replace").strip()
+        return (sha, "") if done.returncode == 0 and is_object_id(sha) else (None, "no commit")
+
+    def heads(self) -> list[str] | None:
+        """The upstream's branch names; None when git cannot ask."""
+        if self.source.url is None:
+            return None
+        listed = self._remote("ls-remote", "--heads", "--end-of-options", self.source.url)
+        if listed.returncode != 0:
+            return None
+        return sorted(ref.removeprefix("refs/heads/") for ref in parse_ls_remote(listed.stdout)
+                      if ref.startswith("refs/heads/"))
+
+
+def _last_line(done: subprocess.CompletedProcess[bytes]) -> str:
+    """git's last line, which may quote the URL (with a checkout's credentials) or the
+    remote's own text (`remote: …`): no userinfo, no workflow command."""
+    lines = split_lines(done.stderr.decode("utf-8", "replace").strip())
+    return neutralise(redact_userinfo(lines[-1])) if lines else f"exit {done.returncode}"
+
+
+def _small_file(path: Path) -> bytes | None:
+    """A regular file of the clone read as data (never followed if it is a link); None when
+    absent, not a regular file, or too big."""
+    try:
+        descriptor = os.open(path, os.O_RDONLY | os.O_NOFOLLOW | os.O_NONBLOCK)
+    except OSError:
+        return None
+    with os.fdopen(descriptor, "rb") as handle:
+        if not stat.S_ISREG(os.fstat(handle.fileno()).st_mode):
+            return None
+        data = handle.read(_CLONE_FILE_MAX_BYTES + 1)
+    return data if len(data) <= _CLONE_FILE_MAX_BYTES else None
+
+
+def _object_ids(path: Path) -> tuple[str, ...] | None:
+    """The object ids of a file that lists one a line (`shallow`); () when it is absent,
+    None when it is anything else."""
+    if not path.exists() and not path.is_symlink():
+        return ()
+    data = _small_file(path)
+    if data is None:
+        return None
+    lines = data.decode("ascii", "replace").split()
+    return tuple(lines) if all(is_object_id(line) for line in lines) else None
+
+
+def _action_source(root: Path, upstream: Upstream) -> _Source | None:
+    """The action's: fetched from the upstream by URL; from the clone only its objects, its
+    shallow list and a detached HEAD, read as files (a `.git` that is not a plain folder,
+    or a shallow list that is not one, lends nothing)."""
+    dot_git = root / ".git"
+    if not dot_git.exists():
+        return None
+    objects: Path | None = None
+    shallow: tuple[str, ...] = ()
+    head = upstream.head
+    if dot_git.is_dir() and not dot_git.is_symlink():
+        listed = _object_ids(dot_git / "shallow")
+        folder = dot_git / "objects"
+        if listed is not None and folder.is_dir() and not folder.is_symlink():
+            objects, shallow = folder, listed
+        detached = (_small_file(dot_git / "HEAD") or b"").decode("ascii", "replace").strip()
+        if is_object_id(detached):
+            head = detached  # the checkout's own commit (a pull request's head, say)
+    return _Source(upstream.url, upstream.config, objects, shallow, head)
+
+
+def _clone_git(root: Path, *args: str) -> str | None:
+    """git in a developer's own clone (the CLI's; never the action's): its output, or None."""
+    git = Git(safe_directories=(str(root.resolve()),))
+    try:
+        done = git.run(["-C", str(root.resolve()), *args], timeout=_GIT_TIMEOUT)
+    except InfrastructureError:
+        return None
+    text = done.stdout.decode("utf-8", "surrogateescape").strip()
+    return text if done.returncode == 0 and text else None
+
+
+def _cli_source(root: Path) -> _Source | None:
+    """The CLI's: the developer's own clone is theirs, so git reads it (through the same
+    Git adapter): its origin, HEAD, object folder and `origin/<ref>` refs."""
+    if not (root / ".git").exists():
+        return None
+    common = _clone_git(root, "rev-parse", "--path-format=absolute", "--git-common-dir")
+    if common is None:
+        return None
+    shallow = _object_ids(Path(common) / "shallow")
+
+    def tracking(ref: str) -> str | None:
+        return _clone_git(root, "rev-parse", "--verify", "--quiet",
+                          f"refs/remotes/origin/{ref}^{{commit}}")
+
+    return _Source(_origin_for_git(root), (), Path(common) / "objects", shallow or (),
+                   _clone_git(root, "rev-parse", "--verify", "--quiet", "HEAD^{commit}"),
+                   tracking, user_config=True)
+
+
+def _origin_for_git(root: Path) -> str | None:
+    """The CLI clone's origin URL as git is given it: by URL, never by the remote's name."""
+    url = _clone_git(root, "remote", "get-url", "origin")
+    if url is None:
+        return None
+    try:
+        # Read as git reads it (a helper `ext::…` or an option is refused); a userinfo the
+        # checkout wrote into it is that checkout's own credential path, so it stays.
+        Remote.parse(strip_userinfo(url)[0], cwd=str(root), option="origin", kinds=ALL_KINDS)
+    except UsageError:
+        return None
+    return url
 
 
 class GitRef:
-    """A ref of the workspace clone. `open` fetches `origin/<ref>` when it is missing."""
+    """A ref of the repository, read from a commit in the scratch repositories."""
 
-    def __init__(self, workspace: Path, commit: str, where: str) -> None:
-        self.workspace = workspace
+    def __init__(self, refs: ScratchRefs, commit: str, where: str) -> None:
+        self.refs = refs
         self.commit = commit
         self._where = where
 
@@ -170,43 +406,8 @@ class GitRef:
     def where(self) -> str:
         return self._where
 
-    @classmethod
-    def open(cls, workspace: Path, ref: str, log: Callable[[str], None]) -> GitRef | None:
-        """The clone's `origin/<ref>`, fetched if absent; None (and a log line) if unusable."""
-        if not (workspace / ".git").exists():
-            log(f"{workspace} is not a git clone; reading '{ref}' through the API")
-            return None
-        tracking = f"refs/remotes/origin/{ref}"
-        commit = _rev_parse(workspace, tracking)
-        origin = _origin_for_git(workspace) if commit is None else None
-        if commit is None and origin is None:
-            log(f"the workspace clone has no usable origin; reading '{ref}' through the API")
-            return None
-        if commit is None and origin is not None:
-            shallow = _git(workspace, "rev-parse", "--is-shallow-repository")
-            depth = ["--depth=1"] if shallow.stdout.strip() == b"true" else []
-            fetched = _git(workspace, "fetch", "--no-tags", "--quiet", "--no-recurse-submodules",
-                           "--no-write-fetch-head", *depth, origin,
-                           f"+refs/heads/{ref}:{tracking}")
-            if fetched.returncode != 0:
-                lines = split_lines(fetched.stderr.decode("utf-8", "replace").strip())
-                # git's last line may quote the origin URL (with a checkout's credentials) or
-                # the remote's own text (`remote: …`): no userinfo, no workflow command.
-                reason = neutralise(redact_userinfo(lines[-1])) if lines else (
-                    f"exit {fetched.returncode}"
-                )
-                log(
-                    f"git fetch of '{ref}' failed ({reason}); "
-                    "reading it through the API"
-                )
-                return None
-            commit = _rev_parse(workspace, tracking)
-        if commit is None:
-            return None
-        return cls(workspace, commit, f"origin/{ref}")
-
     def read(self, path: str, *, max_bytes: int, what: str) -> bytes:
-        listed = _git(self.workspace, "ls-tree", "-z", "-l", self.commit, "--", path)
+        listed = self.refs.git("ls-tree", "-z", "-l", self.commit, "--", path)
         entry = listed.stdout.split(b"\0")[0]
         if listed.returncode != 0 or not entry:
             raise Missing(f"{what} not found in {self.where}", file=path)
@@ -217,13 +418,13 @@ class GitRef:
         if int(size) > max_bytes:
             raise InputError(f"{what} is larger than {max_bytes} bytes; refusing to read it",
                              file=path)
-        blob = _git(self.workspace, "cat-file", "blob", sha)
+        blob = self.refs.git("cat-file", "blob", sha)
         if blob.returncode != 0:
             raise InputError(f"cannot read {what} from {self.where}", file=path)
         return blob.stdout
 
     def kind(self, path: str) -> str | None:
-        listed = _git(self.workspace, "ls-tree", "-z", self.commit, "--", path.rstrip("/"))
+        listed = self.refs.git("ls-tree", "-z", self.commit, "--", path.rstrip("/"))
         entry = listed.stdout.split(b"\0")[0]
         if listed.returncode != 0 or not entry:
             return None
@@ -231,8 +432,8 @@ class GitRef:
         return _kind(mode, kind)
 
     def tree(self, folder: str) -> list[TreeEntry] | None:
-        listed = _git(self.workspace, "ls-tree", "-r", "-t", "-z", self.commit, "--",
-                      folder.rstrip("/") + "/")
+        listed = self.refs.git("ls-tree", "-r", "-t", "-z", self.commit, "--",
+                               folder.rstrip("/") + "/")
         if listed.returncode != 0:
             return None
         entries = []
@@ -250,7 +451,7 @@ class GitRef:
 
     def listing(self, folder: str) -> list[TreeEntry]:
         where = [folder.rstrip("/") + "/"] if folder else []
-        listed = _git(self.workspace, "ls-tree", "-z", self.commit, "--", *where)
+        listed = self.refs.git("ls-tree", "-z", self.commit, "--", *where)
         if listed.returncode != 0:
             return []
         entries = []
@@ -267,72 +468,6 @@ def _kind(mode: str, kind: str) -> str:
     if kind == "commit":
         return "submodule"
     return "symlink" if mode == "120000" else "file"
-
-
-def _git(workspace: Path, *args: str) -> subprocess.CompletedProcess[bytes]:
-    """git in the workspace clone, whose .git/config an earlier step of the job may have
-    written: infra.git's environment (no token, no hook, no program from that config) and
-    `safe.directory` for exactly this folder (the runner's workspace belongs to uid 1001, the
-    container's git runs as root). The clone's config may hold a token (actions/checkout
-    persists one as an extraHeader by default): a redirect from origin must not carry it."""
-    root = str(workspace.resolve())
-    setup = GitSetup(environ=os.environ, safe_directories=(root,),
-                     config=(("http.followRedirects", "false"),))
-    command = ["-C", root, *args]
-    try:
-        return run_git(command, setup, timeout=_GIT_TIMEOUT)
-    except InfrastructureError as error:  # a timeout or no git: judged like a git failure
-        return subprocess.CompletedProcess(command, 128, b"", str(error).encode())
-
-
-def workspace_origin(workspace: Path) -> str | None:
-    """The URL (or path) of the workspace clone's `origin`, None without a clone or origin."""
-    if not (workspace / ".git").exists():
-        return None
-    done = _git(workspace, "remote", "get-url", "origin")
-    url = done.stdout.decode("utf-8", "replace").strip()
-    return url if done.returncode == 0 and url else None
-
-
-def _origin_for_git(workspace: Path) -> str | None:
-    """origin's URL as git is given it: by URL, never by the remote's name, so that
-    `remote.origin.uploadpack`, `.vcs` or `.proxy` in the clone's config play no part."""
-    url = workspace_origin(workspace)
-    if url is None:
-        return None
-    try:
-        # Read as git reads it (a helper `ext::…` or an option is refused); a userinfo the
-        # checkout wrote into it is that checkout's own credential path, so it stays.
-        Remote.parse(strip_userinfo(url)[0], cwd=str(workspace), option="origin",
-                     kinds=ALL_KINDS)
-    except UsageError:
-        return None
-    return url
-
-
-def _rev_parse(workspace: Path, ref: str) -> str | None:
-    done = _git(workspace, "rev-parse", "--verify", "--quiet", f"{ref}^{{commit}}")
-    sha = done.stdout.decode().strip()
-    return sha if done.returncode == 0 and sha else None
-
-
-def workspace_branches(workspace: Path) -> list[str] | None:
-    """Branch names of the workspace clone's `origin` (`git ls-remote --heads`), None when
-    there is no clone or git cannot ask (then the API lists them)."""
-    if not (workspace / ".git").exists():
-        return None
-    origin = _origin_for_git(workspace)
-    if origin is None:
-        return None
-    listed = _git(workspace, "ls-remote", "--heads", origin)
-    if listed.returncode != 0:
-        return None
-    names = []
-    for line in listed.stdout.decode("utf-8", "replace").splitlines():
-        _sha, _tab, ref = line.partition("\t")
-        if ref.startswith("refs/heads/"):
-            names.append(ref.removeprefix("refs/heads/"))
-    return sorted(names)
 
 
 #: Folder listings one tree walk may request (a stub tree has one folder per product).
@@ -423,20 +558,54 @@ def api_branches(repo: Repository, prefix: str, policy: RetryPolicy) -> list[str
 
 class Checkout:
     """The working tree a job runs in (a clone, or a folder that is none) and, when there is a
-    session, the GitHub API serving the same repository: other refs are read from the clone,
-    else through the API."""
+    session, the GitHub API serving the same repository: other refs are read with git (in
+    scratch repositories: ScratchRefs) when the workspace is a clone, else through the API.
+
+    The action names the repository (`upstream`): git fetches from that URL and borrows only
+    the clone's objects. Without one (the CLI in a developer's own clone), the clone's origin,
+    HEAD and `origin/<ref>` refs are read with git from the clone itself."""
 
     def __init__(self, root: Path, *, github: GitHubSession | None = None,
                  default_branch: str | None = None,
-                 log: Callable[[str], None] = lambda _line: None) -> None:
+                 log: Callable[[str], None] = lambda _line: None,
+                 upstream: Upstream | None = None) -> None:
         self.root = root
         self.github = github
         self._default_branch = default_branch
         self.log = log
+        self.upstream = upstream
+        self._refs: ScratchRefs | None = None
+        self._looked = False
+
+    def scratch(self) -> ScratchRefs | None:
+        """The scratch repositories, made on first use; None when the workspace is no clone."""
+        if not self._looked:
+            self._looked = True
+            source = (_action_source(self.root, self.upstream) if self.upstream is not None
+                      else _cli_source(self.root))
+            self._refs = ScratchRefs(source) if source is not None else None
+        return self._refs
+
+    def git_ref(self, ref: str, log: Callable[[str], None] | None = None, *,
+                history: bool = False) -> GitRef | None:
+        """The upstream's branch `ref` read with git; None (and a log line) if unusable."""
+        say = self.log if log is None else log
+        refs = self.scratch()
+        if refs is None:
+            say(f"{self.root} is not a git clone; reading '{ref}' through the API")
+            return None
+        if refs.source.url is None and refs.source.tracking is None:
+            say(f"the workspace clone has no usable origin; reading '{ref}' through the API")
+            return None
+        commit, why = refs.commit(ref, history=history)
+        if commit is None:
+            say(f"git fetch of '{ref}' failed ({why}); reading it through the API")
+            return None
+        return GitRef(refs, commit, f"origin/{ref}")
 
     def reader(self, ref: str) -> RefReader:
-        """A ref of this repository: the clone's (fetched if absent), else the API's."""
-        found = GitRef.open(self.root, ref, self.log)
+        """A ref of this repository: with git when the workspace is a clone, else the API."""
+        found = self.git_ref(ref)
         if found is not None:
             return found
         if self.github is None:
@@ -456,8 +625,9 @@ class Checkout:
         return self._default_branch
 
     def branches(self, globs: Sequence[str]) -> list[str]:
-        """The remote's branch names (for matching `globs`): from the clone, else the API."""
-        names = workspace_branches(self.root)
+        """The remote's branch names (for matching `globs`): with git, else the API."""
+        refs = self.scratch()
+        names = refs.heads() if refs is not None else None
         if names is not None or self.github is None:
             return names or []
         found: set[str] = set()
@@ -467,15 +637,13 @@ class Checkout:
                                       self.github.policy))
         return sorted(found)
 
-    def origin(self) -> str | None:
-        return workspace_origin(self.root)
-
     def commit_day(self, branch: str) -> str | None:
         """The day (YYYY-MM-DD) of `branch`'s newest commit: when a release line last
-        published. None when neither the clone nor the API can tell."""
-        found = GitRef.open(self.root, branch, lambda _line: None)
+        published. None when neither git nor the API can tell."""
+        found = self.git_ref(branch, lambda _line: None)
         if found is not None:
-            done = _git(self.root, "show", "-s", "--format=%cs", found.commit)
+            done = found.refs.git("show", "-s", "--no-show-signature", "--format=%cs",
+                                  found.commit)
             day = done.stdout.decode("ascii", "replace").strip()
             return day if done.returncode == 0 and len(day) == 10 else None
         github = self.github
@@ -489,26 +657,28 @@ class Checkout:
         return head.date().isoformat() if head is not None else None
 
     def blame(self, ref: str | None, path: str, line: int) -> Blame | None:
-        """The commit that last changed `path:line` at `ref` (None: the working tree's HEAD).
-        None when the clone cannot say for sure: no clone, or a shallow clone whose boundary
-        commit git would name for every line."""
-        if not (self.root / ".git").exists():
+        """The commit that last changed `path:line` at `ref` (None: the commit the working tree
+        holds). None when git cannot say for sure: no clone, or a shallow history whose
+        boundary commit git would name for every line."""
+        refs = self.scratch()
+        if refs is None:
             return None
-        commit = "HEAD"
+        commit = refs.source.head
         if ref is not None:
-            found = GitRef.open(self.root, ref, lambda _line: None)
-            if found is None:
-                return None
-            commit = found.commit
-        done = _git(self.root, "blame", "--root", "--porcelain", "-L", f"{line},{line}",
-                    commit, "--", path)
+            found = self.git_ref(ref, lambda _line: None, history=True)
+            commit = found.commit if found is not None else None
+        if commit is None:
+            return None
+        done = refs.git("blame", "--root", "--porcelain", "-L", f"{line},{line}", commit,
+                        "--", path)
         if done.returncode != 0 or not done.stdout:
             return None
         head, *fields = done.stdout.decode("utf-8", "replace").splitlines()
         sha = head.split(" ", 1)[0]
-        if _rev_parse(self.root, f"{sha}^") is None and _git(
-                self.root, "rev-parse", "--is-shallow-repository").stdout.strip() != b"false":
-            return None  # a shallow clone's cut, not who wrote the line: do not guess
+        parent = refs.git("rev-parse", "--verify", "--quiet", f"{sha}^")
+        if parent.returncode != 0 and refs.git(
+                "rev-parse", "--is-shallow-repository").stdout.strip() != b"false":
+            return None  # a shallow cut, not who wrote the line: do not guess
         subject = next((f.removeprefix("summary ") for f in fields
                         if f.startswith("summary ")), "")
         return Blame(sha, neutralise(subject[:200]))

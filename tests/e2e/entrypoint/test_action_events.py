@@ -116,7 +116,7 @@ def test_pull_request_from_the_same_repo_changing_the_workflow(
     assert run["head_sha"] == head != merge  # the PR's head, not the merge commit
     assert run["name"] == "SwiftPM manifest"
     assert run["status"] == "completed" and run["conclusion"] == pr_conclusion
-    assert run["details_url"] == f"https://github.com/{REPOSITORY}/actions/runs/777"
+    assert run["details_url"] == f"{fake_github.url}/{REPOSITORY}/actions/runs/777"
     assert run["output"]["title"] == "kernels_new: main builds it; no template has its product"
     assert "unclaimed" in run["output"]["summary"]
     workflow_line = line_of(workspace / WORKFLOW, '"kernels_new"')
@@ -127,8 +127,10 @@ def test_pull_request_from_the_same_repo_changing_the_workflow(
         (WORKFLOW, workflow_line, "failure", "unclaimed-artifact: kernels_new"),
         (WORKFLOW, workflow_line, "failure", "unclaimed-artifact: kernels_new_debug"),
     ]
-    # The template came from origin/swiftpm, fetched because the checkout had only main.
-    assert git(workspace, "rev-parse", "refs/remotes/origin/swiftpm") == origin.swiftpm
+    # The template came from swiftpm, fetched by git from the server URL (the checkout had
+    # only main), into a repository of the action's own: nothing was written into the clone.
+    assert any("git-upload-pack" in path for _m, path, _a in fake_github.git_requests)
+    assert git(workspace, "branch", "-r") == "origin/main"
     outputs = step.outputs()
     assert outputs["consistent"] == "false"
     # No swift here: which names are products only SwiftPM tells (issue 31).
@@ -197,8 +199,10 @@ def test_pull_request_into_the_template_branch(tmp_path, origin, fake_github):
             "unfilled-placeholder: kernels_new_debug",
         ),
     }
-    # The framework list came from main (the payload's default branch), fetched by git.
-    assert git(workspace, "rev-parse", "refs/remotes/origin/main") == origin.main
+    # The framework list came from main (the payload's default branch), fetched by git from
+    # the server URL, not into the clone.
+    assert any("git-upload-pack" in path for _m, path, _a in fake_github.git_requests)
+    assert "origin/main" not in git(workspace, "branch", "-r")
     assert "from origin/main" in step.summary()
 
 
@@ -360,7 +364,7 @@ def test_push_that_drops_a_framework_fails_the_check(tmp_path, origin, fake_gith
     run = fake_github.only_check_run()
     assert run["head_sha"] == after and run["conclusion"] == "failure"
     template = tmp_path / "template.swift"
-    template.write_text(git(workspace, "show", "origin/swiftpm:Package.swift.template"))
+    template.write_text(git(origin.bare, "show", "swiftpm:Package.swift.template"))
     # main's tree has no Package.swift.template: the findings are listed with their branch.
     assert fake_github.annotations[run["id"]] == []
     text = run["output"]["text"]

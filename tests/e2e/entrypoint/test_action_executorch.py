@@ -523,21 +523,24 @@ def test_checksums_under_runner_temp_are_refused_with_what_to_do(tmp_path, path_
 
 
 def test_push_token_goes_only_to_the_server_url(tmp_path, http_repo, fake_github):
-    """GITHUB_SERVER_URL is another host than the origin: push-token is not sent there."""
+    """git sends push-token, as a header, to GITHUB_SERVER_URL's repository only (whatever the
+    clone's origin says); the API gets github-token."""
     repo = http_repo
     workspace = repo.served.clone("main", tmp_path / "workspace")
+    git(workspace, "remote", "set-url", "origin", "https://mirror.example/et.git")
     _zips(workspace / "out", NIGHTLY)
     step = _step(fake_github, tmp_path, repo, workspace, "schedule", schedule_payload(),
                  {"version": NIGHTLY, "artifacts": "out"}, sha=repo.et.main,
                  ref="refs/heads/main")
-    step.env["GITHUB_SERVER_URL"] = "https://github.com"
     seen = len(repo.served.server.authorizations)  # the test's own clone sent the header
     result = run_entrypoint(step, workspace)
-    assert result.returncode == 3, result.stdout + result.stderr
-    assert "not sending push-token to http://127.0.0.1:" in result.stderr
-    assert set(repo.served.server.authorizations[seen:]) == {None}
-    assert "none was sent: is it in input push-token?" in result.stdout
-    assert f"swiftpm-{NIGHTLY}" not in repo.heads()
+    assert result.returncode == 0, result.stdout + result.stderr
+    assert f"git sends input push-token (as a header, to {repo.served.server_url}/ only)" \
+        in result.stderr
+    sent = repo.served.server.authorizations[seen:]
+    assert sent and set(sent) == {repo.served.server.expected_authorization()}
+    assert f"swiftpm-{NIGHTLY}" in repo.heads()
+    assert all(PUSH_TOKEN not in (r.authorization or "") for r in fake_github.requests)
     for line in (result.stdout + result.stderr).splitlines():
         assert PUSH_TOKEN not in line or line == f"::add-mask::{PUSH_TOKEN}", line
 

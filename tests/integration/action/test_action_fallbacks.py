@@ -210,7 +210,7 @@ def test_template_through_the_contents_api_without_a_clone(tmp_path, origin, fak
 
 def test_a_failing_git_fetch_falls_back_to_the_contents_api(tmp_path, origin, fake_github, capsys):
     workspace = clone(origin, "main", tmp_path / "workspace")
-    git(workspace, "remote", "set-url", "origin", str(tmp_path / "gone.git"))
+    fake_github.git_status = 503  # git at the server URL fails; the API still answers
     step = _push_dropping(tmp_path, origin, fake_github, workspace=workspace)
     assert action.main(step.env, policy=_policy(Clock())) == 1
     assert "git fetch of 'swiftpm' failed" in capsys.readouterr().err

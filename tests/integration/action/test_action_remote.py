@@ -32,7 +32,7 @@ def _settings(workspace, origin: str | None, server="https://github.com", token=
 
 def _resolve(settings):
     lines: list[str] = []
-    remote = repository_remote(workspace=settings.workspace, server_url=settings.server_url,
+    remote = repository_remote(server_url=settings.server_url,
                                repository=settings.event.repository, token=settings.token,
                                push_token=settings.push_token, log=lines.append)
     return remote, "\n".join(lines)
@@ -49,37 +49,19 @@ def test_without_a_clone_the_server_url(tmp_path):
     assert TOKEN not in log and "Basic" not in log
 
 
-def test_the_clones_origin_as_actions_checkout_writes_it(tmp_path):
-    remote, _log = _resolve(_settings(tmp_path / "w", "https://github.com/o/r"))
-    assert (remote.url, remote.where, remote.token) == (
-        "https://github.com/o/r", "the workspace clone's origin", TOKEN)
-
-
-def test_credentials_in_the_origin_url_are_dropped_and_never_logged(tmp_path):
-    remote, log = _resolve(_settings(tmp_path / "w", "https://x-access-token:s3cret@github.com/o/r"))
-    assert remote.url == "https://github.com/o/r" and remote.token == TOKEN
-    assert "s3cret" not in log and "carries credentials" in log
-
-
-@pytest.mark.parametrize("origin", ["git@github.com:o/r.git", "ssh://git@github.com/o/r.git"])
-def test_an_ssh_origin_falls_back_to_the_server_url(tmp_path, origin):
+@pytest.mark.parametrize("origin", [
+    "https://github.com/o/r",  # as actions/checkout writes it
+    "https://x-access-token:s3cret@github.com/o/r",
+    "git@github.com:o/r.git",
+    "https://mirror.example/o/r.git",
+    "/tmp/elsewhere.git",
+])
+def test_the_clones_origin_is_never_read(tmp_path, origin):
+    """Whatever an earlier step wrote as the clone's origin: the server URL, with the token."""
     remote, log = _resolve(_settings(tmp_path / "w", origin))
-    assert remote.url == "https://github.com/o/r.git" and remote.token == TOKEN
-    assert "using the server URL" in log
-
-
-def test_an_origin_on_another_host_gets_no_token(tmp_path):
-    remote, log = _resolve(_settings(tmp_path / "w", "https://mirror.example/o/r.git"))
-    assert remote.url == "https://mirror.example/o/r.git" and remote.token is None
-    assert remote.git_config() == []
-    assert "not sending github-token to https://mirror.example/" in log
-
-
-def test_a_path_origin_needs_no_token(tmp_path):
-    bare = tmp_path / "origin.git"
-    git(tmp_path, "init", "-q", "--bare", str(bare))
-    remote, _log = _resolve(_settings(tmp_path / "w", str(bare)))
-    assert remote.url == str(bare) and remote.token is None
+    assert (remote.url, remote.where, remote.token) == (
+        "https://github.com/o/r.git", "GITHUB_SERVER_URL", TOKEN)
+    assert "s3cret" not in log and "mirror" not in log
 
 
 def test_plain_http_to_a_real_host_is_refused(tmp_path):
