@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import os
 import traceback
+from dataclasses import replace
 from collections.abc import Mapping
 from pathlib import Path
 
@@ -52,11 +53,14 @@ def main(environ: Mapping[str, str] | None = None, *, policy: RetryPolicy | None
             def spoken(line: str) -> None:
                 log(in_input_names(line))
 
-            config = config_at_default_branch(
+            config, default_branch = config_at_default_branch(
                 Path(env.get("GITHUB_WORKSPACE", "").strip() or "."), config_input(env),
                 default_branch=event.default_branch, github=online, log=spoken)
             settings = ActionSettings.from_env(
                 env, config.as_inputs() if config is not None else None)
+            if default_branch != event.default_branch:  # asked once, for the file
+                settings = replace(settings, event=replace(settings.event,
+                                                           default_branch=default_branch))
             return modes.run(settings, Adapters(log=spoken, github=online,
                                                 check_runs=check_runs))
         finally:

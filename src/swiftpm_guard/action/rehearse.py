@@ -7,8 +7,8 @@ origin and default branch) and the options; then the action's own entry (`action
 with them, with a recording sink instead of the GitHub API: the same settings, modes and
 delivery as on a runner. publish (and `auto` where it would publish) runs as a dry run. DIR
 gets `check-run.json` (the check run's title, summary, conclusion and annotations),
-`summary.md` (the job summary), `outputs.json` (the step outputs), `outputs.txt` (the same as
-the runner's file) and `event.json` (the payload). The reports the action leaves in the
+`summary.md` (the job summary), `outputs.json` (the exit code and the step outputs),
+`outputs.txt` (the outputs as the runner's file holds them) and `event.json` (the payload). The reports the action leaves in the
 workspace (`.swiftpm-guard/`) are left in the clone, as on a runner.
 """
 
@@ -183,7 +183,8 @@ def run(args: argparse.Namespace, adapters: Adapters) -> int:
     recording = CheckRunRecording(out / "check-run.json", args.server_url)
     code = main(env, check_runs=recording)
     outputs = read_outputs((out / "outputs.txt").read_text(encoding="utf-8"))
-    (out / "outputs.json").write_text(json.dumps(outputs, indent=2, ensure_ascii=False) + "\n",
+    document = {"exit_code": code, "outputs": outputs}
+    (out / "outputs.json").write_text(json.dumps(document, indent=2, ensure_ascii=False) + "\n",
                                       encoding="utf-8")
     made = "check-run.json, " if recording.recorded else ""
     say(f"rehearsal: exit {code}; wrote {made}summary.md and outputs.json to {out} "

@@ -9,7 +9,7 @@ the file names one inside the template branch.
 from __future__ import annotations
 
 import argparse
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from pathlib import Path
 
 from swiftpm_guard.jobs.config import DEFAULT_CONFIG_PATH, ConfigFile, local_config
@@ -44,9 +44,24 @@ def add_config_argument(parser: argparse.ArgumentParser) -> None:
                              f"{DEFAULT_CONFIG_PATH} here when present; 'none': no file")
 
 
-def apply_config(args: argparse.Namespace, parser: argparse.ArgumentParser,
+def given_options(parser: argparse.ArgumentParser, command: argparse.ArgumentParser,
+                  argv: Sequence[str]) -> set[str]:
+    """The dests of `command`'s options that `argv` gives (whatever their value: an option
+    given with its default value still wins over the file)."""
+    saved = [(action, action.default) for action in command._actions]
+    try:
+        for action, _default in saved:
+            action.default = None  # parsed again: None is what argv did not give
+        again = parser.parse_args(list(argv))
+    finally:
+        for action, default in saved:
+            action.default = default
+    return {dest for dest, value in vars(again).items() if value is not None}
+
+
+def apply_config(args: argparse.Namespace, given: set[str],
                  log: Callable[[str], None]) -> ConfigFile | None:
-    """Fill the options not given on the command line from the file; the file read."""
+    """Fill the options `given` does not name from the file; the file read."""
     found = local_config(args.config, Path.cwd(), log)
     if found is None:
         return None
@@ -54,8 +69,8 @@ def apply_config(args: argparse.Namespace, parser: argparse.ArgumentParser,
         dest, kind = DESTS.get(key, ("", ""))
         if not hasattr(args, dest) or args.command in _NOT_FOR.get(key, ()):
             continue  # an action-only setting (check-name, publish-refs …), or not this command
-        if getattr(args, dest) != parser.get_default(dest):
-            continue  # given on the command line
+        if dest in given:
+            continue
         if kind == "bool":
             if isinstance(value, bool):
                 setattr(args, dest, value)

@@ -15,7 +15,7 @@ from typing import Any, NoReturn
 from swiftpm_guard import __version__
 from swiftpm_guard.action import rehearse
 from swiftpm_guard.cli import audit, check, publish
-from swiftpm_guard.cli.config import add_config_argument, apply_config
+from swiftpm_guard.cli.config import add_config_argument, apply_config, given_options
 from swiftpm_guard.cli.options import Parser
 from swiftpm_guard.console import log, package_text, reader_left, say
 from swiftpm_guard.core.model import CODES
@@ -78,7 +78,7 @@ def schema(kind: str) -> dict[str, Any]:
     return loaded
 
 
-def _dispatch(args: argparse.Namespace, parser: Parser) -> int:
+def _dispatch(args: argparse.Namespace, parser: Parser, argv: Sequence[str]) -> int:
     if args.command == "codes":
         width = max(map(len, CODES))
         for code, meaning in CODES.items():
@@ -89,7 +89,8 @@ def _dispatch(args: argparse.Namespace, parser: Parser) -> int:
         return 0
     adapters = Adapters(log=(lambda _line: None) if getattr(args, "quiet", False) else log)
     if args.command in CONFIGURED:
-        apply_config(args, parser.subcommands[args.command], adapters.log)
+        given = given_options(parser, parser.subcommands[args.command], argv)
+        apply_config(args, given, adapters.log)
     runner = {"check": check.run, "render": check.run, "audit": audit.run,
               "publish": publish.run, "preflight": publish.run,
               "rehearse": rehearse.run}[args.command]
@@ -99,8 +100,9 @@ def _dispatch(args: argparse.Namespace, parser: Parser) -> int:
 def main(argv: Sequence[str] | None = None) -> int:
     try:
         parser = build_parser()
-        args = parser.parse_args(sys.argv[1:] if argv is None else list(argv))
-        return _dispatch(args, parser)
+        arguments = sys.argv[1:] if argv is None else list(argv)
+        args = parser.parse_args(arguments)
+        return _dispatch(args, parser, arguments)
     except GuardError as error:
         log(f"error: {error}")
         return error.exit_code

@@ -38,30 +38,32 @@ def validate_config_option(value: str, what: str) -> str:
 
 def config_at_default_branch(workspace: Path, named: str, *, default_branch: str | None,
                              github: GitHubSession | None,
-                             log: Callable[[str], None]) -> ConfigFile | None:
-    """The file `named` (empty: DEFAULT_CONFIG_PATH) at the default branch; None with `none`,
-    or when the default file is absent or there is nothing to read it from (said in the log).
-    A file named and not there is bad input."""
+                             log: Callable[[str], None]) -> tuple[ConfigFile | None, str | None]:
+    """The file `named` (empty: DEFAULT_CONFIG_PATH) at the default branch, and that branch
+    when it had to be asked for (so no one asks twice). No file with `none`, or when the
+    default file is absent or there is nothing to read it from (said in the log). A file
+    named and not there is bad input."""
     if named == "none":
-        return None
+        return None, default_branch
     path = named or DEFAULT_CONFIG_PATH
     checkout = Checkout(workspace, github=github, default_branch=default_branch, log=log)
     try:
-        reader = checkout.reader(checkout.default_branch())
+        branch = checkout.default_branch()
+        reader = checkout.reader(branch)
     except InputError as error:
         if named:
             raise
         log(f"no configuration file read: {error}")
-        return None
+        return None, default_branch
     try:
         data = reader.read(path, max_bytes=CONFIG_MAX_BYTES, what="configuration file")
     except Missing:
         if named:
             raise
-        return None
+        return None, branch
     found = parse_config(data, path=path, where=reader.where)
     log(f"settings from {path} at {reader.where}: {', '.join(found.values) or 'none'}")
-    return found
+    return found, branch
 
 
 def local_config(named: str | None, root: Path, log: Callable[[str], None]) -> ConfigFile | None:

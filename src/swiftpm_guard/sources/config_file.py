@@ -201,7 +201,7 @@ def _value(key: str, node: yaml.Node, path: str, line: int) -> Value:
     value = _typed(key, spec, node, path, line)
     try:
         spec.check(value)
-    except UsageError as error:
+    except (UsageError, InputError) as error:
         raise InputError(str(error), file=path, line=line) from None
     return value
 
