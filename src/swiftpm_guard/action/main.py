@@ -11,8 +11,8 @@ from __future__ import annotations
 
 import os
 import traceback
-from dataclasses import replace
 from collections.abc import Mapping
+from dataclasses import replace
 from pathlib import Path
 
 from swiftpm_guard.action import modes
@@ -32,6 +32,11 @@ from swiftpm_guard.infra.github import GitHubSession, RetryPolicy
 from swiftpm_guard.jobs.adapters import Adapters, CheckRunSink
 from swiftpm_guard.jobs.config import config_at_default_branch
 from swiftpm_guard.sinks import actions_io
+
+
+def _schedule_branch(event: Event) -> str | None:
+    """A scheduled workflow runs on the default branch (GitHub's rule): its ref names it."""
+    return event.branch if event.name == "schedule" else None
 
 
 def main(environ: Mapping[str, str] | None = None, *, policy: RetryPolicy | None = None,
@@ -55,7 +60,8 @@ def main(environ: Mapping[str, str] | None = None, *, policy: RetryPolicy | None
 
             config, default_branch = config_at_default_branch(
                 Path(env.get("GITHUB_WORKSPACE", "").strip() or "."), config_input(env),
-                default_branch=event.default_branch, github=online, log=spoken)
+                default_branch=event.default_branch or _schedule_branch(event), github=online,
+                log=spoken)
             settings = ActionSettings.from_env(
                 env, config.as_inputs() if config is not None else None)
             if default_branch != event.default_branch:  # asked once, for the file

@@ -8,8 +8,9 @@ with them, with a recording sink instead of the GitHub API: the same settings, m
 delivery as on a runner. publish (and `auto` where it would publish) runs as a dry run. DIR
 gets `check-run.json` (the check run's title, summary, conclusion and annotations),
 `summary.md` (the job summary), `outputs.json` (the exit code and the step outputs),
-`outputs.txt` (the outputs as the runner's file holds them) and `event.json` (the payload). The reports the action leaves in the
-workspace (`.swiftpm-guard/`) are left in the clone, as on a runner.
+`outputs.txt` (the outputs as the runner's file holds them) and `event.json` (the payload).
+The reports the action leaves in the workspace (`.swiftpm-guard/`) stay in the clone, as on a
+runner.
 """
 
 from __future__ import annotations
