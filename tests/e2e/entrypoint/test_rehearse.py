@@ -161,3 +161,24 @@ def test_a_rehearsal_takes_no_token(tmp_path, origin):
                      "--input", "github-token=ghs_x")
     assert done.returncode == 2 and "takes no token" in done.stderr
     assert "ghs_x" not in done.stderr
+
+
+def test_rehearsing_a_pull_request_reads_the_settings_of_the_default_branch(tmp_path, origin):
+    seed = clone(origin, "main", tmp_path / "seed")
+    (seed / ".github" / "swiftpm-guard.yml").write_text(
+        f"frameworks-from: {FRAMEWORKS_FROM}\ncheck-name: Guard (from main)\n")
+    commit_all(seed, "guard settings")
+    git(seed, "push", "-q", "origin", "HEAD:main")
+    workspace = clone(origin, "main", tmp_path / "workspace")
+    git(workspace, "checkout", "-q", "-b", "topic")
+    (workspace / ".github" / "swiftpm-guard.yml").write_text("check-name: Guard (from the PR)\n")
+    head = commit_all(workspace, "my settings")
+    out = tmp_path / "pr"
+    done = _rehearse(workspace, out, "--event", "pull_request", "--base", "main",
+                     "--input=accept-static=true")
+    assert done.returncode == 0, done.stdout + done.stderr
+    recorded = json.loads((out / "check-run.json").read_text())
+    assert recorded["name"] == "Guard (from main)" and recorded["head_sha"] == head
+    event = json.loads((out / "event.json").read_text())
+    assert event["pull_request"]["head"]["ref"] == "topic"
+    assert event["pull_request"]["base"]["ref"] == "main"

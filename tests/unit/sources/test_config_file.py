@@ -117,3 +117,14 @@ def test_the_keys_are_inputs_of_the_action_and_never_a_token_or_a_run_s_own():
     assert set(KEYS) <= set(INPUTS)
     assert not set(KEYS) & {"github-token", "push-token", "mode", "version", "dry-run",
                             "allow-overwrite", "update", "check-run", "config"}
+
+
+def test_the_example_in_adopting_md_is_a_valid_file():
+    from pathlib import Path
+
+    text = (Path(__file__).resolve().parents[3] / "docs" / "adopting.md").read_text()
+    block = text.split("# .github/swiftpm-guard.yml (on main)", 1)[1].split("```", 1)[0]
+    block = block.split("\n", 1)[1]  # after the comment line
+    found = _parse(block)
+    assert set(found.values) == {"template-ref", "frameworks-from", "plain-expressions",
+                                 "frameworks-ref", "author", "accept-static"}
