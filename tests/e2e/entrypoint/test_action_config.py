@@ -143,3 +143,15 @@ def test_a_bad_file_is_one_line_and_exit_2_before_anything_runs(tmp_path, origin
     assert errors == [f"::error title=swiftpm-guard::{line}"]
     assert fake_github.calls("checks/create") == []
     assert not (workspace / ".swiftpm-guard").exists()
+
+
+def test_a_hostile_file_cannot_write_a_workflow_command(tmp_path, origin, fake_github):
+    main = _with_config(tmp_path, origin, '"\\n::warning::pwned": x\n')
+    step, workspace = _push_step(tmp_path, fake_github, origin, main,
+                                 {"frameworks-from": FRAMEWORKS_FROM})
+    result = run_entrypoint(step, workspace)
+    assert result.returncode == 2, result.stdout + result.stderr
+    commands = [x for x in (result.stdout + result.stderr).splitlines()
+                if x.lstrip().startswith("::") and not x.startswith("::add-mask::")]
+    assert len(commands) == 1 and commands[0].startswith("::error title=swiftpm-guard::")
+    assert "unknown setting" in commands[0] and "::warning::" not in commands[0]
