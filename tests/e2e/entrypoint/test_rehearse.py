@@ -182,3 +182,24 @@ def test_rehearsing_a_pull_request_reads_the_settings_of_the_default_branch(tmp_
     event = json.loads((out / "event.json").read_text())
     assert event["pull_request"]["head"]["ref"] == "topic"
     assert event["pull_request"]["base"]["ref"] == "main"
+
+
+def test_preflight_rehearses_and_a_bad_input_is_the_action_s_exit_2(tmp_path, origin):
+    workspace = clone(origin, "main", tmp_path / "workspace")
+    before = _refs(origin.bare)
+    out = tmp_path / "preflight"
+    done = _rehearse(workspace, out, "--event", "workflow_dispatch", "--mode", "preflight",
+                     "--version", VERSION)
+    assert done.returncode == 0, done.stdout + done.stderr
+    recorded = json.loads((out / "check-run.json").read_text())
+    assert recorded["created"] is True and recorded["output"]["title"] == "swiftpm-1.2.3 is free"
+    outputs = json.loads((out / "outputs.json").read_text())
+    assert outputs["exit_code"] == 0 and outputs["outputs"]["branch"] == "swiftpm-1.2.3"
+    # An audit of a repository with no published branch is bad input, for the action too:
+    # exit 2, one line, no check run and no outputs.
+    out = tmp_path / "audit"
+    done = _rehearse(workspace, out, "--event", "workflow_dispatch", "--mode", "audit")
+    assert done.returncode == 2 and "no branch matches 'swiftpm-*'" in done.stdout
+    assert not (out / "check-run.json").exists()
+    assert json.loads((out / "outputs.json").read_text()) == {"exit_code": 2, "outputs": {}}
+    assert _refs(origin.bare) == before
