@@ -13,7 +13,7 @@ from __future__ import annotations
 import argparse
 import json
 import sys
-from collections.abc import Iterator, Mapping
+from collections.abc import Iterator, Mapping, Sequence
 from pathlib import Path
 from typing import Any
 
@@ -28,13 +28,20 @@ def _cell(text: object) -> str:
     return " ".join(str(text).split()).replace("|", "\\|")
 
 
-def inputs_page(action: Mapping[str, Any]) -> str:
+def inputs_page(action: Mapping[str, Any], defaults: Mapping[str, str] | None = None,
+                configurable: Sequence[str] = ()) -> str:
+    """`defaults`: what an empty input means (the code's INPUTS); `configurable`: the inputs
+    the configuration file may set instead."""
     lines = [GENERATED.format(source="action.yml"), "", "# Inputs", "",
              "Every input of the action (`uses: …/swiftpm-guard@…` `with:`), with its default.",
+             "Those marked *file* may be set once for every step in the configuration file",
+             "(`.github/swiftpm-guard.yml`, docs/adopting.md); a step's input wins.",
              "", "| input | default | what it does |", "|---|---|---|"]
     for name, spec in action["inputs"].items():
-        default = spec.get("default", "")
+        default = spec.get("default", "") or (defaults or {}).get(name, "")
         shown = f"`{_cell(default)}`" if default != "" else "(empty)"
+        if name in configurable:
+            shown += " *file*"
         lines.append(f"| `{name}` | {shown} | {_cell(spec.get('description', ''))} |")
     return "\n".join(lines) + "\n"
 
@@ -147,14 +154,16 @@ def _type(spec: Mapping[str, Any], root: Mapping[str, Any]) -> str:
 def pages() -> dict[Path, str]:
     """Every generated page, by path, as its generator writes it."""
     sys.path.insert(0, str(ROOT / "src"))
+    from swiftpm_guard.action.settings import INPUTS
     from swiftpm_guard.cli.main import build_parser
     from swiftpm_guard.core.model import CODES
     from swiftpm_guard.report.code_guide import GUIDE
+    from swiftpm_guard.sources.config_file import KEYS
 
     action = yaml.safe_load((ROOT / "action.yml").read_text(encoding="utf-8"))
     schemas = {path.stem: json.loads(path.read_text(encoding="utf-8"))
                for path in sorted((ROOT / "src/swiftpm_guard/report/schemas").glob("*.json"))}
-    return {REFERENCE / "inputs.md": inputs_page(action),
+    return {REFERENCE / "inputs.md": inputs_page(action, INPUTS, tuple(KEYS)),
             REFERENCE / "outputs.md": outputs_page(action),
             REFERENCE / "cli.md": cli_page(build_parser()),
             REFERENCE / "findings.md": findings_page(CODES, GUIDE),

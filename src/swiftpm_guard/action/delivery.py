@@ -102,15 +102,19 @@ def _check_run(settings: ActionSettings, adapters: Adapters,
     if settings.check_run == "none":
         return ["> No check run: input check-run is none (a later step makes it)."], None, \
             False, None
+    update = None if settings.check_run == "create" else int(settings.check_run)
+    target = CheckRunTarget(repository=settings.event.repository, name=settings.check_name,
+                            head_sha=settings.event.head_sha, details_url=settings.details_url,
+                            update=update)
     if settings.dry_run:
         posted = Posted(reason="dry-run: no check run was created")
+        if adapters.check_runs is not None:  # a rehearsal still shows what it would hold
+            adapters.check_runs.record(target, output, posted.reason)
+    elif adapters.check_runs is not None:
+        posted = adapters.check_runs.record(target, output, None)
     elif not settings.token or adapters.github is None:
         posted = Posted(reason="no github-token: no check run was created")
     else:
-        update = None if settings.check_run == "create" else int(settings.check_run)
-        target = CheckRunTarget(repository=settings.event.repository, name=settings.check_name,
-                                head_sha=settings.event.head_sha, details_url=settings.details_url,
-                                update=update)
         posted = post_check_run(adapters.github, target, output)
     if posted.reason is None:
         return [], posted.url, False, posted.run_id

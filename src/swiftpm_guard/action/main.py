@@ -12,10 +12,16 @@ from __future__ import annotations
 import os
 import traceback
 from collections.abc import Mapping
+from dataclasses import replace
+from pathlib import Path
 
 from swiftpm_guard.action import modes
+from swiftpm_guard.action.event import Event
 from swiftpm_guard.action.settings import (
     ActionSettings,
+    api_url_from,
+    check_inputs,
+    config_input,
     in_input_names,
     push_token_from,
     token_from,
@@ -23,23 +29,46 @@ from swiftpm_guard.action.settings import (
 from swiftpm_guard.console import command, log, tell
 from swiftpm_guard.errors import GuardError
 from swiftpm_guard.infra.github import GitHubSession, RetryPolicy
-from swiftpm_guard.jobs.adapters import Adapters
+from swiftpm_guard.jobs.adapters import Adapters, CheckRunSink
+from swiftpm_guard.jobs.config import config_at_default_branch
 from swiftpm_guard.sinks import actions_io
 
 
-def main(environ: Mapping[str, str] | None = None, *, policy: RetryPolicy | None = None) -> int:
+def _schedule_branch(event: Event) -> str | None:
+    """A scheduled workflow runs on the default branch (GitHub's rule): its ref names it."""
+    return event.branch if event.name == "schedule" else None
+
+
+def main(environ: Mapping[str, str] | None = None, *, policy: RetryPolicy | None = None,
+         check_runs: CheckRunSink | None = None) -> int:
+    """`check_runs`: a rehearsal's recording sink: no GitHub API at all, the check run it
+    would create handed to the sink (action/rehearse.py)."""
     env = os.environ if environ is None else environ
     for token in (token_from(env), push_token_from(env)):
         if token:
             for line in actions_io.mask(token):
                 command(line)
     try:
-        settings = ActionSettings.from_env(env)
-        github = GitHubSession(settings.api_url, settings.token, settings.event.repository,
+        check_inputs(env)
+        event = Event.from_env(env)
+        github = GitHubSession(api_url_from(env), token_from(env), event.repository,
                                (policy or RetryPolicy()).for_run())
+        online = github if check_runs is None else None
         try:
-            return modes.run(settings, Adapters(log=lambda line: log(in_input_names(line)),
-                                                github=github))
+            def spoken(line: str) -> None:
+                log(in_input_names(line))
+
+            config, default_branch = config_at_default_branch(
+                Path(env.get("GITHUB_WORKSPACE", "").strip() or "."), config_input(env),
+                default_branch=event.default_branch or _schedule_branch(event), github=online,
+                log=spoken)
+            settings = ActionSettings.from_env(
+                env, config.as_inputs() if config is not None else None)
+            if default_branch != event.default_branch:  # asked once, for the file
+                settings = replace(settings, event=replace(settings.event,
+                                                           default_branch=default_branch))
+            return modes.run(settings, Adapters(log=spoken, github=online,
+                                                check_runs=check_runs))
         finally:
             github.close()
     except GuardError as error:

@@ -94,6 +94,9 @@ class ActionSettings:
     resolve_swift: str | None = None
     base_url: str | None = None
     branches: str = DEFAULT_PATTERN
+    #: Input config: the configuration file's path at the default branch ("" its default
+    #: path, "none" no file); main.py reads it before these settings are made.
+    config: str = ""
 
     def __post_init__(self) -> None:
         if not self.workspace.is_dir():
@@ -147,9 +150,11 @@ class ActionSettings:
         return self.event.branch == self.template_ref
 
     @classmethod
-    def from_env(cls, env: Mapping[str, str]) -> ActionSettings:
+    def from_env(cls, env: Mapping[str, str],
+                 config: Mapping[str, str] | None = None) -> ActionSettings:
+        """`config`: the configuration file's settings, each used where its input is empty."""
         def value(name: str) -> str:
-            return read_input(env, name)
+            return read_input(env, name, (config or {}).get(name))
 
         event = Event.from_env(env)
         requested = choice("mode", value("mode"), MODES)
@@ -162,7 +167,7 @@ class ActionSettings:
                                     else boolean("verify-zips", zips))
         return cls(mode=mode, requested_mode=requested, event=event, token=token_from(env),
                    push_token=_push_token(env), **_sources(value), **_release(value), **behaviour,
-                   **_runner(env))
+                   **_runner(env), config=config_input(env))
 
 
 def _push_token(env: Mapping[str, str]) -> str | None:
@@ -316,6 +321,7 @@ INPUTS: dict[str, str] = {
     "resolve": "false",
     "base-url": "",
     "branches": DEFAULT_PATTERN,
+    "config": "",  # empty: .github/swiftpm-guard.yml at the default branch, if there
 }
 #: Every output the action writes (action.yml declares the same, tested).
 OUTPUTS = (
@@ -333,14 +339,42 @@ OUTPUTS = (
 MODES = ("auto", "check", "publish", "audit", "preflight")
 PR_CONCLUSIONS = ("auto", "neutral", "failure")
 
-def read_input(env: Mapping[str, str], name: str) -> str:
-    """`INPUT_NAME-WITH-HYPHENS` (the runner) or `INPUT_NAME_WITH_UNDERSCORES`, else default."""
+def read_input(env: Mapping[str, str], name: str, default: str | None = None) -> str:
+    """`INPUT_NAME-WITH-HYPHENS` (the runner) or `INPUT_NAME_WITH_UNDERSCORES`, else `default`
+    (the configuration file's), else the input's own default."""
     upper = name.upper()
     for key in (f"INPUT_{upper}", f"INPUT_{upper.replace('-', '_')}"):
         value = env.get(key)
         if value is not None and value.strip():
             return value.strip()
-    return INPUTS[name]
+    return INPUTS[name] if default is None else default
+
+
+def check_inputs(env: Mapping[str, str]) -> None:
+    """Every input the step gives, each validated on its own (exit 2), before the
+    configuration file is read; how they combine is judged once the file's are known."""
+    def value(name: str) -> str:
+        return read_input(env, name)
+
+    Event.from_env(env)
+    _sources(value)
+    _release(value)
+    _behaviour(value)
+    _runner(env)
+    config_input(env)
+
+
+def config_input(env: Mapping[str, str]) -> str:
+    """Input config, validated: "" (the default path), "none" or a path in the repository."""
+    from swiftpm_guard.jobs.config import validate_config_option
+
+    return validate_config_option(read_input(env, "config"), "input config")
+
+
+def api_url_from(env: Mapping[str, str]) -> str:
+    """GITHUB_API_URL, validated (needed before the settings: the configuration file may be
+    read through the API)."""
+    return str(_runner(env)["api_url"])
 
 
 def token_from(env: Mapping[str, str]) -> str | None:

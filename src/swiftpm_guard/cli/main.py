@@ -13,7 +13,9 @@ from collections.abc import Sequence
 from typing import Any, NoReturn
 
 from swiftpm_guard import __version__
+from swiftpm_guard.action import rehearse
 from swiftpm_guard.cli import audit, check, publish
+from swiftpm_guard.cli.config import add_config_argument, apply_config, given_options
 from swiftpm_guard.cli.options import Parser
 from swiftpm_guard.console import log, package_text, reader_left, say
 from swiftpm_guard.core.model import CODES
@@ -31,7 +33,7 @@ EXIT_CODES = """exit codes:
 SCHEMAS = ("check", "audit")
 
 
-def build_parser() -> argparse.ArgumentParser:
+def build_parser() -> Parser:
     parser = Parser(prog="swiftpm-guard", description=DESCRIPTION, epilog=EXIT_CODES)
     parser.add_argument("--version-info", action="version", version=f"swiftpm-guard {__version__}",
                         help="print the tool's version and exit")
@@ -41,15 +43,23 @@ def build_parser() -> argparse.ArgumentParser:
     commands.add_parser("codes", help="list the finding codes")
     audit.add_parsers(commands)
     publish.add_parsers(commands)
+    rehearse.add_parsers(commands)
     schema = commands.add_parser(
         "schema", help="print the JSON Schema of the check or the audit report",
         description="Print the JSON Schema (draft 2020-12) that every --json report of that "
                     "kind validates against.")
     schema.add_argument("kind", choices=SCHEMAS,
                         help="check: the report of check, render and publish; audit: of audit")
-    for sub in commands.choices.values():
+    for name, sub in commands.choices.items():
         sub.epilog = EXIT_CODES
+        if name in CONFIGURED:
+            add_config_argument(sub)
+    parser.subcommands = dict(commands.choices)
     return parser
+
+
+#: The subcommands that read the configuration file (rehearse: the action it runs reads it).
+CONFIGURED = ("check", "render", "audit", "publish", "preflight")
 
 
 def schema_text(kind: str) -> str:
@@ -68,7 +78,7 @@ def schema(kind: str) -> dict[str, Any]:
     return loaded
 
 
-def _dispatch(args: argparse.Namespace) -> int:
+def _dispatch(args: argparse.Namespace, parser: Parser, argv: Sequence[str]) -> int:
     if args.command == "codes":
         width = max(map(len, CODES))
         for code, meaning in CODES.items():
@@ -78,15 +88,21 @@ def _dispatch(args: argparse.Namespace) -> int:
         package_text(schema_text(args.kind))
         return 0
     adapters = Adapters(log=(lambda _line: None) if getattr(args, "quiet", False) else log)
+    if args.command in CONFIGURED:
+        given = given_options(parser, parser.subcommands[args.command], argv)
+        apply_config(args, given, adapters.log)
     runner = {"check": check.run, "render": check.run, "audit": audit.run,
-              "publish": publish.run, "preflight": publish.run}[args.command]
+              "publish": publish.run, "preflight": publish.run,
+              "rehearse": rehearse.run}[args.command]
     return runner(args, adapters)
 
 
 def main(argv: Sequence[str] | None = None) -> int:
     try:
-        args = build_parser().parse_args(sys.argv[1:] if argv is None else list(argv))
-        return _dispatch(args)
+        parser = build_parser()
+        arguments = sys.argv[1:] if argv is None else list(argv)
+        args = parser.parse_args(arguments)
+        return _dispatch(args, parser, arguments)
     except GuardError as error:
         log(f"error: {error}")
         return error.exit_code

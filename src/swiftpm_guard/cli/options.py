@@ -34,6 +34,8 @@ class Parser(argparse.ArgumentParser):
     def __init__(self, *args: Any, **kwargs: Any) -> None:
         kwargs.setdefault("formatter_class", argparse.RawDescriptionHelpFormatter)
         super().__init__(*args, **kwargs)
+        #: The main parser's subcommands by name (cli.main fills it).
+        self.subcommands: dict[str, argparse.ArgumentParser] = {}
 
     def _print_message(self, message: str, file: object = None) -> None:
         # --help and --version-info (errors raise instead): through the one output door.

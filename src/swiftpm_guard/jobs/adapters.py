@@ -4,10 +4,22 @@ from __future__ import annotations
 
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Protocol
 
 if TYPE_CHECKING:
+    from swiftpm_guard.core.model import CheckRunOutput
     from swiftpm_guard.infra.github import GitHubSession
+    from swiftpm_guard.sinks.checks_api import CheckRunTarget, Posted
+
+
+class CheckRunSink(Protocol):
+    """Where a rehearsal's check run goes instead of the Checks API."""
+
+    def record(self, target: CheckRunTarget, output: CheckRunOutput,
+               skipped: str | None) -> Posted:
+        """Keep the check run `target` would get; `skipped`: why the action would create
+        none (a dry run). Returns what posting it would have returned."""
+        ...
 
 
 def _quiet(_line: str) -> None:
@@ -25,6 +37,8 @@ class Adapters:
     log: Callable[[str], None] = _quiet
     github: GitHubSession | None = None
     environ: Mapping[str, str] | None = field(default=None, repr=False)
+    #: A rehearsal's sink for the check run (None: the Checks API through `github`).
+    check_runs: CheckRunSink | None = None
 
 
 #: No log, no API session, the process's environment: what a job gets when given nothing.

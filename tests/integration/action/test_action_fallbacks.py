@@ -193,12 +193,17 @@ def test_template_through_the_contents_api_without_a_clone(tmp_path, origin, fak
     (workspace / WORKFLOW).parent.mkdir(parents=True)
     step = _push_dropping(tmp_path, origin, fake_github, workspace=workspace)
     assert action.main(step.env, policy=_policy(Clock())) == 1
-    paths = [r.path.split("/contents/", 1)[1] for r in fake_github.calls("repos/get-content")]
+    calls = fake_github.calls("repos/get-content")
+    # First the configuration file, at the default branch (absent: a 404, no settings).
+    config, *calls = calls
+    assert config.path.endswith("/contents/.github/swiftpm-guard.yml")
+    assert config.query == {"ref": ["main"]} and config.status == 404
+    paths = [r.path.split("/contents/", 1)[1] for r in calls]
     assert paths[:3] == ["", "Package.swift.template", ".Package.swift"]
     # The root's listing (version-specific manifests beside the template), the template, the
     # stub root, one listing per stub folder.
     assert len(paths) == 3 + 18
-    assert all(r.query == {"ref": ["swiftpm"]} for r in fake_github.calls("repos/get-content"))
+    assert all(r.query == {"ref": ["swiftpm"]} for r in calls)
     template = tmp_path / "template.swift"
     template.write_text(git(origin.bare, "show", "swiftpm:Package.swift.template"))
     # Not in the workspace's tree: listed with its ref, not annotated.

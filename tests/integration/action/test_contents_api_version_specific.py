@@ -52,6 +52,7 @@ def test_the_contents_api_lists_the_root_and_reads_each_version_specific_manifes
     assert action.main(step.env) == 1
     paths = [unquote(r.path.split("/contents/", 1)[1])
              for r in fake_github.calls("repos/get-content")]
+    assert paths.pop(0) == ".github/swiftpm-guard.yml"  # the configuration file (none here)
     assert paths[:3] == ["", "Package.swift.template", ".Package.swift"]
     assert f"{VARIANT}.template" in paths
     report = json.loads((workspace / ".swiftpm-guard" / "report.json").read_text())

@@ -10,6 +10,7 @@ import yaml
 from swiftpm_guard.action.delivery import outputs_for
 from swiftpm_guard.action.settings import INPUTS, OUTPUTS, ActionSettings
 from swiftpm_guard.core.model import Report
+from swiftpm_guard.sources.config_file import KEYS as CONFIG_KEYS
 
 ROOT = Path(__file__).resolve().parents[3]
 
@@ -55,6 +56,11 @@ def test_action_yml_declares_exactly_the_inputs_the_code_knows_with_the_same_def
     assert set(declared) == set(INPUTS)
     for name, spec in declared.items():
         expected = "${{ github.token }}" if name == "github-token" else INPUTS[name]
+        if name in CONFIG_KEYS:
+            # Empty in action.yml: an empty input is how the code knows the step did not
+            # give it, so the configuration file's value applies; the code's default after.
+            expected = ""
+            assert "Default: " in spec["description"], name  # the real default, in words
         assert str(spec.get("default", "")) == expected, name
         assert spec.get("description"), name
 
@@ -109,7 +115,11 @@ def test_the_reference_documents_every_input_and_output_and_nothing_else():
     inputs = _reference_table("inputs.md")
     assert set(inputs) == set(_action()["inputs"])
     for name, (default, meaning) in inputs.items():
+        # A setting the configuration file may hold is marked so, with the code's default.
+        assert default.endswith(" *file*") == (name in CONFIG_KEYS), name
+        default = default.removesuffix(" *file*")
         shown = "" if default == "(empty)" else default.strip("`")
-        assert shown == str(_action()["inputs"][name].get("default", "")), name
+        declared = str(_action()["inputs"][name].get("default", ""))
+        assert shown == (INPUTS[name] if name in CONFIG_KEYS else declared), name
         assert meaning, name
     assert set(_reference_table("outputs.md")) == set(_action()["outputs"])

@@ -85,6 +85,7 @@ def test_defaults(tmp_path):
         "update",
         "verify-absent",
         "absent-on-403",
+        "config",
     }
     assert settings.push_token is None and settings.publish_refs == ()
     assert settings.exclude_paths == (".github/",) and settings.update is False
