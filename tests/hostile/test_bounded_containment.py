@@ -77,8 +77,8 @@ def test_a_zip_swapped_for_a_fifo_after_hashing_cannot_block(
     write_zip(path, "executorch")
     hash_stream = artifacts._sha256_stream
 
-    def hash_then_swap(stream: Any) -> str:
-        digest = hash_stream(stream)
+    def hash_then_swap(stream: Any, shown: str, deadline: float) -> str:
+        digest = hash_stream(stream, shown, deadline)
         path.unlink()
         os.mkfifo(path)  # the name now blocks any open that waits for a writer
         return digest

@@ -18,13 +18,12 @@ from typing import TYPE_CHECKING, Any
 
 from swiftpm_guard.errors import InputError
 from swiftpm_guard.infra.github import RetryPolicy, call
+from swiftpm_guard.limits import ARTIFACT_MAX_BYTES
 from swiftpm_guard.sources.zip_archive import ZipProblem, directory
 
 if TYPE_CHECKING:
     from swiftpm_guard.infra.github import Github
 
-#: Real artifacts of a binary release are a few GB; anything past this is refused.
-ARTIFACT_MAX_BYTES = 16 * 1024**3
 ENTRIES_MAX = 10_000
 _PAGE = 100
 _PAGES_MAX = 50

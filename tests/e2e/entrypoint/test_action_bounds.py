@@ -8,6 +8,7 @@ from __future__ import annotations
 import resource
 import subprocess
 import sys
+import time
 from pathlib import Path
 
 import pytest
@@ -19,8 +20,10 @@ from support.actions_env import (
     Origin,
     Step,
     clone,
+    dispatch_payload,
     make_origin,
     push_payload,
+    run_entrypoint,
     runner_env,
 )
 from support.fake_github import FakeGitHub
@@ -60,3 +63,28 @@ def test_a_30_mb_commit_message_is_read_in_bounded_memory(tmp_path, origin, fake
     assert result.returncode == 0, result.stdout + result.stderr
     assert "MemoryError" not in result.stderr
     assert step.outputs()["consistent"] == "true"
+
+
+def test_a_sparse_terabyte_zip_is_refused_before_hashing(tmp_path, origin, fake_github):
+    from support.release import write_zip
+
+    workspace = clone(origin, "main", tmp_path / "workspace")
+    out = workspace / "out"
+    out.mkdir()
+    write_zip(out / "kernels-1.2.3.zip", "kernels")
+    with (out / "huge-1.2.3.zip").open("wb") as sparse:
+        sparse.truncate(1 << 40)  # a terabyte that takes no disk
+    step = runner_env(tmp_path, api_url=fake_github.url, workspace=workspace,
+                      event_name="workflow_dispatch", payload=dispatch_payload({}),
+                      sha=origin.main, ref="refs/heads/main",
+                      inputs={"mode": "check", "version": "1.2.3", "artifacts": "out",
+                              "frameworks-from": FRAMEWORKS_FROM, "github-token": TOKEN})
+    started = time.monotonic()
+    result = run_entrypoint(step, workspace)
+    took = time.monotonic() - started
+    assert result.returncode == 2, result.stdout + result.stderr
+    errors = [line for line in result.stdout.splitlines() if line.startswith("::error")]
+    assert len(errors) == 1, result.stdout
+    assert "out/huge-1.2.3.zip" in errors[0]
+    assert f"zip is {1 << 40} bytes, more than the {16 * 1024**3} bytes" in errors[0]
+    assert took < 30, took  # hashing it took about half an hour
