@@ -3,7 +3,9 @@
 PyGithub loads on first use and its own retries are off: every method (PATCH included) is
 retried here, bounded in attempts and in time, with waits tests inject: 5xx and transport
 errors back off; a primary rate limit waits for its reset, a secondary one for `Retry-After`
-(else `secondary_wait`). A wait that would overrun the budget is not started.
+(else `secondary_wait`). A wait that would overrun the budget is not started, and each attempt
+runs under a wall-clock deadline (infra.http_deadline) at the end of the budget: a server that
+drips its answer cannot hold a call past it, nor the API past the run's budget.
 """
 
 from __future__ import annotations
@@ -16,6 +18,7 @@ from typing import TYPE_CHECKING, Any, TypeVar
 
 from swiftpm_guard import console
 from swiftpm_guard.errors import InfrastructureError
+from swiftpm_guard.infra import http_deadline
 
 if TYPE_CHECKING:
     # Re-exported for annotations elsewhere: PyGithub is named only here and in sinks/.
@@ -79,6 +82,9 @@ def connect(api_url: str, token: str | None, policy: RetryPolicy) -> Github:
     """A PyGithub client for `api_url` (GHES works) with PyGithub's own retries off."""
     from github import Auth, Github  # noqa: TID251  (PyGithub's home)
 
+    from swiftpm_guard.infra import github_http
+
+    github_http.install()
     return Github(base_url=api_url.rstrip("/"), auth=Auth.Token(token) if token else None,
                   timeout=policy.request_timeout, retry=None, lazy=True,
                   seconds_between_requests=None,
@@ -91,29 +97,51 @@ def call(policy: RetryPolicy, what: str, operation: Callable[[], T]) -> T:
     attempt = 0
     while True:
         attempt += 1
-        try:
-            return operation()
-        except Exception as error:  # classified below; anything unknown is re-raised
-            status, message, headers = _describe(error)
-            if status is None and message is None:
-                raise
-            retry = _classify(status, message or "", headers, attempt, policy)
-            reason = f"HTTP {status}: {message}" if status else (message or "error")
-            if retry is None:
-                raise GitHubApiError(f"{what}: {reason}", status=status) from None
-            now = policy.monotonic()
-            left = policy.total_seconds - (now - started)
-            if policy.deadline is not None:
-                left = min(left, policy.deadline - now)
-            if attempt >= policy.attempts or retry.wait > left:
-                raise GitHubApiError(
-                    f"{what}: gave up after {attempt} attempt(s) "
-                    f"({retry.reason}; budget {policy.total_seconds:g}s): {reason}",
-                    status=status,
-                    retried=True,
-                ) from None
-            policy.log(f"swiftpm-guard: {what}: {retry.reason}; retrying in {retry.wait:.1f}s")
-            policy.sleep(retry.wait)
+        seconds = _left(policy, started)
+        with http_deadline.bounded(seconds) as deadline:
+            try:
+                result = operation()
+            except Exception as error:
+                if not deadline.expired:
+                    _retry_or_raise(error, policy, what, attempt, started)
+                    continue
+            if not deadline.expired:
+                return result
+        raise GitHubApiError(f"{what}: no complete answer within {max(seconds, 0):.0f} s, "
+                             f"what was left of its budget (attempt {attempt})",
+                             retried=True) from None
+
+
+def _left(policy: RetryPolicy, started: float) -> float:
+    """The time left to one call: its own budget, and the run's."""
+    now = policy.monotonic()
+    left = policy.total_seconds - (now - started)
+    if policy.deadline is not None:
+        left = min(left, policy.deadline - now)
+    return left
+
+
+def _retry_or_raise(error: Exception, policy: RetryPolicy, what: str, attempt: int,
+                    started: float) -> None:
+    """Wait before the next attempt when `error` is worth retrying within the budget; raise
+    GitHubApiError (or `error` itself, when it is no API failure) otherwise."""
+    status, message, headers = _describe(error)
+    if status is None and message is None:
+        raise error
+    retry = _classify(status, message or "", headers, attempt, policy)
+    reason = f"HTTP {status}: {message}" if status else (message or "error")
+    if retry is None:
+        raise GitHubApiError(f"{what}: {reason}", status=status) from None
+    left = _left(policy, started)
+    if attempt >= policy.attempts or retry.wait > left:
+        raise GitHubApiError(
+            f"{what}: gave up after {attempt} attempt(s) "
+            f"({retry.reason}; budget {policy.total_seconds:g}s): {reason}",
+            status=status,
+            retried=True,
+        ) from None
+    policy.log(f"swiftpm-guard: {what}: {retry.reason}; retrying in {retry.wait:.1f}s")
+    policy.sleep(retry.wait)
 
 
 def _describe(error: BaseException) -> tuple[int | None, str | None, Mapping[str, str]]:

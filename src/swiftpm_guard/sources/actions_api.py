@@ -72,7 +72,7 @@ def download_artifact(api_url: str, token: str, repository: str, artifact: RunAr
     Not through PyGithub: it refuses redirects to hosts outside github.com, and GitHub sends
     this one to blob storage elsewhere. requests follows it and drops the token on the way.
     """
-    import requests  # a dependency of PyGithub
+    from swiftpm_guard.infra import github_http  # requests, under the attempt's deadline
 
     if artifact.size > max_bytes:
         raise InputError(
@@ -89,7 +89,7 @@ def download_artifact(api_url: str, token: str, repository: str, artifact: RunAr
     }
 
     def fetch() -> Path:
-        with requests.get(
+        with github_http.session() as session, session.get(
             url, headers=headers, stream=True, timeout=policy.request_timeout
         ) as response:
             response.raise_for_status()
