@@ -1,4 +1,5 @@
-"""requests and PyGithub with their sockets under the current Deadline (infra.http_deadline).
+"""requests and PyGithub with their sockets under the current Deadline (infra.http_deadline),
+and PyGithub's `GithubRetry` with the tool's waits and budget (infra.github).
 
 Imported only when the API is used. urllib3's connections watch the socket they open
 (connect and TLS handshake included) and the one they reuse for each response; requests
@@ -7,10 +8,12 @@ sessions get them through an adapter, PyGithub through its connection classes.
 
 from __future__ import annotations
 
+from collections.abc import Callable, Mapping
 from typing import Any
 
 import requests
 import urllib3
+from github import GithubRetry  # noqa: TID251  (PyGithub's home)
 from github.Requester import (  # noqa: TID251  (PyGithub's home)
     HTTPRequestsConnectionClass,
     HTTPSRequestsConnectionClass,
@@ -18,6 +21,31 @@ from github.Requester import (  # noqa: TID251  (PyGithub's home)
 from requests.adapters import HTTPAdapter
 
 from swiftpm_guard.infra.http_deadline import current, watch_current
+
+#: Sleeps before the next attempt: (status or None, headers, failures so far).
+Pause = Callable[[int | None, Mapping[str, str], int], None]
+
+
+class GuardRetry(GithubRetry):
+    """PyGithub's retry deciding what to retry (every method, 429 too), the tool deciding how
+    long to wait and whether to (`pause`, infra.github: within the budget, injected sleeps)."""
+
+    def __init__(self, *, pause: Pause, **kwargs: Any) -> None:
+        self.pause = pause
+        kwargs.setdefault("status_forcelist", [429, *range(500, 600)])
+        kwargs.setdefault("allowed_methods", None)  # None: every method, PATCH included
+        kwargs.setdefault("raise_on_status", False)  # the last answer reaches PyGithub
+        kwargs.setdefault("redirect", 0)  # PyGithub and requests follow redirects themselves
+        super().__init__(**kwargs)
+
+    def new(self, **kw: Any) -> GuardRetry:
+        kw["pause"] = self.pause
+        made: GuardRetry = super().new(**kw)
+        return made
+
+    def sleep(self, response: Any = None) -> None:
+        headers = dict(getattr(response, "headers", None) or {})
+        self.pause(getattr(response, "status", None), headers, max(len(self.history), 1))
 
 
 class _Watched:
@@ -65,10 +93,11 @@ class WatchedAdapter(HTTPAdapter):
         self.poolmanager.pool_classes_by_scheme = {"http": _HTTPPool, "https": _HTTPSPool}
 
 
-def session() -> requests.Session:
-    """A requests session whose every request is bounded by the current Deadline."""
+def session(retry: urllib3.Retry) -> requests.Session:
+    """A requests session whose every request is bounded by the current Deadline and
+    retried by `retry`."""
     made = requests.Session()
-    _mount(made)
+    _mount(made, retry)
     return made
 
 
