@@ -364,3 +364,29 @@ def test_the_action_against_a_dripping_api_ends_within_its_run_budget(
     assert server.requests, "the API was asked"
     assert "no complete answer within" in out, out
     assert code == 0, out
+
+
+def test_a_dripping_tls_server_and_a_dripping_head_are_cut_at_the_deadline(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The deadline shuts a TLS socket as it shuts a plain one, and bounds the HEAD that
+    `--verify-absent` sends as it bounds a download."""
+    from support.drip_server import serve_drip
+    from support.tls import make_test_ca
+    from swiftpm_guard.core.urls import UrlSettings
+    from swiftpm_guard.sources.hosted import _exists, fetch_all
+
+    ca = make_test_ca(tmp_path / "ca")
+    monkeypatch.setenv("SSL_CERT_FILE", str(ca.ca_pem))
+    settings = UrlSettings(timeout=5, deadline=2, retries=0)
+    for tls, probe in ((ca.server_context(), None), (None, _exists)):
+        with serve_drip(interval=0.5, seconds=60, tls=tls) as server:
+            url = f"{server.url}/kernels-1.2.3.zip"
+            started = time.monotonic()
+            fetched = _finishes(lambda: fetch_all([url], settings, **(  # noqa: B023
+                {"probe": probe} if probe else {})), 30, server.stopping.set)  # noqa: B023
+            took = time.monotonic() - started
+        assert server.requests, "the request reached the server"
+        assert fetched[url].state == "error", fetched[url]
+        assert "no complete answer within 2 s" in fetched[url].detail, fetched[url]
+        assert took < 4, took
