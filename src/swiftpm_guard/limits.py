@@ -23,6 +23,12 @@ ZIP_READ_SECONDS = 120.0
 ZIP_VERIFY_MAX_BYTES = 16 * 1024**3
 ZIP_VERIFY_SECONDS = 300.0
 
+#: A run's artifact, and any one built zip: real ones are a few GB. A local zip past it is
+#: refused before a byte is hashed (a sparse file can claim a terabyte).
+ARTIFACT_MAX_BYTES = 16 * 1024**3
+#: Hashing every local zip of one folder (SHA-256 runs at several hundred MB/s a core).
+HASH_SECONDS = 900.0
+
 #: One git process that talks to a remote: a slow runner can take a while, not forever.
 GIT_NETWORK_SECONDS = 180.0
 #: One git process of an audit; a fetch of hundreds of shallow branches fits easily.

@@ -77,8 +77,8 @@ def test_a_zip_swapped_for_a_fifo_after_hashing_cannot_block(
     write_zip(path, "executorch")
     hash_stream = artifacts._sha256_stream
 
-    def hash_then_swap(stream: Any) -> str:
-        digest = hash_stream(stream)
+    def hash_then_swap(stream: Any, shown: str, deadline: float) -> str:
+        digest = hash_stream(stream, shown, deadline)
         path.unlink()
         os.mkfifo(path)  # the name now blocks any open that waits for a writer
         return digest
@@ -245,7 +245,7 @@ def test_a_dripping_server_is_stopped_at_the_deadline() -> None:
                             server.stopping.set)
         took = time.monotonic() - started
     result = fetched[server.url("drip.zip")]
-    assert result.state == "error" and "longer than 2 s" in result.detail, result
+    assert result.state == "error" and "within 2 s" in result.detail, result
     assert took < 8, took
 
 
@@ -285,3 +285,108 @@ def test_a_fifo_for_the_step_outputs_or_summary_cannot_block(tmp_path: Path, rea
     finally:
         if held is not None:
             os.close(held)
+
+
+def test_a_server_dripping_its_status_line_and_headers_is_cut_at_the_deadline() -> None:
+    """A socket timeout is per read: a byte every half second never trips it. The deadline
+    covers the whole request, status line and headers too (infra.http_deadline)."""
+    from support.drip_server import serve_drip
+    from swiftpm_guard.core.urls import UrlSettings
+    from swiftpm_guard.sources.hosted import fetch_all
+
+    with serve_drip(interval=0.5, seconds=60) as server:
+        url = f"{server.url}/kernels-1.2.3.zip"
+        settings = UrlSettings(timeout=5, deadline=2, retries=0)
+        started = time.monotonic()
+        fetched = _finishes(lambda: fetch_all([url], settings), 30, server.stopping.set)
+        took = time.monotonic() - started
+    assert fetched[url].state == "error", fetched[url]
+    assert "no complete answer within 2 s" in fetched[url].detail, fetched[url]
+    assert len(server.requests) == 1
+    assert took < 4, took  # it was held until the server stopped dripping
+
+
+def test_a_dripping_api_is_cut_at_the_run_budget() -> None:
+    """Every attempt of every API call runs under what is left of the call's budget and of
+    the run's: a server dripping its answer cannot hold the API past the run budget."""
+    from support.drip_server import serve_drip
+    from swiftpm_guard.infra.github import GitHubApiError, GitHubSession, RetryPolicy, call
+
+    with serve_drip(interval=0.5, seconds=60) as server:
+        policy = RetryPolicy(attempts=3, total_seconds=30, run_seconds=2, request_timeout=5,
+                             seconds_between_writes=None, sleep=lambda _s: None).for_run()
+        github = GitHubSession(server.url, "ghs_dripToken0123456789", "example/repo", policy)
+        started = time.monotonic()
+
+        def branch() -> Any:
+            return call(policy, "read the default branch",
+                        lambda: github.repo.default_branch)
+
+        with pytest.raises(GitHubApiError, match="no complete answer within 2 s") as raised:
+            _finishes(branch, 30, server.stopping.set)
+        took = time.monotonic() - started
+        later = time.monotonic()
+        with pytest.raises(GitHubApiError, match="within 0 s"):  # the budget is spent
+            _finishes(branch, 30, server.stopping.set)
+        github.close()
+    assert raised.value.retried and not raised.value.not_writable
+    assert took < 4, took
+    assert time.monotonic() - later < 1
+
+
+def test_the_action_against_a_dripping_api_ends_within_its_run_budget(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """The action's main, as entrypoint.py runs it, with GITHUB_API_URL at a server that
+    drips: every call is cut at the run's budget and the report still reaches the log."""
+    from support.actions_env import FRAMEWORKS_FROM, clone, make_origin
+    from support.drip_server import serve_drip
+    from swiftpm_guard.action import main as action
+    from swiftpm_guard.infra.github import RetryPolicy
+
+    origin = make_origin(tmp_path / "remote")
+    workspace = clone(origin, "main", tmp_path / "workspace")
+    (tmp_path / "step").mkdir()
+    with serve_drip(interval=0.5, seconds=90) as server:
+        step = runner_env(
+            tmp_path / "step", api_url=server.url, workspace=workspace, event_name="push",
+            payload=push_payload(ref="refs/heads/main", before=origin.main, after=origin.main),
+            sha=origin.main, ref="refs/heads/main",
+            inputs={"mode": "check", "frameworks-from": FRAMEWORKS_FROM,
+                    "github-token": "ghs_dripToken0123456789"})
+        policy = RetryPolicy(run_seconds=3, request_timeout=5, seconds_between_writes=None)
+        started = time.monotonic()
+        code = _finishes(lambda: action.main(step.env, policy=policy), 60,
+                         server.stopping.set)
+        took = time.monotonic() - started
+    out = capsys.readouterr().out
+    assert took < 3 + 10, took  # the run budget, and the check itself
+    assert server.requests, "the API was asked"
+    assert "no complete answer within" in out, out
+    assert code == 0, out
+
+
+def test_a_dripping_tls_server_and_a_dripping_head_are_cut_at_the_deadline(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The deadline shuts a TLS socket as it shuts a plain one, and bounds the HEAD that
+    `--verify-absent` sends as it bounds a download."""
+    from support.drip_server import serve_drip
+    from support.tls import make_test_ca
+    from swiftpm_guard.core.urls import UrlSettings
+    from swiftpm_guard.sources.hosted import _exists, fetch_all
+
+    ca = make_test_ca(tmp_path / "ca")
+    monkeypatch.setenv("SSL_CERT_FILE", str(ca.ca_pem))
+    settings = UrlSettings(timeout=5, deadline=2, retries=0)
+    for tls, probe in ((ca.server_context(), None), (None, _exists)):
+        with serve_drip(interval=0.5, seconds=60, tls=tls) as server:
+            url = f"{server.url}/kernels-1.2.3.zip"
+            started = time.monotonic()
+            fetched = _finishes(lambda: fetch_all([url], settings, **(  # noqa: B023
+                {"probe": probe} if probe else {})), 30, server.stopping.set)  # noqa: B023
+            took = time.monotonic() - started
+        assert server.requests, "the request reached the server"
+        assert fetched[url].state == "error", fetched[url]
+        assert "no complete answer within 2 s" in fetched[url].detail, fetched[url]
+        assert took < 4, took

@@ -29,6 +29,9 @@ TOPIC = "release/1.4-full-wheel-torch-dependency"
 EXPRESSION = "needs.set-version.outputs.version"
 OLD_PUBLISHED = "swiftpm-0.4.0"
 OLD_DAY = "2024-11-05"
+#: What makes release/1.4 the line that still publishes: it published the newest version.
+NEW_PUBLISHED = "swiftpm-1.4.0"
+NEW_DAY = "2025-06-20"
 
 
 def executorch_workflow(keys: tuple[str, ...]) -> str:
@@ -79,6 +82,11 @@ def make_history(root: Path) -> History:
     git(seed, "rm", "-rqf", ".")
     (seed / "Package.swift").write_text("// swift-tools-version:5.9\n// 0.4.0\n")
     _dated_commit(seed, "0.4.0", OLD_DAY)
+
+    git(seed, "checkout", "-q", "--orphan", NEW_PUBLISHED)
+    git(seed, "rm", "-rqf", ".")
+    (seed / "Package.swift").write_text("// swift-tools-version:5.9\n// 1.4.0\n")
+    _dated_commit(seed, "1.4.0", NEW_DAY)
 
     git(seed, "checkout", "-q", "--orphan", "swiftpm")
     git(seed, "rm", "-rqf", ".")

@@ -78,7 +78,8 @@ def add_source_arguments(parser: argparse.ArgumentParser, *, refs: bool = False)
                              metavar="REF",
                              help="the release lines (refs or globs) that still publish: "
                                   "errors there, warnings on the others (default: the default "
-                                  "branch and the newest release line)")
+                                  "branch, the line of the newest published version and the "
+                                  "lines that published in the last 180 days)")
 
 
 def add_version_arguments(group: argparse._ArgumentGroup, *, required: bool = True) -> None:

@@ -6,21 +6,27 @@ change is checked against the framework lists of several refs (`main release/*`)
 match counts as a release line only when its last part is a version (`release/1.4`,
 `release/0.7.1`); anything else it matches (a topic branch such as
 `release/1.4-full-wheel-torch-dependency`) is skipped with a word, unless it is named. Lines
-that still publish (by default the default branch and the newest release line) carry errors;
-older ones only warnings, with when they last published: they will never publish again, so
-they must not fail every pull request forever. Pure: names in, decisions out.
+that still publish carry errors; older ones only warnings, with when they last published: they
+will never publish again, so they must not fail every pull request forever. Which lines still
+publish is read from what was published (`active-refs` when given), never from branch names:
+anyone who can push a branch could otherwise demote the line that published today with an
+empty `release/99.0`. Pure: names and publications in, decisions out.
 """
 
 from __future__ import annotations
 
 import fnmatch
 import re
-from collections.abc import Iterable, Sequence
+from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, replace
+from datetime import date, timedelta
 
 from swiftpm_guard.core.model import Finding, Severity
 
 _VERSION = re.compile(r"v?[0-9]+(?:\.[0-9]+){1,3}")
+#: A release line that published within this many days still publishes (patch releases of
+#: an older line beside the newest one).
+ACTIVE_DAYS = 180
 
 
 def is_glob(pattern: str) -> bool:
@@ -67,15 +73,40 @@ def plan_lines(patterns: Sequence[str], listed: Iterable[str]) -> LinePlan:
     return LinePlan(tuple(lines), tuple(skipped), tuple(unmatched))
 
 
-def active_lines(lines: Sequence[str], default_branch: str,
-                 active: Sequence[str] = ()) -> frozenset[str]:
-    """The lines that still publish: those `active` names (refs or globs), else the default
-    branch and the newest release line by version."""
+@dataclass(frozen=True, slots=True)
+class Publication:
+    """A release line's newest published branch (`swiftpm-1.0.3`) and its commit's day."""
+
+    branch: str
+    day: str | None = None  # YYYY-MM-DD, when known
+
+    def __str__(self) -> str:
+        return f"{self.branch} ({self.day})" if self.day else self.branch
+
+
+def active_lines(lines: Sequence[str], default_branch: str, active: Sequence[str] = (),
+                 published: Mapping[str, Publication] | None = None,
+                 today: date | None = None) -> frozenset[str]:
+    """The lines that still publish: those `active` names (refs or globs); else the default
+    branch, the release line of the newest published version, and every release line that
+    published within ACTIVE_DAYS of `today`. A line that has published nothing never
+    publishes by its name alone, whatever version it names."""
     if active:
         return frozenset(r for r in lines if any(fnmatch.fnmatchcase(r, p) for p in active))
-    releases = [r for r in lines if is_release_line(r)]
-    newest = {max(releases, key=version_key)} if releases else set()
-    return frozenset({default_branch, *newest} & set(lines))
+    found = {r: p for r, p in (published or {}).items() if r in lines and is_release_line(r)}
+    chosen = {default_branch} & set(lines)
+    if found:
+        chosen.add(max(found, key=version_key))
+    if today is not None:
+        chosen.update(r for r, p in found.items() if _recent(p.day, today))
+    return frozenset(chosen)
+
+
+def _recent(day: str | None, today: date) -> bool:
+    try:
+        return day is not None and date.fromisoformat(day) >= today - timedelta(ACTIVE_DAYS)
+    except ValueError:
+        return False
 
 
 def line_versions(line: str, prefix: str, published: Iterable[str]) -> list[str]:

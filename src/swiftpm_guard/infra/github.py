@@ -1,14 +1,20 @@
-"""The action's GitHub client, and the one retry loop every API call goes through.
+"""The action's GitHub client, and the one way every API call goes: PyGithub's `GithubRetry`
+with the tool's bounds, and a thin mapping of what fails to the tool's own error.
 
-PyGithub loads on first use and its own retries are off: every method (PATCH included) is
-retried here, bounded in attempts and in time, with waits tests inject: 5xx and transport
-errors back off; a primary rate limit waits for its reset, a secondary one for `Retry-After`
-(else `secondary_wait`). A wait that would overrun the budget is not started.
+PyGithub loads on first use. Its retry (urllib3's, made GitHub-aware) decides what is worth
+another attempt: 5xx, 429, transport errors, and a 403 only when it is a rate limit; every
+method is retried (PATCH included). How long to wait is the tool's: a primary rate limit until
+its reset, a secondary one `Retry-After` (else `secondary_wait`), anything else a doubling
+backoff; the waits are injected (tests run without them), and a wait that would overrun the
+call's or the run's budget is not started. Each call runs under a wall-clock deadline
+(infra.http_deadline) at the end of its budget: a server that drips its answer cannot hold a
+call past it, nor the API past the run's budget.
 """
 
 from __future__ import annotations
 
 import dataclasses
+import threading
 import time
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
@@ -16,18 +22,18 @@ from typing import TYPE_CHECKING, Any, TypeVar
 
 from swiftpm_guard import console
 from swiftpm_guard.errors import InfrastructureError
+from swiftpm_guard.infra import http_deadline
 
 if TYPE_CHECKING:
     # Re-exported for annotations elsewhere: PyGithub is named only here and in sinks/.
     from github import Github as Github  # noqa: TID251  (PyGithub's home)
     from github.CheckRun import CheckRun as CheckRun  # noqa: TID251  (PyGithub's home)
     from github.ContentFile import ContentFile as ContentFile  # noqa: TID251  (PyGithub's home)
+    from github.GithubRetry import GithubRetry  # noqa: TID251  (PyGithub's home)
     from github.Repository import Repository as Repository  # noqa: TID251  (PyGithub's home)
+    from requests import Session as Session
 
 T = TypeVar("T")
-_SECONDARY_MARKERS = ("secondary rate limit", "abuse detection", "please retry your request")
-
-
 
 
 @dataclass(frozen=True, kw_only=True)
@@ -69,51 +75,155 @@ class GitHubApiError(InfrastructureError):
         return self.status in (401, 403, 404) and not self.retried
 
 
-@dataclass(frozen=True, slots=True)
-class _Retry:
-    wait: float
-    reason: str
+@dataclass(slots=True)
+class _Call:
+    """One call under way on this thread: what the retry's waits are measured against."""
+
+    what: str
+    policy: RetryPolicy
+    started: float
+    attempts: int = 1
+    reason: str = ""  # why the last retry was made
+
+    def left(self) -> float:
+        """The time left to the call: its own budget, and the run's."""
+        now = self.policy.monotonic()
+        left = self.policy.total_seconds - (now - self.started)
+        if self.policy.deadline is not None:
+            left = min(left, self.policy.deadline - now)
+        return left
+
+
+_calls = threading.local()
+
+
+class OverBudget(Exception):
+    """A retry's wait would overrun the budget: the call ends with the answer it had."""
+
+    def __init__(self, status: int | None, reason: str) -> None:
+        super().__init__(reason)
+        self.status = status
 
 
 def connect(api_url: str, token: str | None, policy: RetryPolicy) -> Github:
-    """A PyGithub client for `api_url` (GHES works) with PyGithub's own retries off."""
+    """A PyGithub client for `api_url` (GHES works): its sockets under each call's deadline,
+    its retry PyGithub's GithubRetry with the tool's waits."""
     from github import Auth, Github  # noqa: TID251  (PyGithub's home)
 
+    from swiftpm_guard.infra import github_http
+
+    github_http.install()
     return Github(base_url=api_url.rstrip("/"), auth=Auth.Token(token) if token else None,
-                  timeout=policy.request_timeout, retry=None, lazy=True,
+                  timeout=policy.request_timeout, retry=_retry(policy), lazy=True,
                   seconds_between_requests=None,
                   seconds_between_writes=policy.seconds_between_writes)
 
 
+def _retry(policy: RetryPolicy) -> GithubRetry:
+    """PyGithub's GithubRetry, its waits the tool's (`wait_before_retry`)."""
+    from swiftpm_guard.infra import github_http
+
+    def pause(status: int | None, headers: Mapping[str, str], failures: int) -> None:
+        policy.sleep(wait_before_retry(status, headers, failures, policy))
+
+    return github_http.GuardRetry(pause=pause, total=policy.attempts - 1,
+                                  secondary_rate_wait=policy.secondary_wait)
+
+
+def download_session(policy: RetryPolicy) -> Session:
+    """A requests session for what PyGithub cannot fetch (a redirect to another host): under
+    the call's deadline and retried like every API call."""
+    from swiftpm_guard.infra import github_http
+
+    return github_http.session(_retry(policy))
+
+
 def call(policy: RetryPolicy, what: str, operation: Callable[[], T]) -> T:
-    """Run `operation`, retrying what is worth retrying; raise GitHubApiError otherwise."""
-    started = policy.monotonic()
-    attempt = 0
-    while True:
-        attempt += 1
-        try:
-            return operation()
-        except Exception as error:  # classified below; anything unknown is re-raised
-            status, message, headers = _describe(error)
-            if status is None and message is None:
-                raise
-            retry = _classify(status, message or "", headers, attempt, policy)
-            reason = f"HTTP {status}: {message}" if status else (message or "error")
-            if retry is None:
-                raise GitHubApiError(f"{what}: {reason}", status=status) from None
-            now = policy.monotonic()
-            left = policy.total_seconds - (now - started)
-            if policy.deadline is not None:
-                left = min(left, policy.deadline - now)
-            if attempt >= policy.attempts or retry.wait > left:
-                raise GitHubApiError(
-                    f"{what}: gave up after {attempt} attempt(s) "
-                    f"({retry.reason}; budget {policy.total_seconds:g}s): {reason}",
-                    status=status,
-                    retried=True,
-                ) from None
-            policy.log(f"swiftpm-guard: {what}: {retry.reason}; retrying in {retry.wait:.1f}s")
-            policy.sleep(retry.wait)
+    """Run `operation` (its requests retried by PyGithub's retry, within the budget); raise
+    GitHubApiError when it fails for good."""
+    state = _Call(what, policy, policy.monotonic())
+    seconds = state.left()
+    outer = getattr(_calls, "current", None)
+    _calls.current = state
+    try:
+        with http_deadline.bounded(seconds) as deadline:
+            try:
+                result = operation()
+            except Exception as error:
+                if not deadline.expired:
+                    raise _api_error(error, state) from None
+            if not deadline.expired:
+                return result
+    finally:
+        _calls.current = outer
+    raise GitHubApiError(f"{what}: no complete answer within {max(seconds, 0):.0f} s, what "
+                         f"was left of its budget (attempt {state.attempts})", retried=True)
+
+
+def wait_before_retry(status: int | None, headers: Mapping[str, str], failures: int,
+                      policy: RetryPolicy) -> float:
+    """What the retry sleeps before its next attempt (PyGithub's retry decided there is one),
+    measured against the call under way: OverBudget when it would overrun the budget."""
+    headers = {str(k).lower(): str(v) for k, v in headers.items()}
+    state: _Call | None = getattr(_calls, "current", None)
+    wait, reason = _wait(status, headers, failures, policy)
+    if state is not None:
+        if wait > state.left():
+            raise OverBudget(status, f"{reason}; budget {policy.total_seconds:g}s")
+        state.attempts += 1
+        state.reason = reason
+        what = state.what
+    else:
+        what = "GitHub API"
+    policy.log(f"swiftpm-guard: {what}: {reason}; retrying in {wait:.1f}s")
+    return wait
+
+
+def _wait(status: int | None, headers: Mapping[str, str], failures: int,
+          policy: RetryPolicy) -> tuple[float, str]:
+    backoff = min(policy.max_backoff, policy.first_backoff * 2 ** (failures - 1))
+    if status is None:
+        return backoff, "connection failed or timed out"
+    if status >= 500:
+        return backoff, f"server error {status}"
+    if (headers.get("x-ratelimit-remaining") == "0"
+            and headers.get("x-ratelimit-reset", "").isdigit()):
+        until_reset = int(headers["x-ratelimit-reset"]) - policy.wall_clock()
+        return max(1.0, until_reset + 1), "primary rate limit; waiting for its reset"
+    retry_after = headers.get("retry-after", "")
+    if retry_after.isdigit():
+        return float(retry_after), "secondary rate limit; waiting for Retry-After"
+    return policy.secondary_wait, "secondary rate limit without Retry-After"
+
+
+def _api_error(error: Exception, state: _Call) -> Exception:
+    """The tool's error for what ended a call: GitHubApiError for an API or transport
+    failure (saying how many attempts it took), the error itself for anything else."""
+    policy, what = state.policy, state.what
+    if isinstance(error, OverBudget):
+        return GitHubApiError(f"{what}: gave up after {state.attempts} attempt(s) ({error}): "
+                              f"HTTP {error.status}" if error.status else
+                              f"{what}: gave up after {state.attempts} attempt(s) ({error})",
+                              status=error.status, retried=True)
+    status, message, _headers = _describe(error)
+    if status is None and message is None:
+        return error
+    reason = f"HTTP {status}: {message}" if status else (message or "error")
+    if state.attempts == 1 and not _retryable(status, error):
+        return GitHubApiError(f"{what}: {reason}", status=status)
+    why = f"{state.reason}; " if state.reason else ""
+    return GitHubApiError(f"{what}: gave up after {state.attempts} attempt(s) "
+                          f"({why}budget {policy.total_seconds:g}s): {reason}",
+                          status=status, retried=True)
+
+
+def _retryable(status: int | None, error: Exception) -> bool:
+    """Whether the retry would have tried again (transport, 5xx, 429, a rate limit): a
+    failure after its attempts ran out, never a read-only token's 403."""
+    from github import RateLimitExceededException  # noqa: TID251  (PyGithub's home)
+
+    return (status is None or status >= 500 or status == 429
+            or isinstance(error, RateLimitExceededException))
 
 
 def _describe(error: BaseException) -> tuple[int | None, str | None, Mapping[str, str]]:
@@ -134,30 +244,6 @@ def _describe(error: BaseException) -> tuple[int | None, str | None, Mapping[str
         headers = {str(k).lower(): str(v) for k, v in getattr(response, "headers", {}).items()}
         return status, f"{type(error).__name__}: {error}"[:300], headers
     return None, None, {}
-
-
-def _classify(
-    status: int | None, message: str, headers: Mapping[str, str], attempt: int, policy: RetryPolicy
-) -> _Retry | None:
-    backoff = min(policy.max_backoff, policy.first_backoff * 2 ** (attempt - 1))
-    if status is None:
-        return _Retry(backoff, "connection failed or timed out")
-    if status >= 500:
-        return _Retry(backoff, f"server error {status}")
-    if status not in (403, 429):
-        return None
-    if (
-        headers.get("x-ratelimit-remaining") == "0"
-        and headers.get("x-ratelimit-reset", "").isdigit()
-    ):
-        until_reset = int(headers["x-ratelimit-reset"]) - policy.wall_clock()
-        return _Retry(max(1.0, until_reset + 1), "primary rate limit; waiting for its reset")
-    retry_after = headers.get("retry-after", "")
-    if retry_after.isdigit():
-        return _Retry(float(retry_after), "secondary rate limit; waiting for Retry-After")
-    if status == 429 or any(marker in message.lower() for marker in _SECONDARY_MARKERS):
-        return _Retry(policy.secondary_wait, "secondary rate limit without Retry-After")
-    return None
 
 
 class GitHubSession:

@@ -12,8 +12,9 @@ of them in one report, each marked with its line unless every line shares it.
 from __future__ import annotations
 
 import re
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field, replace
+from datetime import UTC, datetime
 from pathlib import Path
 from typing import TYPE_CHECKING
 
@@ -46,6 +47,7 @@ from swiftpm_guard.core.names import (
 from swiftpm_guard.core.release_lines import (
     LineFindings,
     LinePlan,
+    Publication,
     active_lines,
     is_glob,
     line_versions,
@@ -509,7 +511,9 @@ def _check_lines(request: CheckRequest, checkout: Checkout, scratch: Path) -> Ch
         request, checkout, scratch)
     checked: list[tuple[str, CheckResult]] = []
     skipped = [ReleaseLine(branch, skipped=why) for branch, why in plan.skipped]
-    active = active_lines(plan.lines, checkout.default_branch(), request.active_refs)
+    published = _publications(plan.lines, request, checkout)
+    active = active_lines(plan.lines, checkout.default_branch(), request.active_refs,
+                          published, today=datetime.now(UTC).date())
     for index, ref in enumerate(plan.lines):
         folder = scratch / f"line-{index}"
         folder.mkdir()
@@ -538,7 +542,8 @@ def _check_lines(request: CheckRequest, checkout: Checkout, scratch: Path) -> Ch
         raise InputError("frameworks-ref: no release line that still publishes is left to "
                          f"check ({why or 'none matched'})")
     weighed = [LineFindings(ref, result.report.findings, ref in active,
-                            None if ref in active else _last_published(ref, request, checkout))
+                            None if ref in active or ref not in published
+                            else str(published[ref]))
                for ref, result in checked]
     first = checked[0][1]
     reads = dict.fromkeys(read for _ref, other in checked for read in other.sources.reads)
@@ -569,11 +574,14 @@ def _plan(request: CheckRequest, checkout: Checkout) -> LinePlan:
     return plan
 
 
-def _last_published(line: str, request: CheckRequest, checkout: Checkout) -> str | None:
-    """`swiftpm-0.4.0 (2024-11-05)`: the newest published branch of an old line, when known."""
+def _publications(lines: Sequence[str], request: CheckRequest,
+                  checkout: Checkout) -> dict[str, Publication]:
+    """Each release line's newest published branch (`swiftpm-0.4.0`) and its day, for the
+    lines that published anything: what decides which lines still publish."""
     listed = checkout.branches([f"{request.branch_prefix}*"])
-    versions = line_versions(line, request.branch_prefix, listed)
-    if not versions:
-        return None
-    day = checkout.commit_day(versions[0])
-    return f"{versions[0]} ({day})" if day else versions[0]
+    found: dict[str, Publication] = {}
+    for line in lines:
+        versions = line_versions(line, request.branch_prefix, listed)
+        if versions:
+            found[line] = Publication(versions[0], checkout.commit_day(versions[0]))
+    return found

@@ -17,14 +17,13 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from swiftpm_guard.errors import InputError
-from swiftpm_guard.infra.github import RetryPolicy, call
+from swiftpm_guard.infra.github import RetryPolicy, call, download_session
+from swiftpm_guard.limits import ARTIFACT_MAX_BYTES
 from swiftpm_guard.sources.zip_archive import ZipProblem, directory
 
 if TYPE_CHECKING:
     from swiftpm_guard.infra.github import Github
 
-#: Real artifacts of a binary release are a few GB; anything past this is refused.
-ARTIFACT_MAX_BYTES = 16 * 1024**3
 ENTRIES_MAX = 10_000
 _PAGE = 100
 _PAGES_MAX = 50
@@ -73,8 +72,6 @@ def download_artifact(api_url: str, token: str, repository: str, artifact: RunAr
     Not through PyGithub: it refuses redirects to hosts outside github.com, and GitHub sends
     this one to blob storage elsewhere. requests follows it and drops the token on the way.
     """
-    import requests  # a dependency of PyGithub
-
     if artifact.size > max_bytes:
         raise InputError(
             f"artifact {artifact.name!r} is {artifact.size} bytes, more than the "
@@ -90,7 +87,7 @@ def download_artifact(api_url: str, token: str, repository: str, artifact: RunAr
     }
 
     def fetch() -> Path:
-        with requests.get(
+        with download_session(policy) as session, session.get(
             url, headers=headers, stream=True, timeout=policy.request_timeout
         ) as response:
             response.raise_for_status()

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import os
 import re
+import time
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 from io import BufferedReader
@@ -20,7 +21,12 @@ from swiftpm_guard.infra.fs import (
     read_text,
     resolved,
 )
-from swiftpm_guard.limits import CHECKSUMS_MAX_BYTES, LIST_MAX_BYTES
+from swiftpm_guard.limits import (
+    ARTIFACT_MAX_BYTES,
+    CHECKSUMS_MAX_BYTES,
+    HASH_SECONDS,
+    LIST_MAX_BYTES,
+)
 
 #: `<name>-<version>.zip`: names never hold a hyphen, so the first one splits.
 ZIP_NAME_RE = re.compile(r"(?P<name>[A-Za-z0-9_]+)-(?P<version>[^/\\]+)\.zip")
@@ -31,19 +37,35 @@ _CHUNK = 1024 * 1024
 
 def sha256_file(path: Path) -> str:
     """SHA-256 of a regular file, streaming in fixed-size chunks (constant memory)."""
-    with open_regular(path, display=str(path), what="file") as stream:
-        return _sha256_stream(stream)
+    shown = str(path)
+    with open_regular(path, display=shown, what="file") as stream:
+        return _sha256_stream(stream, shown, time.monotonic() + HASH_SECONDS)
 
 
-def _sha256_stream(stream: BufferedReader) -> str:
+def _sha256_stream(stream: BufferedReader, shown: str, deadline: float) -> str:
+    """The stream's SHA-256, refused at once past the size cap (its size on the descriptor;
+    a file still growing is stopped at the cap) and stopped at `deadline`."""
     import hashlib  # here, like the pool and the zip reader: a checksums file needs none
 
+    _refuse_over_cap(os.fstat(stream.fileno()).st_size, shown)
     digest = hashlib.sha256()
     buffer = bytearray(_CHUNK)
     view = memoryview(buffer)
+    total = 0
     while size := stream.readinto(buffer):
         digest.update(view[:size])
+        total += size
+        _refuse_over_cap(total, shown)
+        if time.monotonic() > deadline:
+            raise InputError(f"hashing the zips took longer than {HASH_SECONDS:g} s; stopped "
+                             f"after {total} bytes of this one", file=shown)
     return digest.hexdigest()
+
+
+def _refuse_over_cap(size: int, shown: str) -> None:
+    if size > ARTIFACT_MAX_BYTES:
+        raise InputError(f"zip is {size} bytes, more than the {ARTIFACT_MAX_BYTES} bytes a built "
+                         "zip may have; not hashed", file=shown)
 
 
 @dataclass(slots=True)
@@ -71,9 +93,11 @@ def scan_artifact_dir(folder: Path, *, display: str | None = None, workers: int 
     if not zips:
         raise InputError("artifact folder holds no *.zip files", file=shown)
     pool_size = workers or min(len(zips), os.cpu_count() or 1)
+    deadline = time.monotonic() + HASH_SECONDS
     done: list[_Opened] = []
     for start in range(0, len(zips), _OPEN_AT_ONCE):
-        done += _scan_batch(zips[start:start + _OPEN_AT_ONCE], shown, pool_size, verify)
+        done += _scan_batch(zips[start:start + _OPEN_AT_ONCE], shown, pool_size, verify,
+                            deadline)
     artifacts = [z.artifact for z in done if z.artifact is not None]
     return artifacts, [f for z in done for f in z.findings]
 
@@ -82,14 +106,15 @@ def scan_artifact_dir(folder: Path, *, display: str | None = None, workers: int 
 _OPEN_AT_ONCE = 64
 
 
-def _scan_batch(zips: list[Path], shown: str, pool_size: int, verify: bool) -> list[_Opened]:
+def _scan_batch(zips: list[Path], shown: str, pool_size: int, verify: bool,
+                deadline: float) -> list[_Opened]:
     from concurrent.futures import ThreadPoolExecutor
 
     opened: list[_Opened] = []
     try:
         with ThreadPoolExecutor(max_workers=pool_size) as pool:
-            futures = [pool.submit(_open_and_hash, p, f"{shown}/{display_name(p.name)}")
-                       for p in zips]
+            futures = [pool.submit(_open_and_hash, p, f"{shown}/{display_name(p.name)}",
+                                   deadline) for p in zips]
             failed: Exception | None = None
             for future in futures:  # every stream kept, so every one is closed below
                 try:
@@ -132,11 +157,19 @@ def _zip_entries(folder: Path, root: Path, shown: str) -> list[Path]:
         if path_exists(path, display=where, what="zip") and not is_directory(
             path, display=where, what="zip"
         ):
+            _refuse_over_cap(_size(path), where)  # before any zip is hashed
             paths.append(path)
     return paths
 
 
-def _open_and_hash(path: Path, shown: str) -> _Opened:
+def _size(path: Path) -> int:
+    try:
+        return os.stat(path).st_size
+    except OSError:
+        return 0  # gone or unreadable meanwhile: opening it says which
+
+
+def _open_and_hash(path: Path, shown: str, deadline: float) -> _Opened:
     match = ZIP_NAME_RE.fullmatch(path.name)
     if match is None:
         return _Opened("", shown, None, None, [_layout(
@@ -145,7 +178,7 @@ def _open_and_hash(path: Path, shown: str) -> _Opened:
     # One descriptor for hashing and judging: the bytes hashed are the bytes read, and a
     # name swapped for a FIFO meanwhile is never opened again.
     with open_regular(path, display=shown, what="zip") as stream:
-        checksum = _sha256_stream(stream)
+        checksum = _sha256_stream(stream, shown, deadline)
         kept = os.fdopen(os.dup(stream.fileno()), "rb")
     artifact = Artifact(name=name, sha256=checksum, origin=Location(shown),
                         file_name=display_name(path.name),

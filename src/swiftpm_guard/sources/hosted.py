@@ -1,8 +1,9 @@
 """Fetch hosted zips the way SwiftPM does and compare the bytes with the manifest's checksum.
 
 Every zip is streamed through SHA-256 (one socket read of at most 64 KiB at a time) on a bounded
-thread pool, with a timeout per connect and read, a deadline per download enforced on every read
-(the socket's timeout is the time left) and bounded retries for what may
+thread pool, with a timeout per connect and read, a wall-clock deadline per request covering
+connect, status line, headers and body (infra.http_deadline: a server that drips a byte every
+half second is cut at it) and bounded retries for what may
 pass (timeouts, resets, 5xx, 429); 404/410 are final, and a body that does not begin like a zip
 (a CDN's HTML page with status 200) is caught unhashed. The spooled archive is then judged as
 SwiftPM judges it (tests/integration/test_resolve_oracle.py), by the built zips' rules
@@ -30,10 +31,11 @@ from swiftpm_guard import __version__
 from swiftpm_guard.core.model import Finding, HostedStats, Severity
 from swiftpm_guard.core.urls import HostedZip, UrlSettings
 from swiftpm_guard.core.zip_rules import extraction_problem, link_findings, shape_problem
+from swiftpm_guard.infra import http_deadline
+from swiftpm_guard.infra.http_deadline import Deadline
 from swiftpm_guard.sources.zip_archive import FullCheck, ZipProblem, read_zip_contents
 
-#: One socket read at most: small, so the deadline is checked between reads that each wait
-#: no longer than the time left.
+#: One socket read at most.
 _READ = 64 * 1024
 #: Local file header, empty archive, spanned archive: the ways a zip file can begin.
 _ZIP_MAGIC = (b"PK\x03\x04", b"PK\x05\x06", b"PK\x07\x08")
@@ -74,8 +76,24 @@ class _NoOtherSchemes(urllib.request.HTTPRedirectHandler):
         return super().redirect_request(req, fp, code, msg, headers, newurl)
 
 
+class _HTTPHandler(urllib.request.HTTPHandler):
+    def http_open(self, req: urllib.request.Request) -> http.client.HTTPResponse:
+        return self.do_open(http_deadline.HTTPConnection, req)
+
+
+class _HTTPSHandler(urllib.request.HTTPSHandler):
+    def https_open(self, req: urllib.request.Request) -> http.client.HTTPResponse:
+        return self.do_open(http_deadline.HTTPSConnection, req,
+                            context=self._context)  # type: ignore[attr-defined]
+
+
 def _opener() -> urllib.request.OpenerDirector:
-    return urllib.request.build_opener(_NoOtherSchemes())
+    """urllib with its connections under the current Deadline, redirects to http(s) only."""
+    return urllib.request.build_opener(_NoOtherSchemes(), _HTTPHandler(), _HTTPSHandler())
+
+
+def _late(settings: UrlSettings) -> _Transient:
+    return _Transient(f"no complete answer within {settings.deadline:g} s")
 
 
 def _request(url: str, method: str = "GET") -> urllib.request.Request:
@@ -107,12 +125,22 @@ def _status_failure(error: urllib.error.HTTPError) -> Exception:
 
 
 def _download(url: str, settings: UrlSettings) -> Fetched:
-    """One attempt: stream the body through SHA-256, stopping early if it is not a zip."""
-    started = time.monotonic()
+    """One attempt: stream the body through SHA-256, stopping early if it is not a zip, all
+    of it (redirects included) within the download's deadline."""
+    with http_deadline.bounded(settings.deadline) as deadline:
+        try:
+            return _download_within(url, settings, deadline)
+        except (_Transient, _Final):
+            if deadline.expired:
+                raise _late(settings) from None
+            raise
+
+
+def _download_within(url: str, settings: UrlSettings, deadline: Deadline) -> Fetched:
     try:
         with _opener().open(_request(url), timeout=settings.timeout) as response:
             content_type = response.headers.get("Content-Type", "")
-            return _hash_stream(response, started, settings, content_type)
+            return _hash_stream(response, deadline, settings, content_type)
     except urllib.error.HTTPError as error:
         if error.code in _MISSING:
             error.close()
@@ -127,12 +155,12 @@ def _download(url: str, settings: UrlSettings) -> Fetched:
         raise _Transient(f"{type(reason).__name__}: {reason}") from None
 
 
-def _hash_stream(response: http.client.HTTPResponse, started: float, settings: UrlSettings,
+def _hash_stream(response: http.client.HTTPResponse, deadline: Deadline, settings: UrlSettings,
                  content_type: str) -> Fetched:
     if not settings.archive_contents:
-        return _hash_into(response, started, settings, content_type, None)
+        return _hash_into(response, deadline, settings, content_type, None)
     with tempfile.TemporaryFile(prefix="swiftpm-guard-zip.") as spool:
-        fetched = _hash_into(response, started, settings, content_type, spool)
+        fetched = _hash_into(response, deadline, settings, content_type, spool)
         if fetched.state != "zip":
             return fetched
         spool.seek(0)
@@ -154,13 +182,15 @@ def _hash_stream(response: http.client.HTTPResponse, started: float, settings: U
                        unverified=contents.unverified)
 
 
-def _hash_into(response: http.client.HTTPResponse, started: float, settings: UrlSettings,
+def _hash_into(response: http.client.HTTPResponse, deadline: Deadline, settings: UrlSettings,
                content_type: str, spool: IO[bytes] | None) -> Fetched:
     digest = hashlib.sha256()
     head = b""
     size = 0
     while True:
-        data = _read_some(response, started, settings)
+        data = response.read1(_READ)
+        if deadline.expired:  # the socket was shut: what ends here is no body's end
+            raise _late(settings)
         count = len(data)
         if not count:
             break
@@ -181,34 +211,6 @@ def _hash_into(response: http.client.HTTPResponse, started: float, settings: Url
     return Fetched("zip", digest.hexdigest(), size=size)
 
 
-def _read_some(response: http.client.HTTPResponse, started: float,
-               settings: UrlSettings) -> bytes:
-    """What has arrived, at most _READ bytes, within the download's deadline.
-
-    One socket read at a time (`read1`), with the socket's timeout cut to the time left: a
-    server that drips a byte every half second is stopped at the deadline, not after a full
-    buffer (1 MiB of drips was six days)."""
-    left = settings.deadline - (time.monotonic() - started)
-    if left <= 0:
-        raise _Transient(f"download took longer than {settings.deadline:g} s")
-    _socket_of(response, min(settings.timeout, left))
-    try:
-        return response.read1(_READ)
-    except TimeoutError:
-        if time.monotonic() - started >= settings.deadline:
-            raise _Transient(f"download took longer than {settings.deadline:g} s") from None
-        raise
-
-
-def _socket_of(response: http.client.HTTPResponse, timeout: float) -> None:
-    """Set the read timeout of the response's socket (http.client keeps it at `fp.raw`)."""
-    raw = getattr(response.fp, "raw", None)
-    sock = getattr(raw, "_sock", None)
-    settimeout = getattr(sock, "settimeout", None)
-    if callable(settimeout):
-        settimeout(max(timeout, 0.001))
-
-
 def _not_zip(first: bytes, content_type: str) -> Fetched:
     shown = first[:40].decode("ascii", "replace").replace("\n", " ").strip()
     kind = f"Content-Type {content_type}, " if content_type else ""
@@ -217,28 +219,45 @@ def _not_zip(first: bytes, content_type: str) -> Fetched:
 
 
 def _exists(url: str, settings: UrlSettings) -> Fetched:
-    """HEAD (GET when HEAD is refused): does anything answer at this URL?"""
+    """HEAD (GET when HEAD is refused): does anything answer at this URL? Each request
+    within the download deadline."""
     for method in ("HEAD", "GET"):
-        try:
-            with _opener().open(_request(url, method), timeout=settings.timeout) as response:
-                return Fetched("exists", detail=f"HTTP {response.status}")
-        except urllib.error.HTTPError as error:
-            if error.code in _MISSING:
-                error.close()
-                return Fetched("missing", detail=f"HTTP {error.code}")
-            if error.code == 403 and settings.absent_on_403:
-                error.close()  # the host says so for a missing key (S3 without list rights)
-                return Fetched("missing", detail="HTTP 403 (counted as absent)")
-            if error.code in (405, 501) and method == "HEAD":
-                error.close()
+        with http_deadline.bounded(settings.deadline) as deadline:
+            try:
+                return _answers(url, method, settings)
+            except _Transient:
+                if deadline.expired:
+                    raise _late(settings) from None
+                raise
+            except _Refused:
                 continue
-            raise _status_failure(error) from None
-        except (_Transient, _Final):
-            raise
-        except (TimeoutError, urllib.error.URLError, http.client.HTTPException, OSError) as error:
-            reason = getattr(error, "reason", None) or error
-            raise _Transient(f"{type(reason).__name__}: {reason}") from None
     raise _Final("HEAD and GET both refused")
+
+
+class _Refused(Exception):
+    """HEAD is not allowed here: try GET."""
+
+
+def _answers(url: str, method: str, settings: UrlSettings) -> Fetched:
+    try:
+        with _opener().open(_request(url, method), timeout=settings.timeout) as response:
+            return Fetched("exists", detail=f"HTTP {response.status}")
+    except urllib.error.HTTPError as error:
+        if error.code in _MISSING:
+            error.close()
+            return Fetched("missing", detail=f"HTTP {error.code}")
+        if error.code == 403 and settings.absent_on_403:
+            error.close()  # the host says so for a missing key (S3 without list rights)
+            return Fetched("missing", detail="HTTP 403 (counted as absent)")
+        if error.code in (405, 501) and method == "HEAD":
+            error.close()
+            raise _Refused from None
+        raise _status_failure(error) from None
+    except (_Transient, _Final):
+        raise
+    except (TimeoutError, urllib.error.URLError, http.client.HTTPException, OSError) as error:
+        reason = getattr(error, "reason", None) or error
+        raise _Transient(f"{type(reason).__name__}: {reason}") from None
 
 
 def fetch_all(urls: Sequence[str], settings: UrlSettings,

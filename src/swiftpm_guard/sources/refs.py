@@ -650,10 +650,11 @@ class Checkout:
         if github is None:
             return None
         try:
-            head = call(github.policy, f"read branch {branch}",
-                        lambda: github.repo.get_branch(branch).commit.commit.committer.date)
+            committer = call(github.policy, f"read branch {branch}",
+                             lambda: github.repo.get_branch(branch).commit.commit.committer)
         except GitHubApiError:
             return None
+        head = committer.date if committer is not None else None  # an answer without one
         return head.date().isoformat() if head is not None else None
 
     def blame(self, ref: str | None, path: str, line: int) -> Blame | None:

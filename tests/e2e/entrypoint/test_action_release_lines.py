@@ -300,3 +300,38 @@ def test_a_frameworks_ref_that_matches_nothing_is_exit_2_naming_it(
     wrong = refs.split()[-1]
     assert f"::error title=swiftpm-guard::frameworks-ref '{wrong}'" in result.stdout
     assert fake_github.check_runs == {}
+
+
+# -- what publishes is read from what was published, not from branch names ----------------------
+
+
+def test_a_decoy_release_branch_does_not_demote_the_line_that_published(
+        tmp_path, history, fake_github):
+    """Issue 32: an empty `release/99.0` (anyone who can push a branch) made itself "the newest
+    line" and demoted release/1.4, which published swiftpm-1.4.0, to warnings: a template pull
+    request that breaks release/1.4 passed. What was published decides now."""
+    seed = tmp_path / "seed"
+    git(tmp_path, "clone", "-q", str(history.bare), str(seed))
+    git(seed, "checkout", "-q", "main")  # main builds kernels_gguf; release/1.4 does not
+    (seed / WORKFLOW).write_text(executorch_workflow((*LIVE_KEYS, "kernels_gguf")))
+    commit_all(seed, "Build GGUF kernels (#13400)")
+    git(seed, "checkout", "-q", "--orphan", "release/99.0")
+    git(seed, "rm", "-rqf", ".")
+    (seed / "README.md").write_text("decoy\n")
+    commit_all(seed, "decoy")
+    git(seed, "push", "-q", "origin", "main", "release/99.0")
+    history = History(history.bare, git(seed, "rev-parse", "main"), history.swiftpm)
+
+    _workspace, _head, _step, result = _template_pr(tmp_path, history, fake_github)
+    assert result.returncode == 1, result.stdout + result.stderr  # release/1.4 breaks
+    run = fake_github.only_check_run()
+    assert run["conclusion"] == "failure"
+    rows = {r[0]: r for r in table_rows(run["output"]["summary"]) if r and r[0] != "ref"}
+    assert rows["release/1.4"][1] == "✓"  # still publishes: it published swiftpm-1.4.0
+    assert rows["main"][1] == "✓"
+    assert "release/99.0" not in rows or rows["release/99.0"][1] != "✓"
+    document = json.loads((tmp_path / "workspace" / ".swiftpm-guard" / "report.json")
+                          .read_text())
+    errors = [f for f in document["findings"] if f["severity"] == "error"]
+    assert {f["subject"] for f in errors} == {"kernels_gguf", "kernels_gguf_debug"}
+    assert {f["ref"] for f in errors} == {"release/1.4"}

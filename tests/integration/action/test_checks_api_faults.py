@@ -224,3 +224,28 @@ def test_every_call_of_a_run_shares_one_deadline(fake):
     published, _client, _output = _publish(fake, policy)
     assert clock.slept == [2.0]  # the next 4 s wait would pass the run's 5 s deadline
     assert published.annotations == 50 and "gave up after 2 attempt(s)" in published.reason
+
+
+@pytest.mark.parametrize(("kind", "waits"), [("502", [2.0]), ("secondary", [60.0])])
+def test_the_artifact_download_is_retried_like_every_api_call(fake, tmp_path, kind, waits):
+    """The download leaves PyGithub (GitHub redirects it to blob storage) but not the retry:
+    the same GithubRetry, with the same injected waits."""
+    from swiftpm_guard.sources.actions_api import RunArtifact, download_artifact
+
+    data = b"PK\x05\x06" + b"\0" * 18
+    stored = fake.add_artifact(REPO, 7, "frameworks", data)
+    fake.inject("actions/download-artifact", kind)
+    clock = Clock()
+    path = download_artifact(fake.url, TOKEN, REPO, RunArtifact(stored.id, "frameworks", 22),
+                             tmp_path, _policy(fake, clock))
+    assert path.read_bytes() == data
+    assert clock.slept == waits
+    assert _statuses(fake, "actions/download-artifact") == [
+        {"502": 502, "secondary": 403}[kind], 302]
+
+
+def test_the_retry_is_pygithubs_own(fake):
+    from github import GithubRetry
+
+    session = GitHubSession(fake.url, TOKEN, REPO, _policy(fake, Clock()))
+    assert isinstance(session.client.requester.kwargs["retry"], GithubRetry)

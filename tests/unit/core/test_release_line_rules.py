@@ -2,12 +2,16 @@
 
 from __future__ import annotations
 
+from datetime import date, timedelta
+
 import pytest
 
 from swiftpm_guard.core.model import Finding, Severity
 from swiftpm_guard.core.names import validate_ref_or_glob
 from swiftpm_guard.core.release_lines import (
+    ACTIVE_DAYS,
     LineFindings,
+    Publication,
     active_lines,
     is_release_line,
     line_versions,
@@ -46,12 +50,42 @@ def test_character_classes_and_globs_matching_nothing():
             validate_ref_or_glob(bad, "input frameworks-ref")
 
 
-def test_the_default_branch_and_the_newest_line_by_version_still_publish():
+TODAY = date(2026, 12, 2)
+
+
+def test_what_was_published_decides_which_lines_still_publish():
     lines = ("main", "release/0.4", "release/1.4", "release/1.10")
-    assert active_lines(lines, "main") == {"main", "release/1.10"}  # 1.10 > 1.4
-    assert active_lines(("release/0.4", "release/0.7"), "main") == {"release/0.7"}
-    assert active_lines(lines, "main", ("release/1.*",)) == {"release/1.4", "release/1.10"}
+    published = {"release/0.4": Publication("swiftpm-0.4.0", "2024-11-05"),
+                 "release/1.4": Publication("swiftpm-1.4.2", "2026-01-10")}
+    # release/1.10 names the highest version but has published nothing: its name is no vote.
+    assert active_lines(lines, "main", (), published, TODAY) == {"main", "release/1.4"}
+    assert active_lines(lines, "main", ("release/1.*",), published, TODAY) == {
+        "release/1.4", "release/1.10"}
+    assert active_lines(lines, "main") == {"main"}  # nothing published: only the default
     assert is_release_line("v2.0") and not is_release_line("release/next")
+
+
+def test_a_decoy_line_neither_demotes_the_line_that_published_today_nor_promotes_itself():
+    lines = ("main", "release/1.0", "release/99.0")
+    published = {"release/1.0": Publication("swiftpm-1.0.3", TODAY.isoformat())}
+    assert active_lines(lines, "main", (), published, TODAY) == {"main", "release/1.0"}
+
+
+def test_an_older_line_that_published_recently_still_publishes():
+    lines = ("main", "release/1.0", "release/2.0")
+    recent = (TODAY - timedelta(ACTIVE_DAYS)).isoformat()
+    stale = (TODAY - timedelta(ACTIVE_DAYS + 1)).isoformat()
+    newest = Publication("swiftpm-2.0.0", stale)  # the newest version's line, however old
+    assert active_lines(lines, "main", (), {"release/1.0": Publication("swiftpm-1.0.9", recent),
+                                            "release/2.0": newest}, TODAY) == set(lines)
+    assert active_lines(lines, "main", (), {"release/1.0": Publication("swiftpm-1.0.9", stale),
+                                            "release/2.0": newest}, TODAY) == {
+        "main", "release/2.0"}
+    # A published branch whose day cannot be read counts only by being the newest version.
+    assert active_lines(lines, "main", (), {"release/1.0": Publication("swiftpm-1.0.9", None),
+                                            "release/2.0": newest}, TODAY) == {
+        "main", "release/2.0"}
+    assert str(Publication("swiftpm-1.0.9", "2026-11-30")) == "swiftpm-1.0.9 (2026-11-30)"
 
 
 def test_a_lines_published_versions_newest_first_without_nightlies_or_other_lines():

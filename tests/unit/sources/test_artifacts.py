@@ -1,5 +1,7 @@
 import hashlib
+import time
 import zipfile
+from pathlib import Path
 
 import pytest
 
@@ -118,3 +120,16 @@ def test_missing_or_empty_folder_is_bad_input(tmp_path):
         scan_artifact_dir(tmp_path / "nope")
     with pytest.raises(InputError, match=r"no \*\.zip"):
         scan_artifact_dir(tmp_path)
+
+
+def test_hashing_stops_at_its_deadline_naming_the_zip(tmp_path: Path) -> None:
+    from swiftpm_guard.sources import artifacts
+
+    zip_file = tmp_path / "kernels-1.0.zip"
+    zip_file.write_bytes(b"PK\x03\x04" + b"\0" * (3 << 20))
+    with zip_file.open("rb") as stream, pytest.raises(InputError) as raised:
+        artifacts._sha256_stream(stream, "out/kernels-1.0.zip", time.monotonic() - 1)
+    assert str(raised.value).startswith("out/kernels-1.0.zip: hashing the zips took longer")
+    with zip_file.open("rb") as stream:  # within its deadline: the digest
+        digest = artifacts._sha256_stream(stream, "out/kernels-1.0.zip", time.monotonic() + 60)
+    assert digest == hashlib.sha256(zip_file.read_bytes()).hexdigest()
