@@ -68,7 +68,8 @@ def main(environ: Mapping[str, str] | None = None, *, policy: RetryPolicy | None
                 settings = replace(settings, event=replace(settings.event,
                                                            default_branch=default_branch))
             return modes.run(settings, Adapters(log=spoken, github=online,
-                                                check_runs=check_runs))
+                                                check_runs=check_runs,
+                                                own_clone=check_runs is not None))
         finally:
             github.close()
     except GuardError as error:

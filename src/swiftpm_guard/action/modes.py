@@ -189,8 +189,10 @@ def _sections(settings: ActionSettings, request: CheckRequest,
 
 
 def _remote(settings: ActionSettings, adapters: Adapters) -> RepositoryRemote:
-    from swiftpm_guard.jobs.remote import repository_remote
+    from swiftpm_guard.jobs.remote import own_clone_remote, repository_remote
 
+    if adapters.own_clone:
+        return own_clone_remote(settings.workspace, adapters.log)
     return repository_remote(server_url=settings.server_url,
                              repository=settings.event.repository, token=settings.token,
                              push_token=settings.push_token, log=adapters.log)

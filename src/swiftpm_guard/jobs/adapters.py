@@ -39,6 +39,9 @@ class Adapters:
     environ: Mapping[str, str] | None = field(default=None, repr=False)
     #: A rehearsal's sink for the check run (None: the Checks API through `github`).
     check_runs: CheckRunSink | None = None
+    #: A rehearsal on the developer's own clone: other refs are read from that clone, as the
+    #: CLI reads them, never from the server URL the action's git would ask.
+    own_clone: bool = False
 
 
 #: No log, no API session, the process's environment: what a job gets when given nothing.

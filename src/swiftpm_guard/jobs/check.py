@@ -307,7 +307,8 @@ def checkout_of(request: CheckRequest, adapters: Adapters) -> Checkout:
     from swiftpm_guard.sources.refs import Checkout
 
     return Checkout(request.root, github=adapters.github, default_branch=request.default_branch,
-                    upstream=request.upstream, log=adapters.log)
+                    upstream=None if adapters.own_clone else request.upstream,
+                    log=adapters.log)
 
 
 def evaluate(sources: Sources, request: CheckRequest) -> CheckResult:

@@ -3,17 +3,13 @@ repository its origin names and that repository's default branch. Read only."""
 
 from __future__ import annotations
 
-import os
 import re
-import subprocess
 from dataclasses import dataclass
 from pathlib import Path
 
 from swiftpm_guard.errors import UsageError
-from swiftpm_guard.infra.git import GitSetup, run_git
-from swiftpm_guard.sources.refs import workspace_origin
+from swiftpm_guard.sources.refs import clone_git, clone_origin
 
-_GIT_SECONDS = 30.0
 #: owner/name at the end of a GitHub URL (https://host/owner/name.git, git@host:owner/name).
 _REPOSITORY_IN_URL = re.compile(r"[:/]([A-Za-z0-9_.-]+)/([A-Za-z0-9_.-]+?)(?:\.git)?/?$")
 
@@ -33,23 +29,16 @@ class LocalClone:
         return f"{found.group(1)}/{found.group(2)}" if found else None
 
 
-def _git(root: Path, *args: str) -> str | None:
-    setup = GitSetup(environ=os.environ, safe_directories=(str(root),))
-    done: subprocess.CompletedProcess[bytes] = run_git(["-C", str(root), *args], setup,
-                                                       timeout=_GIT_SECONDS)
-    text = done.stdout.decode("utf-8", "replace").strip()
-    return text if done.returncode == 0 and text else None
-
 
 def local_clone(root: Path) -> LocalClone:
     """The clone at `root`; a folder that is none is bad usage."""
     root = root.resolve()
-    head = _git(root, "rev-parse", "--verify", "--quiet", "HEAD^{commit}") if (
+    head = clone_git(root, "rev-parse", "--verify", "--quiet", "HEAD^{commit}") if (
         root / ".git").exists() else None
     if head is None:
         raise UsageError(f"{root} is not a git clone with a commit checked out: rehearse runs "
                          "on a local clone of the repository")
-    branch = _git(root, "symbolic-ref", "--quiet", "--short", "HEAD")
-    remote_head = _git(root, "symbolic-ref", "--quiet", "--short", "refs/remotes/origin/HEAD")
+    branch = clone_git(root, "symbolic-ref", "--quiet", "--short", "HEAD")
+    remote_head = clone_git(root, "symbolic-ref", "--quiet", "--short", "refs/remotes/origin/HEAD")
     default = remote_head.removeprefix("origin/") if remote_head else None
-    return LocalClone(root, head, branch, workspace_origin(root), default)
+    return LocalClone(root, head, branch, clone_origin(root), default)

@@ -10,8 +10,9 @@ from __future__ import annotations
 
 from collections.abc import Callable
 from dataclasses import dataclass, field
+from pathlib import Path
 
-from swiftpm_guard.core.names import Remote, authorization_header
+from swiftpm_guard.core.names import Remote, authorization_header, strip_userinfo
 from swiftpm_guard.errors import UsageError
 from swiftpm_guard.sources.refs import Upstream
 
@@ -54,3 +55,15 @@ def repository_remote(*, server_url: str, repository: str, token: str | None,
     if sent is not None:
         log(f"git sends input {name} (as a header, to {remote.origin} only)")
     return RepositoryRemote(remote.url, "GITHUB_SERVER_URL", sent, f"input {name}")
+
+
+def own_clone_remote(root: Path, log: Callable[[str], None]) -> RepositoryRemote:
+    """A rehearsal's remote: the developer's own clone's origin, with no token (nothing is
+    pushed: a rehearsed publish is a dry run)."""
+    from swiftpm_guard.sources.refs import clone_origin
+
+    url = clone_origin(root)
+    if url is None:
+        raise UsageError(f"{root}: the clone has no usable origin to rehearse against")
+    log(f"repository {strip_userinfo(url)[0]} (the clone's origin: a rehearsal)")
+    return RepositoryRemote(url, "the clone's origin")

@@ -350,7 +350,7 @@ def _action_source(root: Path, upstream: Upstream) -> _Source | None:
     return _Source(upstream.url, upstream.config, objects, shallow, head)
 
 
-def _clone_git(root: Path, *args: str) -> str | None:
+def clone_git(root: Path, *args: str) -> str | None:
     """git in a developer's own clone (the CLI's; never the action's): its output, or None."""
     git = Git(safe_directories=(str(root.resolve()),))
     try:
@@ -366,23 +366,23 @@ def _cli_source(root: Path) -> _Source | None:
     Git adapter): its origin, HEAD, object folder and `origin/<ref>` refs."""
     if not (root / ".git").exists():
         return None
-    common = _clone_git(root, "rev-parse", "--path-format=absolute", "--git-common-dir")
+    common = clone_git(root, "rev-parse", "--path-format=absolute", "--git-common-dir")
     if common is None:
         return None
     shallow = _object_ids(Path(common) / "shallow")
 
     def tracking(ref: str) -> str | None:
-        return _clone_git(root, "rev-parse", "--verify", "--quiet",
+        return clone_git(root, "rev-parse", "--verify", "--quiet",
                           f"refs/remotes/origin/{ref}^{{commit}}")
 
-    return _Source(_origin_for_git(root), (), Path(common) / "objects", shallow or (),
-                   _clone_git(root, "rev-parse", "--verify", "--quiet", "HEAD^{commit}"),
+    return _Source(clone_origin(root), (), Path(common) / "objects", shallow or (),
+                   clone_git(root, "rev-parse", "--verify", "--quiet", "HEAD^{commit}"),
                    tracking, user_config=True)
 
 
-def _origin_for_git(root: Path) -> str | None:
+def clone_origin(root: Path) -> str | None:
     """The CLI clone's origin URL as git is given it: by URL, never by the remote's name."""
-    url = _clone_git(root, "remote", "get-url", "origin")
+    url = clone_git(root, "remote", "get-url", "origin")
     if url is None:
         return None
     try:

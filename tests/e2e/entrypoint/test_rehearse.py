@@ -138,9 +138,16 @@ def test_rehearsing_publish_is_the_action_s_dry_run_and_pushes_nothing(tmp_path,
 
     out = tmp_path / "rehearsal"
     rehearsed = _rehearse(workspace, out, "--event", "workflow_dispatch", "--mode", "publish",
-                          *_inputs())
+                          "--server-url", fake_github.url, *_inputs())
     assert rehearsed.returncode == 0, rehearsed.stdout + rehearsed.stderr
-    assert (out / "summary.md").read_text() == step.summary()
+    # The same summary, but for where the dry run would have pushed: the action's git goes
+    # to the server URL, a rehearsal to the developer's clone's own origin.
+    served = f"{fake_github.url}/example/executorch.git"
+    pushed_to = f"nothing was pushed to `{served}`"
+    assert pushed_to in step.summary()
+    assert (out / "summary.md").read_text() == step.summary().replace(
+        pushed_to, f"nothing was pushed to `{origin.bare}`").replace(
+        "(GITHUB\\_SERVER\\_URL)", "(the clone's origin)")
     outputs = json.loads((out / "outputs.json").read_text())
     assert outputs == {"exit_code": 0, "outputs": step.outputs()}
     assert outputs["outputs"]["pushed"] == "false" and outputs["outputs"]["manifest"]
