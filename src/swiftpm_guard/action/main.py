@@ -36,10 +36,10 @@ def main(environ: Mapping[str, str] | None = None, *, policy: RetryPolicy | None
     try:
         settings = ActionSettings.from_env(env)
         github = GitHubSession(settings.api_url, settings.token, settings.event.repository,
-                               (policy or RetryPolicy()).for_run())
+                               (policy or RetryPolicy()).for_run(), proxy=settings.proxy)
         try:
             return modes.run(settings, Adapters(log=lambda line: log(in_input_names(line)),
-                                                github=github))
+                                                github=github, proxy=settings.proxy))
         finally:
             github.close()
     except GuardError as error:

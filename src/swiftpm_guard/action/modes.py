@@ -76,7 +76,8 @@ def check_request(settings: ActionSettings) -> CheckRequest:
         debug_suffix=settings.debug_suffix,
         swift=settings.swift,
         accept_static=settings.accept_static,
-        urls=UrlSettings(base_url=settings.base_url, verify_zips=settings.verify_zips),
+        urls=UrlSettings(base_url=settings.base_url, verify_zips=settings.verify_zips,
+                         proxy=settings.proxy),
         verify_urls=settings.verify_urls,
         verify_zips=settings.verify_zips,
         resolve=ResolveSettings(swift=settings.resolve_swift) if settings.resolve_swift else None,
@@ -317,7 +318,8 @@ def run_preflight(settings: ActionSettings, adapters: Adapters) -> int:
     from swiftpm_guard.report import publish as publish_report
     assert settings.version is not None  # ActionSettings requires it in this mode
     remote = _remote(settings, adapters)
-    urls = (UrlSettings(base_url=settings.base_url, absent_on_403=settings.absent_on_403)
+    urls = (UrlSettings(base_url=settings.base_url, absent_on_403=settings.absent_on_403,
+                        proxy=settings.proxy)
             if settings.verify_absent else None)
     result = preflight(PreflightRequest(
         version=settings.version, repo=remote.url, branch_prefix=settings.branch_prefix,
@@ -352,7 +354,8 @@ def run_audit(settings: ActionSettings, adapters: Adapters) -> int:
     remote = _remote(settings, adapters)
     report = audit_repository(
         remote.url, settings.branches, AuditOptions(branch_prefix=settings.branch_prefix),
-        urls=UrlSettings(base_url=settings.base_url, verify_zips=settings.verify_zips)
+        urls=UrlSettings(base_url=settings.base_url, verify_zips=settings.verify_zips,
+                         proxy=settings.proxy)
         if settings.verify_urls else None,
         git_config=remote.git_config())
     tips = [line for line in (audit_report.tip_line(b) for b in report.branches)

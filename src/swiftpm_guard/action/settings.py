@@ -33,7 +33,7 @@ from swiftpm_guard.core.names import (
     validate_version,
 )
 from swiftpm_guard.core.names import DEFAULT_BRANCH_GLOB as DEFAULT_PATTERN
-from swiftpm_guard.core.urls import validate_base_url
+from swiftpm_guard.core.urls import validate_base_url, validate_proxy
 from swiftpm_guard.errors import UsageError
 from swiftpm_guard.jobs.swiftpm_proof import locate_swift, validate_swift_option
 
@@ -94,6 +94,9 @@ class ActionSettings:
     resolve_swift: str | None = None
     base_url: str | None = None
     branches: str = DEFAULT_PATTERN
+    #: Input proxy: the only proxy the API, the downloads and git go through (never one the
+    #: job's environment names).
+    proxy: str | None = None
 
     def __post_init__(self) -> None:
         if not self.workspace.is_dir():
@@ -257,6 +260,7 @@ def _behaviour(value: Value) -> dict[str, Any]:
         "absent_on_403": boolean("absent-on-403", value("absent-on-403")),
         "verify_urls": boolean("verify-urls", value("verify-urls")),
         "base_url": validate_base_url(base_url, "input base-url") if base_url else None,
+        "proxy": validate_proxy(value("proxy"), "input proxy") if value("proxy") else None,
     }
 
 
@@ -316,6 +320,7 @@ INPUTS: dict[str, str] = {
     "resolve": "false",
     "base-url": "",
     "branches": DEFAULT_PATTERN,
+    "proxy": "",
 }
 #: Every output the action writes (action.yml declares the same, tested).
 OUTPUTS = (

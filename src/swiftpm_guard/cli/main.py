@@ -77,7 +77,8 @@ def _dispatch(args: argparse.Namespace) -> int:
     if args.command == "schema":
         package_text(schema_text(args.kind))
         return 0
-    adapters = Adapters(log=(lambda _line: None) if getattr(args, "quiet", False) else log)
+    adapters = Adapters(log=(lambda _line: None) if getattr(args, "quiet", False) else log,
+                        proxy=getattr(args, "proxy", None) or None)
     runner = {"check": check.run, "render": check.run, "audit": audit.run,
               "publish": publish.run, "preflight": publish.run}[args.command]
     return runner(args, adapters)

@@ -19,12 +19,16 @@ class Adapters:
     """Made once by the front end (tests make their own) and passed down to every job.
 
     `log` takes progress lines without a prefix; `github` is the API session (the action's:
-    the CLI has none); `environ` is the environment git and SwiftPM inherit.
+    the CLI has none); `environ` is the environment git and SwiftPM inherit; `proxy` the one
+    proxy the run was given.
     """
 
     log: Callable[[str], None] = _quiet
     github: GitHubSession | None = None
     environ: Mapping[str, str] | None = field(default=None, repr=False)
+    #: Input proxy / --proxy (validated http(s)://host:port): the only proxy any client of a
+    #: job may use; None: none at all, whatever the environment's proxy variables say.
+    proxy: str | None = None
 
 
 #: No log, no API session, the process's environment: what a job gets when given nothing.

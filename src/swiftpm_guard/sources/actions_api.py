@@ -18,6 +18,7 @@ from typing import TYPE_CHECKING, Any
 
 from swiftpm_guard.errors import InputError
 from swiftpm_guard.infra.github import RetryPolicy, call
+from swiftpm_guard.infra.network import requests_session
 from swiftpm_guard.sources.zip_archive import ZipProblem, directory
 
 if TYPE_CHECKING:
@@ -67,14 +68,14 @@ def find_artifact(
 
 
 def download_artifact(api_url: str, token: str, repository: str, artifact: RunArtifact, into: Path,
-                      policy: RetryPolicy, max_bytes: int = ARTIFACT_MAX_BYTES) -> Path:
+                      policy: RetryPolicy, max_bytes: int = ARTIFACT_MAX_BYTES, *,
+                      proxy: str | None = None) -> Path:
     """Download the artifact's zip to `into/<id>.zip` and return its path.
 
     Not through PyGithub: it refuses redirects to hosts outside github.com, and GitHub sends
     this one to blob storage elsewhere. requests follows it and drops the token on the way.
+    The session reads no proxy or CA bundle from the environment: only `proxy` (input proxy).
     """
-    import requests  # a dependency of PyGithub
-
     if artifact.size > max_bytes:
         raise InputError(
             f"artifact {artifact.name!r} is {artifact.size} bytes, more than the "
@@ -90,7 +91,7 @@ def download_artifact(api_url: str, token: str, repository: str, artifact: RunAr
     }
 
     def fetch() -> Path:
-        with requests.get(
+        with requests_session(proxy) as session, session.get(
             url, headers=headers, stream=True, timeout=policy.request_timeout
         ) as response:
             response.raise_for_status()

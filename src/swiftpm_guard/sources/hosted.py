@@ -30,6 +30,7 @@ from swiftpm_guard import __version__
 from swiftpm_guard.core.model import Finding, HostedStats, Severity
 from swiftpm_guard.core.urls import HostedZip, UrlSettings
 from swiftpm_guard.core.zip_rules import extraction_problem, link_findings, shape_problem
+from swiftpm_guard.infra.network import opener
 from swiftpm_guard.sources.zip_archive import FullCheck, ZipProblem, read_zip_contents
 
 #: One socket read at most: small, so the deadline is checked between reads that each wait
@@ -74,8 +75,9 @@ class _NoOtherSchemes(urllib.request.HTTPRedirectHandler):
         return super().redirect_request(req, fp, code, msg, headers, newurl)
 
 
-def _opener() -> urllib.request.OpenerDirector:
-    return urllib.request.build_opener(_NoOtherSchemes())
+def _opener(settings: UrlSettings) -> urllib.request.OpenerDirector:
+    """No proxy, CA bundle or netrc from the environment: only input proxy (infra.network)."""
+    return opener(settings.proxy, _NoOtherSchemes())
 
 
 def _request(url: str, method: str = "GET") -> urllib.request.Request:
@@ -110,7 +112,7 @@ def _download(url: str, settings: UrlSettings) -> Fetched:
     """One attempt: stream the body through SHA-256, stopping early if it is not a zip."""
     started = time.monotonic()
     try:
-        with _opener().open(_request(url), timeout=settings.timeout) as response:
+        with _opener(settings).open(_request(url), timeout=settings.timeout) as response:
             content_type = response.headers.get("Content-Type", "")
             return _hash_stream(response, started, settings, content_type)
     except urllib.error.HTTPError as error:
@@ -219,8 +221,9 @@ def _not_zip(first: bytes, content_type: str) -> Fetched:
 def _exists(url: str, settings: UrlSettings) -> Fetched:
     """HEAD (GET when HEAD is refused): does anything answer at this URL?"""
     for method in ("HEAD", "GET"):
+        request = _request(url, method)
         try:
-            with _opener().open(_request(url, method), timeout=settings.timeout) as response:
+            with _opener(settings).open(request, timeout=settings.timeout) as response:
                 return Fetched("exists", detail=f"HTTP {response.status}")
         except urllib.error.HTTPError as error:
             if error.code in _MISSING:
