@@ -93,8 +93,10 @@ def run(settings: ActionSettings, adapters: Adapters) -> int:
         return run_check(settings, adapters)
     from swiftpm_guard.jobs.publish import refusal
 
-    why = refusal(check_request(settings), adapters, event=settings.event.name,
-                  ref=settings.event.ref, publish_refs=settings.publish_refs)
+    event = settings.event
+    why = refusal(check_request(settings), adapters, event=event.name, ref=event.ref,
+                  publish_refs=settings.publish_refs, triggered_by=event.run_event,
+                  from_fork=event.run_from_fork)
     if why is not None:
         # Code under review is not a release, nor is a branch publish-refs leaves out. A
         # template PR's own template is in the workspace, which only the check reads: so
@@ -217,6 +219,8 @@ def publish_request(settings: ActionSettings, remote: RepositoryRemote) -> Publi
         token=remote.token,
         token_source=remote.token_source,
         event=settings.event.name,
+        triggered_by=settings.event.run_event,
+        from_fork=settings.event.run_from_fork,
         # What consumers put in `.package(url:)`: the repository as GitHub serves it, whatever
         # URL the checkout used.
         package_url=f"{settings.server_url}/{settings.event.repository}.git",

@@ -2,8 +2,9 @@
 once, before any file is read or any request is made (a bad input is exit 2).
 
 The runner passes `with:` inputs as `INPUT_<NAME>` with the name upper-cased and its hyphens
-kept (`INPUT_TEMPLATE-REF`); other launchers turn them into underscores, so both are read.
-A bad input is a one-line UsageError naming the input and the value.
+kept (`INPUT_TEMPLATE-REF`), every declared input, empty ones too; the underscore spelling
+(other launchers, the composite action) is read only where the hyphenated one is absent
+(`read_input`). A bad input is a one-line UsageError naming the input and the value.
 """
 
 from __future__ import annotations
@@ -339,13 +340,26 @@ MODES = ("auto", "check", "publish", "audit", "preflight")
 PR_CONCLUSIONS = ("auto", "neutral", "failure")
 
 def read_input(env: Mapping[str, str], name: str) -> str:
-    """`INPUT_NAME-WITH-HYPHENS` (the runner) or `INPUT_NAME_WITH_UNDERSCORES`, else default."""
-    upper = name.upper()
-    for key in (f"INPUT_{upper}", f"INPUT_{upper.replace('-', '_')}"):
-        value = env.get(key)
-        if value is not None and value.strip():
-            return value.strip()
-    return INPUTS[name]
+    """`INPUT_NAME-WITH-HYPHENS` (the runner), else the default when it is empty.
+
+    The runner passes every declared input, empty ones too, and never the underscore
+    spelling, which a job's environment can hold (GITHUB_ENV): `INPUT_NAME_WITH_UNDERSCORES`
+    is read only when the hyphenated variable is absent (other launchers; the composite
+    action, whose step sets every input by that name: `composite_inputs`).
+    """
+    key = f"INPUT_{name.upper()}"
+    value = env.get(key)
+    if value is None:
+        value = env.get(key.replace("-", "_"))
+    return (value or "").strip() or INPUTS[name]
+
+
+def composite_inputs(env: Mapping[str, str]) -> dict[str, str]:
+    """`env` as the composite action's step sees it, less every hyphenated `INPUT_*`: that
+    step sets each input by its underscore name, so a hyphenated one can only be the job's
+    (GITHUB_ENV) and must not win over the step's own."""
+    return {key: value for key, value in env.items()
+            if not (key.startswith("INPUT_") and "-" in key)}
 
 
 def token_from(env: Mapping[str, str]) -> str | None:
