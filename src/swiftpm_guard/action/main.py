@@ -23,12 +23,18 @@ from swiftpm_guard.action.settings import (
 from swiftpm_guard.console import command, log, tell
 from swiftpm_guard.errors import GuardError
 from swiftpm_guard.infra.github import GitHubSession, RetryPolicy
+from swiftpm_guard.infra.scratch import private_tempdir
 from swiftpm_guard.jobs.adapters import Adapters
 from swiftpm_guard.sinks import actions_io
 
 
 def main(environ: Mapping[str, str] | None = None, *, policy: RetryPolicy | None = None) -> int:
-    env = os.environ if environ is None else environ
+    # Every temporary file of the run in one private folder, never under the job's TMPDIR.
+    with private_tempdir():
+        return _main(os.environ if environ is None else environ, policy)
+
+
+def _main(env: Mapping[str, str], policy: RetryPolicy | None) -> int:
     for token in (token_from(env), push_token_from(env)):
         if token:
             for line in actions_io.mask(token):

@@ -18,6 +18,7 @@ from swiftpm_guard.cli.options import Parser
 from swiftpm_guard.console import log, package_text, reader_left, say
 from swiftpm_guard.core.model import CODES
 from swiftpm_guard.errors import GuardError, InputError
+from swiftpm_guard.infra.scratch import private_tempdir
 from swiftpm_guard.jobs.adapters import Adapters
 
 DESCRIPTION = ("Generate and guard the Package.swift of a SwiftPM binary package: check its "
@@ -87,7 +88,9 @@ def _dispatch(args: argparse.Namespace) -> int:
 def main(argv: Sequence[str] | None = None) -> int:
     try:
         args = build_parser().parse_args(sys.argv[1:] if argv is None else list(argv))
-        return _dispatch(args)
+        # Every temporary file of the run in one private folder, never under $TMPDIR.
+        with private_tempdir():
+            return _dispatch(args)
     except GuardError as error:
         log(f"error: {error}")
         return error.exit_code

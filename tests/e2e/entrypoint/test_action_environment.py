@@ -1,21 +1,25 @@
-"""Issue 32: nothing security-relevant comes from the job's environment.
+"""Issue 32: nothing security-relevant comes from the job's environment (proxies, CA bundles,
+.netrc, TMPDIR).
 
 An earlier step of the job sets environment variables through GITHUB_ENV and writes the
 workspace and the home folder. Here it names a recording proxy in every proxy variable, a CA
 of its own in every CA variable and credentials in `~/.netrc`; `entrypoint.py` runs as the
 container runs it and talks to the fake GitHub API directly (check run, artifact list, the
 artifact's download and its redirect), and the proxy records nothing. Input proxy is the only
-way to a proxy, and a proxy value with credentials is refused without quoting them.
+way to a proxy, and a proxy value with credentials is refused without quoting them. With
+`TMPDIR` naming a folder in the workspace, a watcher polling it sees nothing of a publish's.
 """
 
 from __future__ import annotations
 
 import io
+import threading
 import zipfile
 from pathlib import Path
 
 import pytest
 
+from support.action_repo import served
 from support.actions_env import (
     FRAMEWORKS_FROM,
     REPOSITORY,
@@ -25,6 +29,7 @@ from support.actions_env import (
     make_origin,
     run_entrypoint,
     runner_env,
+    schedule_payload,
 )
 from support.fake_github import FakeGitHub
 from support.recording_proxy import recording_proxy
@@ -138,3 +143,43 @@ def test_a_proxy_that_is_not_host_and_port_is_exit_2(tmp_path, origin, fake_gith
     assert "is not http(s)://host:port" in errors[0]
     assert "s3cr3t" not in result.stdout + result.stderr
     assert fake_github.requests == []  # refused before any request
+
+
+# -- TMPDIR: the job's folder holds nothing of ours ---------------------------------------------
+
+
+def _watch(folder: Path, stop: threading.Event, seen: set[str]) -> None:
+    """The racing writer's eyes: every name that appears under `folder`, polled without pause."""
+    while not stop.is_set():
+        for path in folder.rglob("*"):
+            seen.add(str(path.relative_to(folder)))
+
+
+def test_a_publish_creates_nothing_under_the_jobs_tmpdir(tmp_path, fake_github):
+    with served("path", make_origin(tmp_path / "remote"), tmp_path / "srv", TOKEN) as repo:
+        fake_github.add_repo(REPOSITORY, git_dir=repo.bare)
+        fake_github.add_token(TOKEN)
+        workspace = repo.clone("main", tmp_path / "workspace")
+        (workspace / "out").mkdir()
+        for name in all_names([*PRODUCT_KEYS, *BINARY_ONLY_KEYS]):
+            write_zip(workspace / "out" / f"{name}-{VERSION}.zip", name)
+        step = repo.point(runner_env(
+            tmp_path, api_url=fake_github.url, workspace=workspace, event_name="schedule",
+            payload=schedule_payload(), sha=repo.origin.main, ref="refs/heads/main",
+            inputs={"version": VERSION, "artifacts": "out", "github-token": TOKEN}))
+        job_tmp = workspace / "tmp"  # a folder an earlier step's process can watch and write
+        job_tmp.mkdir()
+        step.env["TMPDIR"] = str(job_tmp)
+        seen: set[str] = set()
+        stop = threading.Event()
+        watcher = threading.Thread(target=_watch, args=(job_tmp, stop, seen), daemon=True)
+        watcher.start()
+        try:
+            result = run_entrypoint(step, workspace)
+        finally:
+            stop.set()
+            watcher.join(timeout=10)
+        assert result.returncode == 0, result.stdout + result.stderr
+        assert f"swiftpm-{VERSION}" in repo.heads()  # the publish did all its work
+    assert seen == set()
+    assert list(job_tmp.iterdir()) == []
