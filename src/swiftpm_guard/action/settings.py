@@ -164,9 +164,16 @@ class ActionSettings:
         zips = value("verify-zips")  # auto: every entry's data is verified when publishing
         behaviour["verify_zips"] = (mode == "publish" if zips.lower() == "auto"
                                     else boolean("verify-zips", zips))
-        return cls(mode=mode, requested_mode=requested, event=event, token=token_from(env),
+        return cls(mode=mode, requested_mode=requested, event=event, token=_github_token(env),
                    push_token=_push_token(env), **_sources(value), **_release(value), **behaviour,
                    **_runner(env))
+
+
+def _github_token(env: Mapping[str, str]) -> str | None:
+    """Input github-token, refused at once like push-token when it cannot be an HTTP header:
+    one line that never quotes it (a line break or a non-Latin-1 character)."""
+    token = token_from(env)
+    return check_token(token, source="input github-token") if token is not None else None
 
 
 def _push_token(env: Mapping[str, str]) -> str | None:
