@@ -10,9 +10,12 @@ from swiftpm_guard.action.token_handover import handed_over, reexec_without_toke
 from swiftpm_guard.console import command
 from swiftpm_guard.errors import UsageError
 from swiftpm_guard.infra.git import SYSTEM_PATH
+from swiftpm_guard.infra.network import CA_FILE_ENV
 from swiftpm_guard.infra.swift_locate import image_swift
 from swiftpm_guard.sinks import actions_io
 
+# The tests' CA hook (infra.network, the toolchain wrapper) is never the job's to set.
+os.environ.pop(CA_FILE_ENV, None)
 # Before anything runs: the tokens leave the environment (a re-exec; they come back on a pipe).
 try:
     reexec_without_tokens()

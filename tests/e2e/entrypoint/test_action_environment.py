@@ -27,6 +27,7 @@ from support.actions_env import (
     clone,
     dispatch_payload,
     make_origin,
+    push_payload,
     run_entrypoint,
     runner_env,
     schedule_payload,
@@ -188,3 +189,34 @@ def test_a_publish_creates_nothing_under_the_jobs_tmpdir(tmp_path, fake_github):
         name for name in seen if name.count("/") == 1)
     assert made == [], f"{len(seen)} paths of ours appeared under the job's TMPDIR"
     assert list(job_tmp.iterdir()) == []
+
+
+def test_what_the_action_starts_gets_neither_the_jobs_ca_hook_nor_its_tmpdir(tmp_path,
+                                                                            fake_github):
+    """A stand-in `swift` (input swift; the action runs it where it runs SwiftPM) records its
+    environment: the job's SWIFTPM_GUARD_CA_FILE and TMPDIR are not in it."""
+    origin = make_origin(tmp_path / "remote")
+    fake_github.add_repo(REPOSITORY, git_dir=origin.bare)
+    fake_github.add_token(TOKEN)
+    workspace = clone(origin, "main", tmp_path / "workspace")
+    log = tmp_path / "swift-env.txt"
+    swift = tmp_path / "swift"
+    swift.write_text(f'#!/bin/sh\nenv >> "{log}"\n'
+                     """echo '{"name": "p", "products": [], "targets": []}'\n""")
+    swift.chmod(0o755)
+    step = runner_env(tmp_path, api_url=fake_github.url, workspace=workspace,
+                      event_name="push", sha=origin.main, ref="refs/heads/main",
+                      payload=push_payload(ref="refs/heads/main", before="0" * 40,
+                                           after=origin.main),
+                      inputs={"frameworks-from": FRAMEWORKS_FROM, "github-token": TOKEN,
+                              "swift": str(swift)})
+    planted = workspace / "ca.pem"
+    planted.write_text("not a CA\n")
+    step.env["SWIFTPM_GUARD_CA_FILE"] = str(planted)
+    step.env["TMPDIR"] = str(workspace)
+    result = run_entrypoint(step, workspace)
+    assert result.returncode in (0, 1), result.stdout + result.stderr
+    recorded = log.read_text()
+    assert "PATH=" in recorded  # the stand-in really ran
+    assert "SWIFTPM_GUARD_CA_FILE" not in recorded
+    assert f"TMPDIR={workspace}" not in recorded

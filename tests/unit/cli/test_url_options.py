@@ -38,6 +38,6 @@ def test_proxy_is_the_option_or_none_and_only_host_and_port():
     given = url_settings(_parser().parse_args(["--proxy", "http://127.0.0.1:3128"]))
     assert given.proxy == "http://127.0.0.1:3128"
     for bad in ("http://user:pw@127.0.0.1:3128", "socks5://h:1", "http://h", "http://h:1/x"):
-        with pytest.raises(UsageError, match="--proxy .* is not http\\(s\\)://host:port") as raised:
+        with pytest.raises(UsageError, match=r"--proxy .* is not http\(s\)://host:port") as raised:
             url_settings(_parser().parse_args(["--proxy", bad]))
         assert "pw@" not in str(raised.value)
