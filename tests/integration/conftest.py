@@ -75,7 +75,10 @@ def test_ca(tmp_path_factory: pytest.TempPathFactory) -> LoopbackCA:
 
 @pytest.fixture
 def https(test_ca: LoopbackCA, monkeypatch: pytest.MonkeyPatch) -> Iterator[ZipServer]:
-    monkeypatch.setenv("SSL_CERT_FILE", str(test_ca.ca_pem))  # for verify_hosted's urllib
+    # Our urllib trusts the pinned bundle only (infra.network), or outside GitHub Actions the
+    # one this names; SSL_CERT_FILE is ignored, as a job's environment must be.
+    monkeypatch.setenv("SWIFTPM_GUARD_CA_FILE", str(test_ca.ca_pem))
+    monkeypatch.delenv("GITHUB_ACTIONS", raising=False)
     with serve_zips(test_ca.server_context()) as server:
         yield server
 

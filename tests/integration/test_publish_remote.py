@@ -6,6 +6,8 @@ from __future__ import annotations
 import json
 from pathlib import Path
 
+import pytest
+
 from support.git_remote import (
     commit_folder,
     commit_message,
@@ -198,11 +200,16 @@ def test_dry_run_without_an_earlier_branch_says_so(remote, release, capsys):
     assert BRANCH not in refs(remote.bare)
 
 
-def test_pull_request_event_never_pushes(remote, release, spy, capsys, monkeypatch):
-    monkeypatch.setenv("GITHUB_EVENT_NAME", "pull_request")
+@pytest.mark.parametrize("event", ["pull_request", "issue_comment", "pull_request_target",
+                                   "workflow_run"])
+def test_an_event_a_pull_request_can_reach_never_pushes(remote, release, spy, capsys,
+                                                         monkeypatch, event):
+    """Only push, workflow_dispatch, schedule and release publish (issue 32); the CLI cannot
+    see a workflow_run's triggering run, so that one never does either."""
+    monkeypatch.setenv("GITHUB_EVENT_NAME", event)
     code, out, _err = run(capsys, *publish_args(remote, release))
     assert code == 0
-    assert "not pushed: 'pull_request' events never publish" in out
+    assert f"not pushed: '{event}' events never publish" in out
     assert BRANCH not in refs(remote.bare) and pushes(spy) == []
 
 

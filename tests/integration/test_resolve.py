@@ -1,7 +1,7 @@
 """The real `swift package resolve` of a consumer, against zips served over loopback HTTPS.
 
 A throwaway test CA signs the server's certificate; SwiftPM in the toolchain chroot trusts it
-through the wrapper's SWIFTPM_GUARD_CA_FILE, our own downloads through SSL_CERT_FILE. Network:
+through the wrapper's SWIFTPM_GUARD_CA_FILE, our own downloads through SWIFTPM_GUARD_CA_FILE (infra.network). Network:
 127.0.0.1 only.
 """
 

@@ -2,7 +2,7 @@
 
 `make_test_ca(folder)` writes a CA certificate and a server certificate for 127.0.0.1 and
 `localhost` signed by it (EC P-256, valid for a day), all inside `folder`. Clients trust the
-CA's PEM: Python through `SSL_CERT_FILE`, SwiftPM in the chroot through the toolchain wrapper's
+CA's PEM: our Python clients through `SWIFTPM_GUARD_CA_FILE` outside GitHub Actions (infra.network), SwiftPM in the chroot through the toolchain wrapper's
 `SWIFTPM_GUARD_CA_FILE`.
 """
 

@@ -26,7 +26,7 @@ def test_same_outputs_with_the_same_descriptions():
 def test_every_input_reaches_the_entrypoint_and_every_output_comes_from_it():
     assert COMPOSITE["runs"]["using"] == "composite"
     guard = next(s for s in COMPOSITE["runs"]["steps"] if s.get("id") == "guard")
-    assert "entrypoint.py" in guard["run"]
+    assert "entrypoint.py" in guard["run"] and guard["run"].endswith(" --composite")
     expected = {f"INPUT_{name.upper().replace('-', '_')}": f"${{{{ inputs.{name} }}}}"
                 for name in DOCKER["inputs"]}
     given = {k: v for k, v in guard["env"].items() if k.startswith("INPUT_")}

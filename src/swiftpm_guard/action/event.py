@@ -16,6 +16,7 @@ from swiftpm_guard.infra.fs import read_bytes
 PR_EVENTS = frozenset({"pull_request", "pull_request_target"})
 EVENT_MAX_BYTES = 32 * 1024 * 1024
 _SHA = re.compile(r"[0-9a-f]{40}|[0-9a-f]{64}")
+_EVENT = re.compile(r"[a-z][a-z_]{0,63}")
 _REPOSITORY = re.compile(r"[A-Za-z0-9_.-]+/[A-Za-z0-9_.-]+")
 
 
@@ -32,6 +33,10 @@ class Event:
     pr_base_ref: str | None = None
     pr_head_repository: str | None = None
     default_branch: str | None = None
+    #: A workflow_run's: the event of the run that triggered it (`workflow_run.event`) and the
+    #: repository its head came from (`workflow_run.head_repository.full_name`).
+    run_event: str | None = None
+    run_head_repository: str | None = None
 
     @property
     def is_pull_request(self) -> bool:
@@ -52,6 +57,11 @@ class Event:
     @property
     def from_fork(self) -> bool:
         return self.pr_head_repository not in (None, self.repository)
+
+    @property
+    def run_from_fork(self) -> bool:
+        """A workflow_run whose triggering run's head was not this repository."""
+        return self.run_head_repository not in (None, self.repository)
 
     @classmethod
     def from_env(cls, env: Mapping[str, str]) -> Event:
@@ -76,13 +86,16 @@ class Event:
             raise InputError("pull_request.head.sha is missing or not a commit sha",
                              file=env.get("GITHUB_EVENT_PATH"))
         number = pull.get("number")
+        run = _dict(payload.get("workflow_run")) if name == "workflow_run" else {}
         return cls(name=name, repository=repository, sha=sha,
                    ref=env.get("GITHUB_REF", "").strip(),
                    pr_number=number if isinstance(number, int) else None,
                    pr_head_sha=head_sha if pull else None,
                    pr_base_ref=_str(base.get("ref")) or (env.get("GITHUB_BASE_REF") or None),
                    pr_head_repository=_str(_dict(head.get("repo")).get("full_name")),
-                   default_branch=_str(_dict(payload.get("repository")).get("default_branch")))
+                   default_branch=_str(_dict(payload.get("repository")).get("default_branch")),
+                   run_event=_event_name(run.get("event")),
+                   run_head_repository=_str(_dict(run.get("head_repository")).get("full_name")))
 
 
 def _payload(path: str) -> dict[str, Any]:
@@ -104,6 +117,11 @@ def _payload(path: str) -> dict[str, Any]:
 
 def _dict(value: object) -> dict[str, Any]:
     return value if isinstance(value, dict) else {}
+
+
+def _event_name(value: object) -> str | None:
+    """An event name as GitHub spells them (`pull_request_target`); anything else is unknown."""
+    return value if isinstance(value, str) and _EVENT.fullmatch(value) else None
 
 
 def _str(value: object) -> str | None:

@@ -23,12 +23,14 @@ from swiftpm_guard.action.settings import (
     check_inputs,
     config_input,
     in_input_names,
+    proxy_from,
     push_token_from,
     token_from,
 )
 from swiftpm_guard.console import command, log, tell
 from swiftpm_guard.errors import GuardError
 from swiftpm_guard.infra.github import GitHubSession, RetryPolicy
+from swiftpm_guard.infra.scratch import private_tempdir
 from swiftpm_guard.jobs.adapters import Adapters, CheckRunSink
 from swiftpm_guard.jobs.config import config_at_default_branch
 from swiftpm_guard.sinks import actions_io
@@ -43,7 +45,13 @@ def main(environ: Mapping[str, str] | None = None, *, policy: RetryPolicy | None
          check_runs: CheckRunSink | None = None) -> int:
     """`check_runs`: a rehearsal's recording sink: no GitHub API at all, the check run it
     would create handed to the sink (action/rehearse.py)."""
-    env = os.environ if environ is None else environ
+    # Every temporary file of the run in one private folder, never under the job's TMPDIR.
+    with private_tempdir():
+        return _main(os.environ if environ is None else environ, policy, check_runs)
+
+
+def _main(env: Mapping[str, str], policy: RetryPolicy | None,
+          check_runs: CheckRunSink | None) -> int:
     for token in (token_from(env), push_token_from(env)):
         if token:
             for line in actions_io.mask(token):
@@ -51,8 +59,9 @@ def main(environ: Mapping[str, str] | None = None, *, policy: RetryPolicy | None
     try:
         check_inputs(env)
         event = Event.from_env(env)
+        proxy = proxy_from(env)
         github = GitHubSession(api_url_from(env), token_from(env), event.repository,
-                               (policy or RetryPolicy()).for_run())
+                               (policy or RetryPolicy()).for_run(), proxy=proxy)
         online = github if check_runs is None else None
         try:
             def spoken(line: str) -> None:
@@ -69,7 +78,8 @@ def main(environ: Mapping[str, str] | None = None, *, policy: RetryPolicy | None
                                                            default_branch=default_branch))
             return modes.run(settings, Adapters(log=spoken, github=online,
                                                 check_runs=check_runs,
-                                                own_clone=check_runs is not None))
+                                                own_clone=check_runs is not None,
+                                                proxy=proxy))
         finally:
             github.close()
     except GuardError as error:

@@ -77,7 +77,8 @@ def check_request(settings: ActionSettings) -> CheckRequest:
         debug_suffix=settings.debug_suffix,
         swift=settings.swift,
         accept_static=settings.accept_static,
-        urls=UrlSettings(base_url=settings.base_url, verify_zips=settings.verify_zips),
+        urls=UrlSettings(base_url=settings.base_url, verify_zips=settings.verify_zips,
+                         proxy=settings.proxy),
         verify_urls=settings.verify_urls,
         verify_zips=settings.verify_zips,
         resolve=ResolveSettings(swift=settings.resolve_swift) if settings.resolve_swift else None,
@@ -94,8 +95,10 @@ def run(settings: ActionSettings, adapters: Adapters) -> int:
         return run_check(settings, adapters)
     from swiftpm_guard.jobs.publish import refusal
 
-    why = refusal(check_request(settings), adapters, event=settings.event.name,
-                  ref=settings.event.ref, publish_refs=settings.publish_refs)
+    event = settings.event
+    why = refusal(check_request(settings), adapters, event=event.name, ref=event.ref,
+                  publish_refs=settings.publish_refs, triggered_by=event.run_event,
+                  from_fork=event.run_from_fork)
     if why is not None:
         # Code under review is not a release, nor is a branch publish-refs leaves out. A
         # template PR's own template is in the workspace, which only the check reads: so
@@ -235,6 +238,8 @@ def publish_request(settings: ActionSettings, remote: RepositoryRemote) -> Publi
         token=remote.token,
         token_source=remote.token_source,
         event=settings.event.name,
+        triggered_by=settings.event.run_event,
+        from_fork=settings.event.run_from_fork,
         # What consumers put in `.package(url:)`: the repository as GitHub serves it, whatever
         # URL the checkout used.
         package_url=f"{settings.server_url}/{settings.event.repository}.git",
@@ -336,7 +341,8 @@ def run_preflight(settings: ActionSettings, adapters: Adapters) -> int:
     from swiftpm_guard.report import publish as publish_report
     assert settings.version is not None  # ActionSettings requires it in this mode
     remote = _remote(settings, adapters)
-    urls = (UrlSettings(base_url=settings.base_url, absent_on_403=settings.absent_on_403)
+    urls = (UrlSettings(base_url=settings.base_url, absent_on_403=settings.absent_on_403,
+                        proxy=settings.proxy)
             if settings.verify_absent else None)
     result = preflight(PreflightRequest(
         version=settings.version, repo=remote.url, branch_prefix=settings.branch_prefix,
@@ -371,7 +377,8 @@ def run_audit(settings: ActionSettings, adapters: Adapters) -> int:
     remote = _remote(settings, adapters)
     report = audit_repository(
         remote.url, settings.branches, AuditOptions(branch_prefix=settings.branch_prefix),
-        urls=UrlSettings(base_url=settings.base_url, verify_zips=settings.verify_zips)
+        urls=UrlSettings(base_url=settings.base_url, verify_zips=settings.verify_zips,
+                         proxy=settings.proxy)
         if settings.verify_urls else None,
         git_config=remote.git_config())
     tips = [line for line in (audit_report.tip_line(b) for b in report.branches)

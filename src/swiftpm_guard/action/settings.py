@@ -2,8 +2,9 @@
 once, before any file is read or any request is made (a bad input is exit 2).
 
 The runner passes `with:` inputs as `INPUT_<NAME>` with the name upper-cased and its hyphens
-kept (`INPUT_TEMPLATE-REF`); other launchers turn them into underscores, so both are read.
-A bad input is a one-line UsageError naming the input and the value.
+kept (`INPUT_TEMPLATE-REF`), every declared input, empty ones too; the underscore spelling
+(other launchers, the composite action) is read only where the hyphenated one is absent
+(`read_input`). A bad input is a one-line UsageError naming the input and the value.
 """
 
 from __future__ import annotations
@@ -33,7 +34,7 @@ from swiftpm_guard.core.names import (
     validate_version,
 )
 from swiftpm_guard.core.names import DEFAULT_BRANCH_GLOB as DEFAULT_PATTERN
-from swiftpm_guard.core.urls import validate_base_url
+from swiftpm_guard.core.urls import validate_base_url, validate_proxy
 from swiftpm_guard.errors import UsageError
 from swiftpm_guard.jobs.swiftpm_proof import locate_swift, validate_swift_option
 
@@ -97,6 +98,9 @@ class ActionSettings:
     #: Input config: the configuration file's path at the default branch ("" its default
     #: path, "none" no file); main.py reads it before these settings are made.
     config: str = ""
+    #: Input proxy: the only proxy the API, the downloads and git go through (never one the
+    #: job's environment names).
+    proxy: str | None = None
 
     def __post_init__(self) -> None:
         if not self.workspace.is_dir():
@@ -165,9 +169,16 @@ class ActionSettings:
         zips = value("verify-zips")  # auto: every entry's data is verified when publishing
         behaviour["verify_zips"] = (mode == "publish" if zips.lower() == "auto"
                                     else boolean("verify-zips", zips))
-        return cls(mode=mode, requested_mode=requested, event=event, token=token_from(env),
+        return cls(mode=mode, requested_mode=requested, event=event, token=_github_token(env),
                    push_token=_push_token(env), **_sources(value), **_release(value), **behaviour,
                    **_runner(env), config=config_input(env))
+
+
+def _github_token(env: Mapping[str, str]) -> str | None:
+    """Input github-token, refused at once like push-token when it cannot be an HTTP header:
+    one line that never quotes it (a line break or a non-Latin-1 character)."""
+    token = token_from(env)
+    return check_token(token, source="input github-token") if token is not None else None
 
 
 def _push_token(env: Mapping[str, str]) -> str | None:
@@ -262,6 +273,7 @@ def _behaviour(value: Value) -> dict[str, Any]:
         "absent_on_403": boolean("absent-on-403", value("absent-on-403")),
         "verify_urls": boolean("verify-urls", value("verify-urls")),
         "base_url": validate_base_url(base_url, "input base-url") if base_url else None,
+        "proxy": validate_proxy(value("proxy"), "input proxy") if value("proxy") else None,
     }
 
 
@@ -322,6 +334,7 @@ INPUTS: dict[str, str] = {
     "base-url": "",
     "branches": DEFAULT_PATTERN,
     "config": "",  # empty: .github/swiftpm-guard.yml at the default branch, if there
+    "proxy": "",
 }
 #: Every output the action writes (action.yml declares the same, tested).
 OUTPUTS = (
@@ -340,14 +353,30 @@ MODES = ("auto", "check", "publish", "audit", "preflight")
 PR_CONCLUSIONS = ("auto", "neutral", "failure")
 
 def read_input(env: Mapping[str, str], name: str, default: str | None = None) -> str:
-    """`INPUT_NAME-WITH-HYPHENS` (the runner) or `INPUT_NAME_WITH_UNDERSCORES`, else `default`
-    (the configuration file's), else the input's own default."""
-    upper = name.upper()
-    for key in (f"INPUT_{upper}", f"INPUT_{upper.replace('-', '_')}"):
-        value = env.get(key)
-        if value is not None and value.strip():
-            return value.strip()
+    """`INPUT_NAME-WITH-HYPHENS` (the runner); when empty, `default` (the configuration
+    file's), else the input's own default.
+
+    The runner passes every declared input, empty ones too, and never the underscore
+    spelling, which a job's environment can hold (GITHUB_ENV): `INPUT_NAME_WITH_UNDERSCORES`
+    is read only when the hyphenated variable is absent (other launchers; the composite
+    action, whose step sets every input by that name: `composite_inputs`).
+    """
+    key = f"INPUT_{name.upper()}"
+    value = env.get(key)
+    if value is None:
+        value = env.get(key.replace("-", "_"))
+    given = (value or "").strip()
+    if given:
+        return given
     return INPUTS[name] if default is None else default
+
+
+def composite_inputs(env: Mapping[str, str]) -> dict[str, str]:
+    """`env` as the composite action's step sees it, less every hyphenated `INPUT_*`: that
+    step sets each input by its underscore name, so a hyphenated one can only be the job's
+    (GITHUB_ENV) and must not win over the step's own."""
+    return {key: value for key, value in env.items()
+            if not (key.startswith("INPUT_") and "-" in key)}
 
 
 def check_inputs(env: Mapping[str, str]) -> None:
@@ -356,6 +385,8 @@ def check_inputs(env: Mapping[str, str]) -> None:
     def value(name: str) -> str:
         return read_input(env, name)
 
+    _github_token(env)
+    _push_token(env)
     Event.from_env(env)
     _sources(value)
     _release(value)
@@ -375,6 +406,12 @@ def api_url_from(env: Mapping[str, str]) -> str:
     """GITHUB_API_URL, validated (needed before the settings: the configuration file may be
     read through the API)."""
     return str(_runner(env)["api_url"])
+
+
+def proxy_from(env: Mapping[str, str]) -> str | None:
+    """Input proxy, validated (needed before the settings, for the same reason)."""
+    proxy = read_input(env, "proxy")
+    return validate_proxy(proxy, "input proxy") if proxy else None
 
 
 def token_from(env: Mapping[str, str]) -> str | None:

@@ -20,6 +20,7 @@ from swiftpm_guard.cli.options import Parser
 from swiftpm_guard.console import log, package_text, reader_left, say
 from swiftpm_guard.core.model import CODES
 from swiftpm_guard.errors import GuardError, InputError
+from swiftpm_guard.infra.scratch import private_tempdir
 from swiftpm_guard.jobs.adapters import Adapters
 
 DESCRIPTION = ("Generate and guard the Package.swift of a SwiftPM binary package: check its "
@@ -87,7 +88,8 @@ def _dispatch(args: argparse.Namespace, parser: Parser, argv: Sequence[str]) -> 
     if args.command == "schema":
         package_text(schema_text(args.kind))
         return 0
-    adapters = Adapters(log=(lambda _line: None) if getattr(args, "quiet", False) else log)
+    adapters = Adapters(log=(lambda _line: None) if getattr(args, "quiet", False) else log,
+                        proxy=getattr(args, "proxy", None) or None)
     if args.command in CONFIGURED:
         given = given_options(parser, parser.subcommands[args.command], argv)
         apply_config(args, given, adapters.log)
@@ -102,7 +104,9 @@ def main(argv: Sequence[str] | None = None) -> int:
         parser = build_parser()
         arguments = sys.argv[1:] if argv is None else list(argv)
         args = parser.parse_args(arguments)
-        return _dispatch(args, parser, arguments)
+        # Every temporary file of the run in one private folder, never under $TMPDIR.
+        with private_tempdir():
+            return _dispatch(args, parser, arguments)
     except GuardError as error:
         log(f"error: {error}")
         return error.exit_code

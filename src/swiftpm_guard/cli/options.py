@@ -192,13 +192,18 @@ def add_url_arguments(parser: argparse.ArgumentParser, *, flag: str = "--verify-
                        help="retries after timeouts, resets, 5xx and 429 (default 2)")
     group.add_argument("--url-jobs", type=int, default=4, metavar="N",
                        help="downloads at once (default 4)")
+    group.add_argument("--proxy", metavar="URL",
+                       help="http(s)://host:port: the only proxy the downloads go through "
+                            "(the environment's http_proxy, HTTPS_PROXY, ALL_PROXY, NO_PROXY "
+                            "and CA bundle variables are never read)")
 
 
 def url_settings(args: argparse.Namespace) -> UrlSettings:
     return UrlSettings(template=args.url_template, base_url=args.base_url,
                        timeout=args.url_timeout, retries=args.url_retries, jobs=args.url_jobs,
                        absent_on_403=getattr(args, "absent_on_403", False),
-                       verify_zips=bool(getattr(args, "verify_zips", False)))
+                       verify_zips=bool(getattr(args, "verify_zips", False)),
+                       proxy=args.proxy or None)
 
 
 # -- the real SwiftPM resolving a consumer -----------------------------------------------------

@@ -78,8 +78,10 @@ def _add_push_arguments(parser: argparse.ArgumentParser) -> None:
                       help="author and committer of the published commit (never read from a "
                            "git config; default the github-actions bot)")
     push.add_argument("--event", default=os.environ.get("GITHUB_EVENT_NAME"), metavar="NAME",
-                      help="triggering event (default $GITHUB_EVENT_NAME); pull_request and "
-                           "merge_group events never push")
+                      help="triggering event (default $GITHUB_EVENT_NAME); only push, "
+                           "workflow_dispatch, schedule and release push (a pull request's "
+                           "code can reach every other event; a workflow_run publishes "
+                           "through the action, which reads the triggering run's event)")
     push.add_argument("--package-url", metavar="URL",
                       help="the URL consumers use in .package(url:) (default: --repo)")
 

@@ -59,9 +59,13 @@ class UrlSettings:
     #: `--verify-zips`: decompress and check every entry of each downloaded zip, as `unzip -t`
     #: does (bounded per zip), not only the metadata entries and symlinks the rules read.
     verify_zips: bool = False
+    #: Input proxy / --proxy: the only proxy the downloads go through (never the environment's).
+    proxy: str | None = None
 
     def __post_init__(self) -> None:
         validate_url_template(self.template)
+        if self.proxy is not None:
+            validate_proxy(self.proxy, "--proxy")
         if self.base_url is not None:
             validate_base_url(self.base_url, "--base-url")
         if not 0 < self.timeout <= 600:
@@ -115,6 +119,21 @@ def validate_base_url(base: str, what: str) -> str:
         raise UsageError(f"{what} {shown!r} is not an http(s) URL without credentials, query "
                          "or spaces")
     return base
+
+
+#: A proxy as input proxy / --proxy takes it: scheme, host (a name, IPv4 or [IPv6]), port.
+_PROXY_RE = re.compile(r"(https?)://([A-Za-z0-9](?:[A-Za-z0-9.-]{0,251}[A-Za-z0-9])?"
+                       r"|\[[0-9A-Fa-f:.]{2,45}\]):([0-9]{1,5})/?")
+
+
+def validate_proxy(value: str, what: str) -> str:
+    """`http(s)://host:port` and nothing else: no user name or password (they would travel in
+    a header we did not mean to send and be quoted in messages), no path, query or spaces."""
+    match = _PROXY_RE.fullmatch(value)
+    if match is None or not 0 < int(match.group(3)) < 65536:
+        raise UsageError(f"{what} {shown_location(value)!r} is not http(s)://host:port (no user "
+                         "name or password, path or query)")
+    return value.removesuffix("/")
 
 
 def zip_url(settings: UrlSettings, *, name: str, version: str, base_url: str | None,

@@ -23,6 +23,7 @@ from typing import TYPE_CHECKING, Any, TypeVar
 from swiftpm_guard import console
 from swiftpm_guard.errors import InfrastructureError
 from swiftpm_guard.infra import http_deadline
+from swiftpm_guard.infra.network import ca_bundle, configure
 
 if TYPE_CHECKING:
     # Re-exported for annotations elsewhere: PyGithub is named only here and in sinks/.
@@ -105,18 +106,58 @@ class OverBudget(Exception):
         self.status = status
 
 
-def connect(api_url: str, token: str | None, policy: RetryPolicy) -> Github:
+def connect(api_url: str, token: str | None, policy: RetryPolicy,
+            proxy: str | None = None) -> Github:
     """A PyGithub client for `api_url` (GHES works): its sockets under each call's deadline,
-    its retry PyGithub's GithubRetry with the tool's waits."""
+    its retry PyGithub's GithubRetry with the tool's waits, deaf to the environment's proxies
+    and CA bundles (infra.network): only `proxy`, the pinned CA."""
     from github import Auth, Github  # noqa: TID251  (PyGithub's home)
 
     from swiftpm_guard.infra import github_http
 
     github_http.install()
-    return Github(base_url=api_url.rstrip("/"), auth=Auth.Token(token) if token else None,
-                  timeout=policy.request_timeout, retry=_retry(policy), lazy=True,
-                  seconds_between_requests=None,
-                  seconds_between_writes=policy.seconds_between_writes)
+    client = Github(base_url=api_url.rstrip("/"), auth=Auth.Token(token) if token else None,
+                    timeout=policy.request_timeout, retry=_retry(policy), lazy=True,
+                    seconds_between_requests=None, verify=ca_bundle(),
+                    seconds_between_writes=policy.seconds_between_writes)
+    _own_connections(client, proxy)
+    return client
+
+
+#: Where PyGithub's Requester keeps the classes it makes a connection (one requests session)
+#: with: the class for the API's own scheme, and the two for URLs on other hosts.
+_CONNECTION_SLOTS = ("_Requester__connectionClass", "_Requester__httpConnectionClass",
+                     "_Requester__httpsConnectionClass")
+
+
+def _own_connections(client: Github, proxy: str | None) -> None:
+    """This client's connections get watched requests sessions (github_http) that read no
+    environment.
+
+    PyGithub makes each session itself (trust_env on) and its public hook for the classes is
+    process-wide, so the proxy-aware ones are set on this requester alone. A PyGithub without
+    them is refused rather than left trusting the environment.
+    """
+    from swiftpm_guard.infra import github_http
+
+    requester = client.requester
+    if not all(hasattr(requester, slot) for slot in _CONNECTION_SLOTS):
+        raise InfrastructureError("this PyGithub keeps its connection classes elsewhere: "
+                                  "cannot keep its sessions from the environment's proxies")
+
+    class Http(github_http.PyGithubHTTP):
+        def __init__(self, *args: Any, **kwargs: Any) -> None:
+            super().__init__(*args, **kwargs)
+            self.verify = configure(self.session, proxy)
+
+    class Https(github_http.PyGithubHTTPS):
+        def __init__(self, *args: Any, **kwargs: Any) -> None:
+            super().__init__(*args, **kwargs)
+            self.verify = configure(self.session, proxy)
+
+    setattr(requester, _CONNECTION_SLOTS[0], Https if requester.scheme == "https" else Http)
+    setattr(requester, _CONNECTION_SLOTS[1], Http)
+    setattr(requester, _CONNECTION_SLOTS[2], Https)
 
 
 def _retry(policy: RetryPolicy) -> GithubRetry:
@@ -130,12 +171,14 @@ def _retry(policy: RetryPolicy) -> GithubRetry:
                                   secondary_rate_wait=policy.secondary_wait)
 
 
-def download_session(policy: RetryPolicy) -> Session:
+def download_session(policy: RetryPolicy, proxy: str | None = None) -> Session:
     """A requests session for what PyGithub cannot fetch (a redirect to another host): under
-    the call's deadline and retried like every API call."""
+    the call's deadline, retried like every API call, deaf to the environment (only `proxy`)."""
     from swiftpm_guard.infra import github_http
 
-    return github_http.session(_retry(policy))
+    made = github_http.session(_retry(policy))
+    configure(made, proxy)
+    return made
 
 
 def call(policy: RetryPolicy, what: str, operation: Callable[[], T]) -> T:
@@ -251,17 +294,19 @@ class GitHubSession:
     never needs the API never imports PyGithub."""
 
     def __init__(self, api_url: str, token: str | None, repository: str,
-                 policy: RetryPolicy) -> None:
+                 policy: RetryPolicy, proxy: str | None = None) -> None:
         self.api_url = api_url
         self.token = token
         self.repository = repository
         self.policy = policy
+        #: Input proxy: the only proxy this session (and the artifact download) goes through.
+        self.proxy = proxy
         self._client: Github | None = None
 
     @property
     def client(self) -> Github:
         if self._client is None:
-            self._client = connect(self.api_url, self.token, self.policy)
+            self._client = connect(self.api_url, self.token, self.policy, self.proxy)
         return self._client
 
     @property

@@ -108,13 +108,13 @@ def _mount(made: requests.Session, retry: Any = 0, pool_size: int | None = None)
     made.mount("http://", adapter)
 
 
-class _PyGithubHTTP(HTTPRequestsConnectionClass):
+class PyGithubHTTP(HTTPRequestsConnectionClass):
     def __init__(self, *args: Any, **kwargs: Any) -> None:
         super().__init__(*args, **kwargs)
         _mount(self.session, self.retry, self.pool_size)
 
 
-class _PyGithubHTTPS(HTTPSRequestsConnectionClass):
+class PyGithubHTTPS(HTTPSRequestsConnectionClass):
     def __init__(self, *args: Any, **kwargs: Any) -> None:
         super().__init__(*args, **kwargs)
         _mount(self.session, self.retry, self.pool_size)
@@ -125,4 +125,4 @@ def install() -> None:
     process-wide; a new connection per request, so each is opened under its own Deadline)."""
     from github.Requester import Requester  # noqa: TID251  (PyGithub's home)
 
-    Requester.injectConnectionClasses(_PyGithubHTTP, _PyGithubHTTPS)
+    Requester.injectConnectionClasses(PyGithubHTTP, PyGithubHTTPS)

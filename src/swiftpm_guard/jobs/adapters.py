@@ -31,7 +31,8 @@ class Adapters:
     """Made once by the front end (tests make their own) and passed down to every job.
 
     `log` takes progress lines without a prefix; `github` is the API session (the action's:
-    the CLI has none); `environ` is the environment git and SwiftPM inherit.
+    the CLI has none); `environ` is the environment git and SwiftPM inherit; `proxy` the one
+    proxy the run was given.
     """
 
     log: Callable[[str], None] = _quiet
@@ -42,6 +43,9 @@ class Adapters:
     #: A rehearsal on the developer's own clone: other refs are read from that clone, as the
     #: CLI reads them, never from the server URL the action's git would ask.
     own_clone: bool = False
+    #: Input proxy / --proxy (validated http(s)://host:port): the only proxy any client of a
+    #: job may use; None: none at all, whatever the environment's proxy variables say.
+    proxy: str | None = None
 
 
 #: No log, no API session, the process's environment: what a job gets when given nothing.

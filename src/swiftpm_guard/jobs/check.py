@@ -485,7 +485,7 @@ def _run_artifact(run: RunArtifact, checkout: Checkout, scratch: Path, verify: b
     downloads = scratch / "downloads"
     downloads.mkdir(parents=True)
     archive = download_artifact(github.api_url, github.token, github.repository, found,
-                                downloads, github.policy)
+                                downloads, github.policy, proxy=github.proxy)
     display = f"{run.name}@run-{run.run_id}"
     folder = extract_zips(archive, scratch / "run-artifact", display=display)
     archive.unlink()

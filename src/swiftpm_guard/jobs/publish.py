@@ -69,9 +69,30 @@ from swiftpm_guard.sinks.git_push import (
 from swiftpm_guard.sources.refs import Checkout
 from swiftpm_guard.sources.template import load_exported, wanted
 
-#: Events that never publish, whatever the mode says: code under review is not a release.
-NO_PUSH_EVENTS = frozenset({"pull_request", "pull_request_target", "pull_request_review",
-                            "pull_request_review_comment", "merge_group"})
+#: The only events that publish, whatever the mode says: no pull request's code runs in them
+#: (an allow-list: `issue_comment`, `pull_request_target`, `merge_group`… all can carry one). A
+#: `workflow_run` publishes only when the run that triggered it was one of these, in this
+#: repository: a fork's pull_request run may have built the zips it hands over.
+PUBLISH_EVENTS = ("push", "workflow_dispatch", "schedule", "release")
+
+
+def event_refusal(event: str | None, triggered_by: str | None = None, *,
+                  from_fork: bool = False) -> str | None:
+    """Why a run of `event` never publishes, or None when it may. No event: not in GitHub
+    Actions (a developer's own run). `triggered_by`: a workflow_run's triggering event."""
+    if event is None or event in PUBLISH_EVENTS:
+        return None
+    allowed = ", ".join(PUBLISH_EVENTS)
+    if event == "workflow_run":
+        if triggered_by in PUBLISH_EVENTS and not from_fork:
+            return None
+        origin = f"a fork's `{triggered_by}`" if from_fork else f"`{triggered_by or 'unknown'}`"
+        return (f"mode publish on a `workflow_run` event triggered by {origin}: checked only, "
+                f"nothing is pushed (that run may have built a pull request's code); publish "
+                f"from a workflow_run of a {allowed} run, or from one of those events")
+    return (f"mode publish on a `{event}` event: checked only, nothing is pushed (only {allowed} "
+            "and a workflow_run of one of those publish: a pull request's code can reach "
+            "every other event); publish from one of those, e.g. a workflow_dispatch")
 
 Log = Callable[[str], None]
 
@@ -97,8 +118,11 @@ class PublishRequest:
     author: str = DEFAULT_AUTHOR
     token: str | None = field(default=None, repr=False)
     token_source: str = "the token"
-    #: The GitHub event that triggered the run; an event in NO_PUSH_EVENTS never pushes.
+    #: The GitHub event that triggered the run; only PUBLISH_EVENTS push (`event_refusal`).
     event: str | None = None
+    #: A workflow_run's: the event of the run that triggered it, and whether that was a fork's.
+    triggered_by: str | None = None
+    from_fork: bool = False
     #: What consumers put in `.package(url:)`; default: the remote itself.
     package_url: str | None = None
     git_timeout: float = NETWORK_TIMEOUT
@@ -230,13 +254,14 @@ def local_remote_exists(remote: Remote) -> None:
 
 
 def refusal(check: CheckRequest, adapters: Adapters, *, event: str, ref: str,
-            publish_refs: tuple[str, ...]) -> str | None:
+            publish_refs: tuple[str, ...], triggered_by: str | None = None,
+            from_fork: bool = False) -> str | None:
     """Why a run asked to publish only checks: an event that never publishes, or a ref that
     `publish-refs` (default: the default branch and `release/*`) does not allow. A dispatch on a
     feature branch would otherwise claim that day's version branch."""
-    if event in NO_PUSH_EVENTS:
-        return (f"mode publish on a `{event}` event: checked only, nothing is pushed (pull "
-                "requests and merge queues never publish)")
+    why = event_refusal(event, triggered_by, from_fork=from_fork)
+    if why is not None:
+        return why
     if publish_refs:
         if ref_matches(ref, publish_refs):
             return None
@@ -310,9 +335,13 @@ def _skip_reason(request: PublishRequest, report: Report) -> str | None:
         return "error findings"
     if request.dry_run:
         return "dry run"
-    if request.event in NO_PUSH_EVENTS:
+    if not _event_publishes(request):
         return f"'{request.event}' events never publish"
     return None
+
+
+def _event_publishes(request: PublishRequest) -> bool:
+    return event_refusal(request.event, request.triggered_by, from_fork=request.from_fork) is None
 
 
 def _look(repo: ScratchRepo, request: PublishRequest, say: Log) -> dict[str, str]:
@@ -385,7 +414,7 @@ def _swift_for_proof(request: PublishRequest) -> str | None:
     """The SwiftPM that proves the commit; without one a run that would push is refused
     (exit 2) unless the user accepts a static proof."""
     swift, why = locate_swift(request.check.swift)
-    pushes = not request.dry_run and request.event not in NO_PUSH_EVENTS
+    pushes = not request.dry_run and _event_publishes(request)
     if swift is None and pushes and not request.check.accept_static:
         raise UsageError(
             f"publish proves the commit it pushes with SwiftPM, and there is none ({why}): "

@@ -39,8 +39,9 @@ def command(name: str, message: str, properties: Mapping[str, str | int] | None 
 
 
 def mask(secret: str) -> list[str]:
-    """`::add-mask::` for every line of a secret (the runner masks line by line)."""
-    return [f"::add-mask::{line}" for line in secret.splitlines() if line.strip()]
+    """`::add-mask::` for every line of a secret (the runner masks line by line), its data
+    escaped as the runner unescapes it: raw, `ghs_a%25b` would mask `ghs_a%b`, not itself."""
+    return [f"::add-mask::{escape_data(line)}" for line in secret.splitlines() if line.strip()]
 
 
 def annotation_commands(annotations: Sequence[Annotation]) -> list[str]:

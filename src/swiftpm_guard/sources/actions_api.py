@@ -66,11 +66,13 @@ def find_artifact(
 
 
 def download_artifact(api_url: str, token: str, repository: str, artifact: RunArtifact, into: Path,
-                      policy: RetryPolicy, max_bytes: int = ARTIFACT_MAX_BYTES) -> Path:
+                      policy: RetryPolicy, max_bytes: int = ARTIFACT_MAX_BYTES, *,
+                      proxy: str | None = None) -> Path:
     """Download the artifact's zip to `into/<id>.zip` and return its path.
 
     Not through PyGithub: it refuses redirects to hosts outside github.com, and GitHub sends
     this one to blob storage elsewhere. requests follows it and drops the token on the way.
+    The session reads no proxy or CA bundle from the environment: only `proxy` (input proxy).
     """
     if artifact.size > max_bytes:
         raise InputError(
@@ -87,7 +89,7 @@ def download_artifact(api_url: str, token: str, repository: str, artifact: RunAr
     }
 
     def fetch() -> Path:
-        with download_session(policy) as session, session.get(
+        with download_session(policy, proxy) as session, session.get(
             url, headers=headers, stream=True, timeout=policy.request_timeout
         ) as response:
             response.raise_for_status()

@@ -33,6 +33,7 @@ from swiftpm_guard.core.urls import HostedZip, UrlSettings
 from swiftpm_guard.core.zip_rules import extraction_problem, link_findings, shape_problem
 from swiftpm_guard.infra import http_deadline
 from swiftpm_guard.infra.http_deadline import Deadline
+from swiftpm_guard.infra.network import opener
 from swiftpm_guard.sources.zip_archive import FullCheck, ZipProblem, read_zip_contents
 
 #: One socket read at most.
@@ -87,9 +88,10 @@ class _HTTPSHandler(urllib.request.HTTPSHandler):
                             context=self._context)  # type: ignore[attr-defined]
 
 
-def _opener() -> urllib.request.OpenerDirector:
-    """urllib with its connections under the current Deadline, redirects to http(s) only."""
-    return urllib.request.build_opener(_NoOtherSchemes(), _HTTPHandler(), _HTTPSHandler())
+def _opener(settings: UrlSettings) -> urllib.request.OpenerDirector:
+    """urllib with its connections under the current Deadline, redirects to http(s) only, and
+    no proxy, CA bundle or netrc from the environment: only input proxy (infra.network)."""
+    return opener(settings.proxy, _NoOtherSchemes(), _HTTPHandler(), https=_HTTPSHandler)
 
 
 def _late(settings: UrlSettings) -> _Transient:
@@ -138,7 +140,7 @@ def _download(url: str, settings: UrlSettings) -> Fetched:
 
 def _download_within(url: str, settings: UrlSettings, deadline: Deadline) -> Fetched:
     try:
-        with _opener().open(_request(url), timeout=settings.timeout) as response:
+        with _opener(settings).open(_request(url), timeout=settings.timeout) as response:
             content_type = response.headers.get("Content-Type", "")
             return _hash_stream(response, deadline, settings, content_type)
     except urllib.error.HTTPError as error:
@@ -240,7 +242,7 @@ class _Refused(Exception):
 
 def _answers(url: str, method: str, settings: UrlSettings) -> Fetched:
     try:
-        with _opener().open(_request(url, method), timeout=settings.timeout) as response:
+        with _opener(settings).open(_request(url, method), timeout=settings.timeout) as response:
             return Fetched("exists", detail=f"HTTP {response.status}")
     except urllib.error.HTTPError as error:
         if error.code in _MISSING:

@@ -41,6 +41,23 @@ def test_hyphens_as_the_runner_passes_them_and_underscores_as_others_do():
     assert read_input({}, "check-name") == "SwiftPM manifest"
 
 
+def test_the_underscore_spelling_is_read_only_where_the_runners_is_absent():
+    """The runner passes every declared input, empty ones too (issue 32): an empty input
+    never falls through to the job environment's underscore spelling."""
+    job = {"INPUT_PUBLISH_REFS": "feature/*", "INPUT_PUSH_TOKEN": "ghp_fromTheJob"}
+    assert read_input({**job, "INPUT_PUBLISH-REFS": ""}, "publish-refs") == ""
+    assert read_input({**job, "INPUT_PUSH-TOKEN": ""}, "push-token") == ""
+    assert read_input(job, "publish-refs") == "feature/*"  # other launchers
+
+
+def test_proxy_is_host_and_port_only(tmp_path):
+    assert _settings(tmp_path, proxy="http://proxy.internal:3128").proxy == \
+        "http://proxy.internal:3128"
+    assert _settings(tmp_path, proxy="https://[::1]:8443/").proxy == "https://[::1]:8443"
+    with pytest.raises(UsageError, match=r"input proxy 'http://\*\*\*@p:1' is not"):
+        _settings(tmp_path, proxy="http://u:secret@p:1")
+
+
 def test_defaults(tmp_path):
     settings = _settings(tmp_path)
     assert settings.mode == "check" and settings.requested_mode == "auto"
@@ -86,7 +103,9 @@ def test_defaults(tmp_path):
         "verify-absent",
         "absent-on-403",
         "config",
+        "proxy",
     }
+    assert settings.proxy is None
     assert settings.push_token is None and settings.publish_refs == ()
     assert settings.exclude_paths == (".github/",) and settings.update is False
     assert settings.swift == "auto" and settings.allow_overwrite is False

@@ -1,4 +1,5 @@
-"""`--url-template`'s default is core.urls's, and the help says which it is."""
+"""`--url-template`'s default is core.urls's, and the help says which it is; `--proxy` is the
+only proxy and only host and port (issue 32)."""
 
 from __future__ import annotations
 
@@ -30,3 +31,13 @@ def test_a_given_template_is_kept_and_an_empty_one_is_still_refused():
     assert url_settings(_parser().parse_args(["--url-template", given])).template == given
     with pytest.raises(UsageError):
         url_settings(_parser().parse_args(["--url-template", ""]))
+
+
+def test_proxy_is_the_option_or_none_and_only_host_and_port():
+    assert url_settings(_parser().parse_args([])).proxy is None
+    given = url_settings(_parser().parse_args(["--proxy", "http://127.0.0.1:3128"]))
+    assert given.proxy == "http://127.0.0.1:3128"
+    for bad in ("http://user:pw@127.0.0.1:3128", "socks5://h:1", "http://h", "http://h:1/x"):
+        with pytest.raises(UsageError, match=r"--proxy .* is not http\(s\)://host:port") as raised:
+            url_settings(_parser().parse_args(["--proxy", bad]))
+        assert "pw@" not in str(raised.value)
