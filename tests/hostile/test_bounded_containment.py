@@ -339,21 +339,27 @@ def test_the_action_against_a_dripping_api_ends_within_its_run_budget(
 ) -> None:
     """The action's main, as entrypoint.py runs it, with GITHUB_API_URL at a server that
     drips: every call is cut at the run's budget and the report still reaches the log."""
-    from support.actions_env import FRAMEWORKS_FROM, clone, make_origin
+    from support.actions_env import FRAMEWORKS_FROM, REPOSITORY, clone, make_origin
     from support.drip_server import serve_drip
+    from support.git_http import serve_git
     from swiftpm_guard.action import main as action
     from swiftpm_guard.infra.github import RetryPolicy
 
     origin = make_origin(tmp_path / "remote")
     workspace = clone(origin, "main", tmp_path / "workspace")
     (tmp_path / "step").mkdir()
-    with serve_drip(interval=0.5, seconds=90) as server:
+    # git reads the repository from a server that answers: this test is about the API's budget.
+    served = tmp_path / "served" / REPOSITORY.split("/")[0]
+    served.mkdir(parents=True)
+    (served / f"{REPOSITORY.split('/')[1]}.git").symlink_to(origin.bare)
+    with serve_drip(interval=0.5, seconds=90) as server, serve_git(tmp_path / "served") as git:
         step = runner_env(
             tmp_path / "step", api_url=server.url, workspace=workspace, event_name="push",
             payload=push_payload(ref="refs/heads/main", before=origin.main, after=origin.main),
             sha=origin.main, ref="refs/heads/main",
             inputs={"mode": "check", "frameworks-from": FRAMEWORKS_FROM,
                     "github-token": "ghs_dripToken0123456789"})
+        step.env["GITHUB_SERVER_URL"] = git.rstrip("/")
         policy = RetryPolicy(run_seconds=3, request_timeout=5, seconds_between_writes=None)
         started = time.monotonic()
         code = _finishes(lambda: action.main(step.env, policy=policy), 60,
@@ -377,7 +383,7 @@ def test_a_dripping_tls_server_and_a_dripping_head_are_cut_at_the_deadline(
     from swiftpm_guard.sources.hosted import _exists, fetch_all
 
     ca = make_test_ca(tmp_path / "ca")
-    monkeypatch.setenv("SSL_CERT_FILE", str(ca.ca_pem))
+    monkeypatch.setenv("SWIFTPM_GUARD_CA_FILE", str(ca.ca_pem))
     settings = UrlSettings(timeout=5, deadline=2, retries=0)
     for tls, probe in ((ca.server_context(), None), (None, _exists)):
         with serve_drip(interval=0.5, seconds=60, tls=tls) as server:

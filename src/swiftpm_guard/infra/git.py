@@ -93,6 +93,9 @@ NEUTRAL_CONFIG = (
     ("commit.gpgSign", "false"),  # commit-tree would start gpg.program
     ("core.attributesFile", os.devnull),
 )
+#: A server that drips its answer is dropped: under 1 KB/s for 30 s ends the transfer (git's
+#: only other bound is each process's deadline, minutes long).
+BOUNDED_CONFIG = (("http.lowSpeedLimit", "1000"), ("http.lowSpeedTime", "30"))
 #: Without the user's own config: no credential helper (the list is reset), no ssh.
 ISOLATED_CONFIG = (("credential.helper", ""),)
 #: Transports: ssh, git:// and `ext::` run programs or ask an agent; only a user's own CLI
@@ -142,6 +145,7 @@ def git_environment(base: Mapping[str, str], *, safe_directories: Iterable[str] 
             [("safe.directory", path) for path in safe_directories] + pairs)
           if not carries_credentials([pair])),
         *NEUTRAL_CONFIG,
+        *BOUNDED_CONFIG,
         *(() if trusted else ISOLATED_CONFIG),
     ]
     for index, (key, value) in enumerate(entries):

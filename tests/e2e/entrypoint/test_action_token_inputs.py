@@ -98,8 +98,6 @@ def test_nothing_the_action_writes_in_the_workspace_belongs_to_another_user(
             if p != ".git" and not p.startswith(".git/")] == []
 
 
-@pytest.mark.xfail(strict=True, reason="issue 32: git still fetches into the workspace clone "
-                   "(root-owned refs); the contained-git change runs it in a scratch repository")
 def test_nothing_in_the_clones_git_folder_belongs_to_another_user(tmp_path, fake_github,
                                                                   as_root):
     assert _owned_by_another(tmp_path, fake_github) == []
