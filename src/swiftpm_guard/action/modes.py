@@ -213,7 +213,7 @@ def _upstream(settings: ActionSettings) -> Upstream:
     except UsageError:  # plain http: read without a token (the API reads a private one)
         remote = RepositoryRemote(f"{settings.server_url}/{settings.event.repository}.git",
                                   "GITHUB_SERVER_URL")
-    return remote.upstream(settings.event.sha)
+    return remote.upstream(settings.event.sha, settings.proxy)
 
 
 def publish_request(settings: ActionSettings, remote: RepositoryRemote) -> PublishRequest:

@@ -93,6 +93,7 @@ def preflight(request: PreflightRequest, adapters: Adapters = QUIET) -> Prefligh
             environ=adapters.environ,
             network_timeout=request.git_timeout,
             token_source=request.token_source,
+            proxy=adapters.proxy,
         ).init()
         sha = repo.ls_remote([request.branch]).get(request.branch)
         findings: list[Finding] = []

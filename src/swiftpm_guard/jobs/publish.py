@@ -306,6 +306,7 @@ def publish(request: PublishRequest, adapters: Adapters = QUIET, *,
             environ=adapters.environ,
             network_timeout=request.git_timeout,
             token_source=request.token_source,
+            proxy=adapters.proxy,
         ).init()
         refs = _look(repo, request, say)
         result = _check(repo, request, refs, work, (checkout, read), adapters)

@@ -32,9 +32,9 @@ class RepositoryRemote:
             return []
         return [(f"http.{origin}.extraHeader", authorization_header(self.token))]
 
-    def upstream(self, head: str | None) -> Upstream:
+    def upstream(self, head: str | None, proxy: str | None = None) -> Upstream:
         """Where a check reads other refs: this repository, with this token."""
-        return Upstream(self.url, tuple(self.git_config()), head)
+        return Upstream(self.url, tuple(self.git_config()), head, proxy)
 
 
 def repository_remote(*, server_url: str, repository: str, token: str | None,

@@ -44,7 +44,8 @@ class PublishGit:
     def __init__(self, path: Path, remote: Remote, *, token: str | None = None,
                  identity: Identity | None = None, environ: Mapping[str, str] | None = None,
                  network_timeout: float = NETWORK_TIMEOUT,
-                 token_source: str = "the variable --token-env names") -> None:
+                 token_source: str = "the variable --token-env names",
+                 proxy: str | None = None) -> None:
         self.path = path
         self.remote = remote
         self._token = token
@@ -56,10 +57,7 @@ class PublishGit:
             find_git(base)
         except InfrastructureError as error:
             raise GitError(f"{error}; publishing needs git") from None
-        config = [
-            ("http.lowSpeedLimit", "1000"),  # a stalled transfer fails instead of hanging
-            ("http.lowSpeedTime", "30"),
-        ]
+        config: list[tuple[str, str]] = []  # infra.git bounds a stalled transfer already
         if token is not None and remote.origin is not None:
             # git applies http.<url>.* only to URLs under that origin, not to other hosts.
             config.append((f"http.{remote.origin}.extraHeader", authorization_header(token)))
@@ -70,7 +68,7 @@ class PublishGit:
         # The environment is infra.git's (an allow-list, no system or global config, hooks
         # and every program-starting key neutralised); the identity is ours, never a config's.
         # In the scratch repository by its folder (cwd): ours, made by `init`.
-        self._git = Git(environ=base, config=tuple(config), variables=ident)
+        self._git = Git(environ=base, config=tuple(config), variables=ident, proxy=proxy)
 
     def redact(self, text: str) -> str:
         if self._token:

@@ -174,6 +174,7 @@ class Upstream:
     url: str
     config: tuple[tuple[str, str], ...] = field(default=(), repr=False)
     head: str | None = None
+    proxy: str | None = None  # input proxy: the only one git goes through
 
 
 @dataclass(frozen=True, slots=True)
@@ -187,6 +188,7 @@ class _Source:
     head: str | None = None  # the commit the working tree holds
     tracking: Callable[[str], str | None] | None = None  # the CLI clone's own origin/<ref>
     user_config: bool = False  # a developer's credential helper may answer the fetch
+    proxy: str | None = None
 
 
 class ScratchRefs:
@@ -230,7 +232,7 @@ class ScratchRefs:
     def _git(self, git_dir: Path | None, *args: str, config: Sequence[tuple[str, str]] = (),
              user_config: bool = False) -> subprocess.CompletedProcess[bytes]:
         git = Git(environ=self._environ, git_dir=None if git_dir is None else str(git_dir),
-                  config=tuple(config), user_config=user_config)
+                  config=tuple(config), user_config=user_config, proxy=self.source.proxy)
         try:
             return git.run(args, timeout=_GIT_TIMEOUT)
         except InfrastructureError as error:  # a timeout or no git: judged like a git failure
@@ -347,7 +349,7 @@ def _action_source(root: Path, upstream: Upstream) -> _Source | None:
         detached = (_small_file(dot_git / "HEAD") or b"").decode("ascii", "replace").strip()
         if is_object_id(detached):
             head = detached  # the checkout's own commit (a pull request's head, say)
-    return _Source(upstream.url, upstream.config, objects, shallow, head)
+    return _Source(upstream.url, upstream.config, objects, shallow, head, proxy=upstream.proxy)
 
 
 def clone_git(root: Path, *args: str) -> str | None:

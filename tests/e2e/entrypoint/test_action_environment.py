@@ -124,6 +124,8 @@ def test_input_proxy_is_the_one_proxy_the_api_calls_take(tmp_path, origin, fake_
     assert any(t.startswith(f"GET {api}/repos/{REPOSITORY}/actions/runs/4242/artifacts")
                for t in targets)
     assert any("/actions/artifacts/" in t and t.endswith("/zip") for t in targets)
+    # git too: it reads the repository's other refs through the same proxy.
+    assert any(t.startswith(f"GET {api}/{REPOSITORY}.git/info/refs") for t in targets), targets
     assert fake_github.only_check_run()["conclusion"] == "success"
 
 
