@@ -127,7 +127,8 @@ class CheckRequest:
     version_pattern: str = DEFAULT_VERSION_PATTERN
     warn: frozenset[str] = frozenset()
     render_seconds: float = 20.0  # a Jinja template renders in a bounded child
-    require_checksums: bool = False  # render and publish need every checksum
+    #: render and publish need every checksum; a check does when it `builds`
+    require_checksums: bool = False
     swift: str = "auto"  # auto | off | PATH of a swift executable
     swift_cache: Path | None = None
     #: `--accept-static`: without SwiftPM, what only SwiftPM can decide is a warning (the
@@ -163,10 +164,18 @@ class CheckRequest:
             raise UsageError(f"--warn {unknown[0]!r} is not a finding code "
                              f"(codes: {', '.join(CODES)})")
 
+    @property
+    def builds(self) -> bool:
+        """Whether this is a release's build: a version and zips (a folder, a checksums file,
+        a run's artifact). Then every declared name must have been built, as publish needs:
+        the check refuses what publish would refuse, before anything is uploaded."""
+        return self.version is not None and bool(
+            self.artifacts or self.checksums or self.run_artifact is not None)
+
     def options(self) -> CheckOptions:
         return CheckOptions(version=self.version or NO_VERSION, debug_suffix=self.debug_suffix,
                             version_pattern=self.version_pattern, warn=self.warn,
-                            require_checksums=self.require_checksums,
+                            require_checksums=self.require_checksums or self.builds,
                             names_only=self.version is None,
                             accept_static=self.accept_static)
 
@@ -214,14 +223,21 @@ def check(request: CheckRequest, adapters: Adapters = QUIET) -> CheckResult:
     """Read, render, check and prove; raises only for bad input and broken infrastructure.
     On a pull request the base is evaluated too: what it has already is `existing`."""
     checkout = checkout_of(request, adapters) if request.reads_refs else None
-    result = _checked(request, adapters, checkout)
+    result = concluded(_checked(request, adapters, checkout), request, checkout)
+    if request.base_ref is not None and checkout is not None:
+        result = _against_base(result, request, adapters, checkout)
+    return result
+
+
+def concluded(result: CheckResult, request: CheckRequest, checkout: Checkout | None
+              ) -> CheckResult:
+    """The last step check and publish share: who built the names, each finding's fix line,
+    and where each is shown. `checkout`: the clone other refs were read from (None: none)."""
     builder = _builder(request, result, checkout)
     findings = with_fixes(result.report.findings, request, result.sources,
                           checkout or checkout_of(request, QUIET), builder)
     result = replace(result, report=replace(result.report, findings=findings),
                      builder=builder)
-    if request.base_ref is not None and checkout is not None:
-        result = _against_base(result, request, adapters, checkout)
     return replace(result, placement=place(result.report.findings, result.sources, request,
                                            checkout))
 

@@ -63,7 +63,7 @@ def headline(problem: Problem, builder: str | None, debug_suffix: str = "_debug"
             f"{who} {'do' if several else 'does'} not build it" if who else "nothing built it"),
         "unclaimed-artifact": f"{name}: {who or 'the build'} {'build' if several else 'builds'} "
                               "it; no template has its product",
-        "missing-checksum": f"{name}: only declared, so no checksum to fill",
+        "missing-checksum": f"{name}: declared, but {who or 'the build'} did not build it",
         "missing-stub": f"{name}: the product has no stub folder",
         "branch-exists": f"{finding.subject} is already published",
     }.get(finding.code)
