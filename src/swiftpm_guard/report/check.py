@@ -116,7 +116,8 @@ def verdict(report: Report) -> str:
     if report.consistent:
         state = "consistent"
     elif only_branch_exists(report):
-        state = "already published (branch-exists; the manifest itself is consistent)"
+        state = ("already published (branch-exists; the manifest itself is consistent: "
+                 "republish with --update)")
     else:
         state = "NOT consistent"
     version = f" for {report.version}" if report.version else ""

@@ -94,7 +94,8 @@ def title(report: Report, folded: Sequence[Problem], builder: str | None,
         more = f"; {warnings} warning{'s' if warnings != 1 else ''}" if warnings else ""
         return f"consistent{version}{counts}{more}"
     if {p.finding.code for p in errors} == {"branch-exists"}:
-        return f"{headline(errors[0], builder)}; the manifest itself is consistent"
+        return (f"{headline(errors[0], builder)}; the manifest itself is consistent "
+                "(republish with --update)")
     first = errors[0]
     said = headline(first, builder, debug_suffix)
     if first.existing:
