@@ -35,6 +35,7 @@ from swiftpm_guard.core.model import (
     ReleaseLine,
     Rendered,
     Report,
+    Severity,
     Template,
 )
 from swiftpm_guard.core.names import (
@@ -55,7 +56,13 @@ from swiftpm_guard.core.release_lines import (
 )
 from swiftpm_guard.core.render import render
 from swiftpm_guard.core.urls import UrlSettings
-from swiftpm_guard.errors import GuardError, InputError, Missing, UsageError
+from swiftpm_guard.errors import (
+    GuardError,
+    InfrastructureError,
+    InputError,
+    Missing,
+    UsageError,
+)
 from swiftpm_guard.infra.bounded import call_isolated
 from swiftpm_guard.infra.fs import inside
 from swiftpm_guard.infra.swift_locate import validate_swift_option
@@ -342,10 +349,12 @@ def with_hosted(result: CheckResult, request: CheckRequest, adapters: Adapters) 
     if request.verify_urls:
         from swiftpm_guard.jobs import verify_urls  # only when asked: it fetches over HTTP
 
-        found, stats = verify_urls.hosted(result.rendered, result.built, version, request.urls,
-                                          log=adapters.log)
+        found, stats, unreachable = verify_urls.hosted(result.rendered, result.built, version,
+                                                       request.urls, log=adapters.log)
         report = replace(report, findings=(*report.findings, *apply_warn(found, request.warn)),
                          hosted=stats)
+        if unreachable:
+            report = _unverified(report, unreachable)
     resolved = None
     if request.resolve is not None:
         if not report.consistent:
@@ -362,6 +371,20 @@ def with_hosted(result: CheckResult, request: CheckRequest, adapters: Adapters) 
             report = replace(report, findings=(*report.findings,
                                                *apply_warn(resolved.findings, request.warn)))
     return replace(result, report=report, resolved=resolved)
+
+
+def _unverified(report: Report, unreachable: list[tuple[str, str]]) -> Report:
+    """Hosts that could not be reached say nothing about the release: with an error finding
+    already refusing it, a notice beside that finding; else exit 3, could not verify."""
+    from swiftpm_guard.jobs.verify_urls import could_not_verify
+
+    said = could_not_verify(unreachable)
+    if report.consistent:
+        raise InfrastructureError(f"verify-urls: {said}; nothing was judged: re-run when the "
+                                  "host answers (or without --verify-urls)")
+    notice = Finding(code="url-error", severity=Severity.NOTICE, subject=unreachable[0][0],
+                     message=f"{said}; the error findings above refuse this release anyway")
+    return replace(report, findings=(*report.findings, notice))
 
 
 def _render(template: Template, version: str, built: Mapping[str, Artifact],

@@ -134,3 +134,47 @@ def test_a_taken_preflight_says_what_to_do_next(tmp_path, origin, fake_github):
     assert "republish it with input update" in log
     assert "Next: stop before uploading" in step.summary()
     assert "Next: stop before uploading" in run["output"]["summary"]
+
+
+# -- verify-urls when the host cannot be reached ---------------------------------------------------
+
+
+def _refused_port() -> int:
+    import socket
+
+    with socket.socket() as probe:
+        probe.bind(("127.0.0.1", 0))
+        return int(probe.getsockname()[1])
+
+
+@pytest.mark.parametrize("base", ["https://zips.invalid/frameworks/", "refused"])
+def test_an_unreachable_host_is_could_not_verify_not_a_finding(tmp_path, origin, fake_github,
+                                                               base):
+    et, made = origin
+    if base == "refused":
+        base = f"http://127.0.0.1:{_refused_port()}/frameworks/"
+    workspace = made.clone("main", tmp_path / "workspace")
+    out = workspace / "frameworks-ios"
+    out.mkdir()
+    for name in all_names(LIVE_KEYS):
+        write_zip(out / f"{name}-{NIGHTLY}.zip", name)
+    inputs = {"mode": "check", "version": NIGHTLY, "artifacts": "frameworks-ios",
+              "frameworks-from": FRAMEWORKS_FROM, "verify-urls": "true", "base-url": base}
+    _step, result = _run(fake_github, made, tmp_path / "sound", workspace, inputs, et.main)
+    log = result.stdout + result.stderr
+    print(log)
+    assert result.returncode == 3, log
+    assert f"verify-urls: could not verify 18 zip URLs: {base}" in log
+    assert "url-error" not in log
+
+    # The same with a partial build: the build's finding is the title, the host a notice.
+    for name in ("kernels_llm", "kernels_llm_debug"):
+        (out / f"{name}-{NIGHTLY}.zip").unlink()
+    _step, result = _run(fake_github, made, tmp_path / "partial", workspace, inputs, et.main)
+    run = fake_github.only_check_run()
+    log = _show(result, run)
+    assert result.returncode == 1, log
+    assert run["output"]["title"] == "kernels_llm: declared, but main did not build it"
+    levels = {a["title"]: a["annotation_level"] for a in fake_github.annotations[run["id"]]}
+    assert levels["missing-checksum: kernels_llm"] == "failure"
+    assert "could not verify 18 zip URLs" in run["output"]["summary"]
