@@ -27,6 +27,10 @@ from swiftpm_guard.jobs.adapters import Adapters
 from swiftpm_guard.sinks import actions_io
 
 
+def _notice(line: str) -> None:
+    command(actions_io.command("notice", in_input_names(line), {"title": "swiftpm-guard"}))
+
+
 def main(environ: Mapping[str, str] | None = None, *, policy: RetryPolicy | None = None) -> int:
     env = os.environ if environ is None else environ
     for token in (token_from(env), push_token_from(env)):
@@ -39,7 +43,7 @@ def main(environ: Mapping[str, str] | None = None, *, policy: RetryPolicy | None
                                (policy or RetryPolicy()).for_run())
         try:
             return modes.run(settings, Adapters(log=lambda line: log(in_input_names(line)),
-                                                github=github))
+                                                notice=_notice, github=github))
         finally:
             github.close()
     except GuardError as error:

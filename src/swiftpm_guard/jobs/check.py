@@ -12,7 +12,7 @@ of them in one report, each marked with its line unless every line shares it.
 from __future__ import annotations
 
 import re
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import TYPE_CHECKING
@@ -66,7 +66,7 @@ from swiftpm_guard.errors import (
 from swiftpm_guard.infra.bounded import call_isolated
 from swiftpm_guard.infra.fs import inside
 from swiftpm_guard.infra.swift_locate import validate_swift_option
-from swiftpm_guard.jobs.adapters import QUIET, Adapters
+from swiftpm_guard.jobs.adapters import QUIET, Adapters, noticed
 from swiftpm_guard.jobs.fixes import with_fixes
 from swiftpm_guard.jobs.placement import Placement, place
 from swiftpm_guard.jobs.swiftpm_proof import prove
@@ -258,7 +258,7 @@ def _checked(request: CheckRequest, adapters: Adapters, checkout: Checkout | Non
 
         with tempfile.TemporaryDirectory(prefix="swiftpm-guard-") as scratch:
             if several_lines(request):
-                result = _check_lines(request, checkout, Path(scratch))
+                result = _check_lines(request, checkout, Path(scratch), noticed(adapters))
             else:
                 ref = request.frameworks_refs[0] if request.frameworks_refs else None
                 result = evaluate(read_sources(request, checkout, Path(scratch), ref), request)
@@ -287,8 +287,8 @@ def _against_base(result: CheckResult, request: CheckRequest, adapters: Adapters
     base = base_request(request)
     if base is None:
         return result
-    try:
-        before = _checked(base, adapters, checkout)
+    try:  # what the base skips was said for the head already: the log only
+        before = _checked(base, replace(adapters, notice=None), checkout)
     except GuardError as error:
         adapters.log(f"cannot evaluate the base branch {request.base_ref!r} ({error}); "
                      "every finding counts as new")
@@ -537,9 +537,11 @@ def several_lines(request: CheckRequest) -> bool:
                 and (len(refs) > 1 or any(is_glob(r) for r in refs)))
 
 
-def _check_lines(request: CheckRequest, checkout: Checkout, scratch: Path) -> CheckResult:
+def _check_lines(request: CheckRequest, checkout: Checkout, scratch: Path,
+                 notice: Callable[[str], None]) -> CheckResult:
     """Each line's framework lists against the one template. A line without the workflow, the
-    job or the array is skipped with a word; old lines' errors weigh as warnings."""
+    job or the array, or that no longer publishes and cannot be read, is skipped with a
+    notice; old lines' errors weigh as warnings."""
     plan = _plan(request, checkout)
     templates, template_findings, template_reads, template_paths = _templates(
         request, checkout, scratch)
@@ -568,7 +570,7 @@ def _check_lines(request: CheckRequest, checkout: Checkout, scratch: Path) -> Ch
                           ref_paths={**artifacts.ref_paths, **template_paths})
         checked.append((ref, evaluate(sources, request)))
     for line in skipped:
-        checkout.log(f"frameworks-ref: {line.ref} skipped: {line.skipped}")
+        notice(f"frameworks-ref: {line.ref} skipped: {line.skipped}")
     if not any(ref in active for ref, _result in checked):
         why = "; ".join(f"{line.ref}: {line.skipped}" for line in skipped)
         raise InputError("frameworks-ref: no release line that still publishes is left to "
