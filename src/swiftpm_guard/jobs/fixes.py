@@ -64,9 +64,11 @@ def _fix(finding: Finding, request: CheckRequest, sources: Sources, introduced: 
                 f"{' at ' + where if where else ''}")
     if finding.code == "missing-checksum":
         made = f"{finding.subject}-{request.version}.zip" if request.version else finding.subject
+        declared = (f"{lists}{' at ' + where if where else ''}" if request.frameworks_from
+                    else f"the declared names ({request.frameworks_label})")
         return (f"make the build produce {made} (its build log says why it did not), or drop "
-                f"{name} from {lists}{' at ' + where if where else ''} and from the template; "
-                "upload nothing of this build until then")
+                f"{name} from {declared} and from the template; upload nothing of this build "
+                "until then")
     if finding.code == "missing-stub":
         return f"add a stub folder for {name} holding one source file, beside {template}"
     return None
