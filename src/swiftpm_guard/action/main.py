@@ -36,6 +36,10 @@ from swiftpm_guard.jobs.config import config_at_default_branch
 from swiftpm_guard.sinks import actions_io
 
 
+def _notice(line: str) -> None:
+    command(actions_io.command("notice", in_input_names(line), {"title": "swiftpm-guard"}))
+
+
 def _schedule_branch(event: Event) -> str | None:
     """A scheduled workflow runs on the default branch (GitHub's rule): its ref names it."""
     return event.branch if event.name == "schedule" else None
@@ -77,7 +81,7 @@ def _main(env: Mapping[str, str], policy: RetryPolicy | None,
                 settings = replace(settings, event=replace(settings.event,
                                                            default_branch=default_branch))
             return modes.run(settings, Adapters(log=spoken, github=online,
-                                                check_runs=check_runs,
+                                                notice=_notice, check_runs=check_runs,
                                                 own_clone=check_runs is not None,
                                                 proxy=proxy))
         finally:

@@ -155,9 +155,10 @@ def logs(result: CheckResult) -> tuple[tuple[str, ...], tuple[str, ...]]:
     """Console lines of the findings: (not annotated, annotated)."""
     findings = result.report.findings
     of, elsewhere = result.placement.of, result.placement.elsewhere
-    return (tuple(check_report.console_line(f, elsewhere.get(f)) for f in findings
-                  if of(f) is None),
-            tuple(check_report.console_line(f) for f in findings if of(f) is not None))
+    return (tuple(line for f in findings if of(f) is None
+                  for line in check_report.console_lines(f, elsewhere.get(f))),
+            tuple(line for f in findings if of(f) is not None
+                  for line in check_report.console_lines(f)))
 
 
 def _complete_manifests(settings: ActionSettings, result: CheckResult
@@ -356,7 +357,7 @@ def run_preflight(settings: ActionSettings, adapters: Adapters) -> int:
     title = f"{result.branch} is free" if not result.findings else f"{result.branch} is taken"
     return deliver(settings, adapters, Delivery(
         files=(("preflight.json", (json.dumps(document, indent=2) + "\n").encode()),),
-        log=tuple(check_report.console_line(f) for f in result.findings),
+        log=tuple(publish_report.preflight_log(result.findings)),
         output=assemble(conclusion=conclusion, title=title, markdown=markdown, text=None,
                         annotations=(), cut=[]),
         markdown=markdown, brief=None,

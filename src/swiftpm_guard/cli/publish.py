@@ -128,7 +128,7 @@ def _files(args: argparse.Namespace, result: PublishResult) -> list[tuple[Path, 
 
 def run(args: argparse.Namespace, adapters: Adapters) -> int:
     from swiftpm_guard.jobs.publish import publish
-    from swiftpm_guard.report.check import console_line, verdict
+    from swiftpm_guard.report.check import console_lines, verdict
     from swiftpm_guard.report.publish import diff_lines
     from swiftpm_guard.sinks.files import write_atomically
     if args.command == "preflight":
@@ -138,7 +138,8 @@ def run(args: argparse.Namespace, adapters: Adapters) -> int:
     write_atomically(_files(args, result))
     if not args.quiet:
         for finding in result.report.findings:
-            tell(console_line(finding))
+            for line in console_lines(finding):
+                tell(line)
     say(verdict(result.report))
     if request.dry_run:
         for path, text in result.manifests:
@@ -159,7 +160,7 @@ def run(args: argparse.Namespace, adapters: Adapters) -> int:
 
 def run_preflight(args: argparse.Namespace, adapters: Adapters) -> int:
     from swiftpm_guard.jobs.preflight import PreflightRequest, preflight
-    from swiftpm_guard.report.check import console_line
+    from swiftpm_guard.report.publish import preflight_log
     token, source = token_from_env(args)
     request = PreflightRequest(version=args.version, repo=args.repo,
                                branch_prefix=args.branch_prefix, token=token, token_source=source,
@@ -169,8 +170,8 @@ def run_preflight(args: argparse.Namespace, adapters: Adapters) -> int:
                                templates=tuple(args.template or ["Package.swift.template"]),
                                version_pattern=args.version_pattern)
     result = preflight(request, adapters)
-    for finding in result.findings:
-        tell(console_line(finding))
+    for line in preflight_log(result.findings):
+        tell(line)
     if not result.findings:
         say(f"swiftpm-guard: {result.branch} is free on {request.remote}")
     return result.exit_code

@@ -18,6 +18,7 @@ from swiftpm_guard.core.model import (
     SHA256_RE,
     Artifact,
     Finding,
+    Location,
     Placeholder,
     Rendered,
     Report,
@@ -166,10 +167,7 @@ def _template_findings(item: Rendered, built: dict[str, Artifact],
                 "placeholder would break every consumer)",
             ))
         elif artifact.sha256 is None and options.require_checksums:
-            findings.append(_finding(
-                "missing-checksum", name, where.file, where.line,
-                f"'{name}' is only declared ({_where(artifact)}); rendering needs its checksum",
-            ))
+            findings.append(_not_built(artifact, where, options.version))
     if not item.version_used:
         findings.append(_finding(
             "missing-version", "__VERSION__", path, None,
@@ -178,6 +176,20 @@ def _template_findings(item: Rendered, built: dict[str, Artifact],
         ))
     findings += _text_stub_findings(item)
     return findings
+
+
+def _not_built(artifact: Artifact, asked: Location, version: str) -> Finding:
+    """A name declared (a FRAMEWORKS line) that no zip or checksum gave: the finding stands on
+    the line that declares it, which is where the build was told to make it."""
+    name = artifact.name
+    declared = artifact.origin
+    on = declared if declared.line else asked
+    return _finding(
+        "missing-checksum", name, on.file, on.line,
+        f"'{name}' is declared at {_where(artifact)} but was not built: {name}-{version}.zip "
+        f"is missing, so its checksum is unknown and publish refuses this release (the "
+        f"template asks for it at {asked.file}{f':{asked.line}' if asked.line else ''})",
+    )
 
 
 def _text_stub_findings(item: Rendered) -> list[Finding]:

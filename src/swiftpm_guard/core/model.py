@@ -282,7 +282,8 @@ class CheckRunOutput:
 CODES: dict[str, str] = {
     "unfilled-placeholder": "the template asks for a name no source provides",
     "unclaimed-artifact": "a built name whose base name no template asks for",
-    "missing-checksum": "render: a name is declared but its checksum is unknown",
+    "missing-checksum": "a name is declared (a FRAMEWORKS line) but was not built: render, "
+    "publish, and check with a version and zips refuse it",
     "missing-stub": "a product has no stub folder",
     "empty-stub": "a product's stub folder holds no source file",
     "orphan-stub": "a stub folder belongs to no product",

@@ -30,12 +30,14 @@ def _quiet(_line: str) -> None:
 class Adapters:
     """Made once by the front end (tests make their own) and passed down to every job.
 
-    `log` takes progress lines without a prefix; `github` is the API session (the action's:
-    the CLI has none); `environ` is the environment git and SwiftPM inherit; `proxy` the one
-    proxy the run was given.
+    `log` takes progress lines without a prefix; `notice` a line the reader must see though it
+    is no finding (the action: a `::notice`; None: the log); `github` is the API session (the
+    action's: the CLI has none); `environ` is the environment git and SwiftPM inherit; `proxy`
+    the one proxy the run was given.
     """
 
     log: Callable[[str], None] = _quiet
+    notice: Callable[[str], None] | None = None
     github: GitHubSession | None = None
     environ: Mapping[str, str] | None = field(default=None, repr=False)
     #: A rehearsal's sink for the check run (None: the Checks API through `github`).
@@ -50,3 +52,8 @@ class Adapters:
 
 #: No log, no API session, the process's environment: what a job gets when given nothing.
 QUIET = Adapters()
+
+
+def noticed(adapters: Adapters) -> Callable[[str], None]:
+    """Where a notice goes: the front end's notice, else its log."""
+    return adapters.notice or adapters.log

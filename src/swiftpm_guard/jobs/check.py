@@ -12,7 +12,7 @@ of them in one report, each marked with its line unless every line shares it.
 from __future__ import annotations
 
 import re
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field, replace
 from datetime import UTC, datetime
 from pathlib import Path
@@ -36,6 +36,7 @@ from swiftpm_guard.core.model import (
     ReleaseLine,
     Rendered,
     Report,
+    Severity,
     Template,
 )
 from swiftpm_guard.core.names import (
@@ -57,11 +58,17 @@ from swiftpm_guard.core.release_lines import (
 )
 from swiftpm_guard.core.render import render
 from swiftpm_guard.core.urls import UrlSettings
-from swiftpm_guard.errors import GuardError, InputError, Missing, UsageError
+from swiftpm_guard.errors import (
+    GuardError,
+    InfrastructureError,
+    InputError,
+    Missing,
+    UsageError,
+)
 from swiftpm_guard.infra.bounded import call_isolated
 from swiftpm_guard.infra.fs import inside
 from swiftpm_guard.infra.swift_locate import validate_swift_option
-from swiftpm_guard.jobs.adapters import QUIET, Adapters
+from swiftpm_guard.jobs.adapters import QUIET, Adapters, noticed
 from swiftpm_guard.jobs.fixes import with_fixes
 from swiftpm_guard.jobs.placement import Placement, place
 from swiftpm_guard.jobs.swiftpm_proof import prove
@@ -129,7 +136,8 @@ class CheckRequest:
     version_pattern: str = DEFAULT_VERSION_PATTERN
     warn: frozenset[str] = frozenset()
     render_seconds: float = 20.0  # a Jinja template renders in a bounded child
-    require_checksums: bool = False  # render and publish need every checksum
+    #: render and publish need every checksum; a check does when it `builds`
+    require_checksums: bool = False
     swift: str = "auto"  # auto | off | PATH of a swift executable
     swift_cache: Path | None = None
     #: `--accept-static`: without SwiftPM, what only SwiftPM can decide is a warning (the
@@ -168,10 +176,18 @@ class CheckRequest:
             raise UsageError(f"--warn {unknown[0]!r} is not a finding code "
                              f"(codes: {', '.join(CODES)})")
 
+    @property
+    def builds(self) -> bool:
+        """Whether this is a release's build: a version and zips (a folder, a checksums file,
+        a run's artifact). Then every declared name must have been built, as publish needs:
+        the check refuses what publish would refuse, before anything is uploaded."""
+        return self.version is not None and bool(
+            self.artifacts or self.checksums or self.run_artifact is not None)
+
     def options(self) -> CheckOptions:
         return CheckOptions(version=self.version or NO_VERSION, debug_suffix=self.debug_suffix,
                             version_pattern=self.version_pattern, warn=self.warn,
-                            require_checksums=self.require_checksums,
+                            require_checksums=self.require_checksums or self.builds,
                             names_only=self.version is None,
                             accept_static=self.accept_static)
 
@@ -219,14 +235,21 @@ def check(request: CheckRequest, adapters: Adapters = QUIET) -> CheckResult:
     """Read, render, check and prove; raises only for bad input and broken infrastructure.
     On a pull request the base is evaluated too: what it has already is `existing`."""
     checkout = checkout_of(request, adapters) if request.reads_refs else None
-    result = _checked(request, adapters, checkout)
+    result = concluded(_checked(request, adapters, checkout), request, checkout)
+    if request.base_ref is not None and checkout is not None:
+        result = _against_base(result, request, adapters, checkout)
+    return result
+
+
+def concluded(result: CheckResult, request: CheckRequest, checkout: Checkout | None
+              ) -> CheckResult:
+    """The last step check and publish share: who built the names, each finding's fix line,
+    and where each is shown. `checkout`: the clone other refs were read from (None: none)."""
     builder = _builder(request, result, checkout)
     findings = with_fixes(result.report.findings, request, result.sources,
                           checkout or checkout_of(request, QUIET), builder)
     result = replace(result, report=replace(result.report, findings=findings),
                      builder=builder)
-    if request.base_ref is not None and checkout is not None:
-        result = _against_base(result, request, adapters, checkout)
     return replace(result, placement=place(result.report.findings, result.sources, request,
                                            checkout))
 
@@ -240,7 +263,7 @@ def _checked(request: CheckRequest, adapters: Adapters, checkout: Checkout | Non
 
         with tempfile.TemporaryDirectory(prefix="swiftpm-guard-") as scratch:
             if several_lines(request):
-                result = _check_lines(request, checkout, Path(scratch))
+                result = _check_lines(request, checkout, Path(scratch), noticed(adapters))
             else:
                 ref = request.frameworks_refs[0] if request.frameworks_refs else None
                 result = evaluate(read_sources(request, checkout, Path(scratch), ref), request)
@@ -269,8 +292,8 @@ def _against_base(result: CheckResult, request: CheckRequest, adapters: Adapters
     base = base_request(request)
     if base is None:
         return result
-    try:
-        before = _checked(base, adapters, checkout)
+    try:  # what the base skips was said for the head already: the log only
+        before = _checked(base, replace(adapters, notice=None), checkout)
     except GuardError as error:
         adapters.log(f"cannot evaluate the base branch {request.base_ref!r} ({error}); "
                      "every finding counts as new")
@@ -332,10 +355,12 @@ def with_hosted(result: CheckResult, request: CheckRequest, adapters: Adapters) 
     if request.verify_urls:
         from swiftpm_guard.jobs import verify_urls  # only when asked: it fetches over HTTP
 
-        found, stats = verify_urls.hosted(result.rendered, result.built, version, request.urls,
-                                          log=adapters.log)
+        found, stats, unreachable = verify_urls.hosted(result.rendered, result.built, version,
+                                                       request.urls, log=adapters.log)
         report = replace(report, findings=(*report.findings, *apply_warn(found, request.warn)),
                          hosted=stats)
+        if unreachable:
+            report = _unverified(report, unreachable)
     resolved = None
     if request.resolve is not None:
         if not report.consistent:
@@ -352,6 +377,20 @@ def with_hosted(result: CheckResult, request: CheckRequest, adapters: Adapters) 
             report = replace(report, findings=(*report.findings,
                                                *apply_warn(resolved.findings, request.warn)))
     return replace(result, report=report, resolved=resolved)
+
+
+def _unverified(report: Report, unreachable: list[tuple[str, str]]) -> Report:
+    """Hosts that could not be reached say nothing about the release: with an error finding
+    already refusing it, a notice beside that finding; else exit 3, could not verify."""
+    from swiftpm_guard.jobs.verify_urls import could_not_verify
+
+    said = could_not_verify(unreachable)
+    if report.consistent:
+        raise InfrastructureError(f"verify-urls: {said}; nothing was judged: re-run when the "
+                                  "host answers (or without --verify-urls)")
+    notice = Finding(code="url-error", severity=Severity.NOTICE, subject=unreachable[0][0],
+                     message=f"{said}; the error findings above refuse this release anyway")
+    return replace(report, findings=(*report.findings, notice))
 
 
 def _render(template: Template, version: str, built: Mapping[str, Artifact],
@@ -504,9 +543,11 @@ def several_lines(request: CheckRequest) -> bool:
                 and (len(refs) > 1 or any(is_glob(r) for r in refs)))
 
 
-def _check_lines(request: CheckRequest, checkout: Checkout, scratch: Path) -> CheckResult:
+def _check_lines(request: CheckRequest, checkout: Checkout, scratch: Path,
+                 notice: Callable[[str], None]) -> CheckResult:
     """Each line's framework lists against the one template. A line without the workflow, the
-    job or the array is skipped with a word; old lines' errors weigh as warnings."""
+    job or the array, or that no longer publishes and cannot be read, is skipped with a
+    notice; old lines' errors weigh as warnings."""
     plan = _plan(request, checkout)
     templates, template_findings, template_reads, template_paths = _templates(
         request, checkout, scratch)
@@ -537,7 +578,7 @@ def _check_lines(request: CheckRequest, checkout: Checkout, scratch: Path) -> Ch
                           ref_paths={**artifacts.ref_paths, **template_paths})
         checked.append((ref, evaluate(sources, request)))
     for line in skipped:
-        checkout.log(f"frameworks-ref: {line.ref} skipped: {line.skipped}")
+        notice(f"frameworks-ref: {line.ref} skipped: {line.skipped}")
     if not any(ref in active for ref, _result in checked):
         why = "; ".join(f"{line.ref}: {line.skipped}" for line in skipped)
         raise InputError("frameworks-ref: no release line that still publishes is left to "

@@ -44,7 +44,7 @@ def with_fixes(findings: Sequence[Finding], request: CheckRequest, sources: Sour
         number = f", PR #{pr.group(1)}" if pr else ""
         return f" (the line came with {found.commit[:10]} “{found.subject}”{number})"
 
-    return tuple(replace(f, fix=_fix(f, request, sources, introduced, builder))
+    return tuple(replace(f, fix=_fix(f, request, sources, introduced, builder) or f.fix)
                  for f in findings)
 
 
@@ -62,6 +62,13 @@ def _fix(finding: Finding, request: CheckRequest, sources: Sources, introduced: 
     if finding.code == "unclaimed-artifact":
         return (f"add {name}'s product and binary target to {template}, or stop building it"
                 f"{' at ' + where if where else ''}")
+    if finding.code == "missing-checksum":
+        made = f"{finding.subject}-{request.version}.zip" if request.version else finding.subject
+        declared = (f"{lists}{' at ' + where if where else ''}" if request.frameworks_from
+                    else f"the declared names ({request.frameworks_label})")
+        return (f"make the build produce {made} (its build log says why it did not), or drop "
+                f"{name} from {declared} and from the template; upload nothing of this build "
+                "until then")
     if finding.code == "missing-stub":
         return f"add a stub folder for {name} holding one source file, beside {template}"
     return None

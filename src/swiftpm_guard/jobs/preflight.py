@@ -8,7 +8,7 @@ from __future__ import annotations
 
 import os
 import tempfile
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from pathlib import Path
 
 from swiftpm_guard.core.checks import DEFAULT_VERSION_PATTERN
@@ -103,12 +103,24 @@ def preflight(request: PreflightRequest, adapters: Adapters = QUIET) -> Prefligh
                     name,
                     f"'{name}' already exists on {request.remote} at {sha[:12]}; do not "
                     "upload artifacts over a published version",
+                    fix=taken(name),
                 )
             )
         if request.verify_absent is not None:
-            findings += _absent(repo, request, request.verify_absent, Path(tmp) / "tree",
-                                unpublished=name if sha is None else None)
+            absent = _absent(repo, request, request.verify_absent, Path(tmp) / "tree",
+                             unpublished=name if sha is None else None)
+            # Zips of a published version: the same next step as its branch.
+            findings += [replace(f, fix=taken(name)) if sha is not None and
+                         f.code == "url-exists" else f for f in absent]
     return PreflightResult(branch=name, remote_commit=sha, findings=tuple(findings))
+
+
+def taken(branch: str) -> str:
+    """What to do when the version is already published: never upload over it."""
+    return (f"stop before uploading: apps pin {branch}'s zips by checksum. Ship this build as "
+            f"a new version (the next nightly date, or a bumped version); to change what "
+            f"{branch} holds, republish it with --update (swiftpm-republish.yml), "
+            "never by uploading over its zips")
 
 
 def _absent(repo: ScratchRepo, request: PreflightRequest, options: UrlSettings, tree: Path,

@@ -49,12 +49,12 @@ from swiftpm_guard.jobs.check import (
     CheckResult,
     Sources,
     checkout_of,
+    concluded,
     evaluate,
     read_artifacts,
     with_hosted,
 )
 from swiftpm_guard.jobs.commit_proof import Checked, Consumer, Proof, prove_commit
-from swiftpm_guard.jobs.placement import place
 from swiftpm_guard.jobs.publish_diff import TEMPLATE_TRAILER, UPDATE_MARK, compare_with_published
 from swiftpm_guard.jobs.resolve import resolve_targets
 from swiftpm_guard.sinks.git_push import (
@@ -150,8 +150,8 @@ class PublishRequest:
             )
         if "branch-exists" in check.warn:
             raise UsageError(
-                "--warn branch-exists is not allowed: overwriting a published "
-                "version needs the explicit --allow-overwrite"
+                "--warn branch-exists is not allowed: republish an existing version with "
+                "--update (a commit on top); --allow-overwrite replaces it, a last resort"
             )
         templates = tuple(tree_path(path) for path in check.templates)
         manifests = [manifest_path(t) for t in templates]
@@ -170,7 +170,9 @@ class PublishRequest:
         if not 0 < self.git_timeout <= 3600:
             raise UsageError("--git-timeout must be between 0 and 3600 seconds")
         derived = {
-            "check": replace(check, require_checksums=True),  # a published manifest needs all
+            # A published manifest needs every checksum (a check needs them when it has a
+            # version and zips: CheckRequest.builds).
+            "check": replace(check, require_checksums=True),
             "remote": remote,
             "version": check.version,
             "branch": branch_ref(self.branch_prefix, check.version),
@@ -239,9 +241,19 @@ class PublishResult:
         }
 
 
-def branch_exists(branch: str, message: str, severity: Severity = Severity.ERROR) -> Finding:
+#: What to do about a published version's branch, safest first: a new commit on top keeps
+#: every revision apps pinned; replacing the tip breaks them.
+REPUBLISH = ("republish this version with --update (a new commit on top of the published "
+             "tip: every revision apps pinned stays), or publish a new version; "
+             "--allow-overwrite replaces the tip apps may have pinned: a last resort, only when "
+             "no one can have resolved it")
+
+
+def branch_exists(branch: str, message: str, severity: Severity = Severity.ERROR, *,
+                  fix: str | None = None) -> Finding:
     """The `branch-exists` finding (an error unless overwriting was asked for)."""
-    return Finding(code="branch-exists", severity=severity, subject=branch, message=message)
+    return Finding(code="branch-exists", severity=severity, subject=branch, message=message,
+                   fix=fix)
 
 
 def local_remote_exists(remote: Remote) -> None:
@@ -368,8 +380,8 @@ def _observed(request: PublishRequest, sha: str | None, url: str) -> list[Findin
                                     "--allow-overwrite: it will be replaced only if it is still "
                                     "at that commit when the push lands", Severity.WARNING)]
     return [branch_exists(name, f"'{name}' already exists on {url} at {sha[:12]}; apps pin "
-                                "published versions, so it is never rewritten (publish a new "
-                                "version, or pass --allow-overwrite deliberately)")]
+                                "published versions, so it is never rewritten",
+                          fix=REPUBLISH)]
 
 
 def _check(repo: ScratchRepo, request: PublishRequest, refs: Mapping[str, str], work: Path,
@@ -392,9 +404,10 @@ def _check(repo: ScratchRepo, request: PublishRequest, refs: Mapping[str, str], 
                       findings=(*observed, *read.findings, *stub_findings), reads=read.reads,
                       ref_paths={**read.ref_paths, **dict.fromkeys(
                           found.paths, short_branch(request.template))})
-    checked = with_hosted(evaluate(sources, request.check), request.check, adapters)
-    checked = replace(checked, placement=place(checked.report.findings, sources, request.check,
-                                               checkout))
+    # Exactly the check's evaluation (check refuses what publish refuses): only the sources
+    # differ, the template ref being read from the remote this run pushes to.
+    checked = concluded(with_hosted(evaluate(sources, request.check), request.check, adapters),
+                        request.check, checkout)
     name = short_branch(request.branch)
     return PublishResult(
         checked=checked,

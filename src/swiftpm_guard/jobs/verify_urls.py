@@ -17,15 +17,26 @@ from swiftpm_guard.core.urls import HostedZip, UrlSettings, zip_url, zips_of_ren
 
 def hosted(rendered: Sequence[Rendered], built: Mapping[str, Artifact], version: str,
            options: UrlSettings, *, log: Callable[[str], None]
-           ) -> tuple[list[Finding], HostedStats]:
-    """url-* findings for every zip the rendered manifests name, and what fetching took."""
-    from swiftpm_guard.sources.hosted import verify_with_stats
+           ) -> tuple[list[Finding], HostedStats, list[tuple[str, str]]]:
+    """url-* findings for every zip the rendered manifests name, what fetching took, and the
+    URLs whose host could not be reached at all (DNS, connect, TLS) with why: those are not
+    findings about the release, and the caller decides (exit 3 unless something else already
+    refuses the release)."""
+    from swiftpm_guard.sources.hosted import verify_reachable
 
     zips = zips_of_rendered(rendered, built, version, options)
     log(f"verify-urls: fetching {len(zips)} zip URLs")
-    results, stats = verify_with_stats(zips, options)
+    results, stats, unreachable = verify_reachable(zips, options)
     log(f"verify-urls: {stats.sentence()}")
-    return [f for f in results if f is not None], stats
+    return [f for f in results if f is not None], stats, unreachable
+
+
+def could_not_verify(unreachable: Sequence[tuple[str, str]]) -> str:
+    """`could not verify 3 zip URLs: https://…: DNS: …`: one line."""
+    url, why = unreachable[0]
+    more = f" (and {len(unreachable) - 1} more)" if len(unreachable) > 1 else ""
+    count = f"{len(unreachable)} zip URL{'s' if len(unreachable) != 1 else ''}"
+    return f"could not verify {count}: {url}: {why}{more}"
 
 
 def zips_of_templates(templates: Sequence[Template], version: str,

@@ -82,6 +82,14 @@ def console_line(finding: Finding, where: str | None = None) -> str:
     return neutralise(f"{where}: {finding.severity}: {finding.code}: {finding.message}")
 
 
+def console_lines(finding: Finding, where: str | None = None) -> list[str]:
+    """The console line and, under it, the fix line when the finding has one."""
+    lines = [console_line(finding, where)]
+    if finding.fix:
+        lines.append(neutralise(f"  fix: {finding.fix}"))
+    return lines
+
+
 def _counts(report: Report) -> str:
     declared = len(report.declared)
     built = len(report.built) - declared
@@ -108,7 +116,8 @@ def verdict(report: Report) -> str:
     if report.consistent:
         state = "consistent"
     elif only_branch_exists(report):
-        state = "already published (branch-exists; the manifest itself is consistent)"
+        state = ("already published (branch-exists; the manifest itself is consistent: "
+                 "republish with --update)")
     else:
         state = "NOT consistent"
     version = f" for {report.version}" if report.version else ""

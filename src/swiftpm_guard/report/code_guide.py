@@ -12,8 +12,11 @@ GUIDE: dict[str, tuple[str, str]] = {
     "unclaimed-artifact": ("error", "Add the product and binary target to the template, or "
                            "stop building the name. On a release line that no longer publishes "
                            "it is a warning."),
-    "missing-checksum": ("error", "Give the zip or a checksums line for the name: `render` and "
-                         "`publish` need every checksum (a workflow list only declares names)."),
+    "missing-checksum": ("error", "Make the build produce the zip the finding names, or drop "
+                         "the name from FRAMEWORKS (the line the finding is on) and the "
+                         "template. `render`, `publish` and a `check` with a version and zips "
+                         "need every declared name built; a workflow list alone only declares "
+                         "names."),
     "missing-stub": ("error", "Add `.Package.swift/<name>/` beside the template with one Swift "
                      "source file (a `dummy.swift`)."),
     "empty-stub": ("error", "Put a Swift source file in the stub folder: SwiftPM rejects a "

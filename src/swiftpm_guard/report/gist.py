@@ -63,7 +63,7 @@ def headline(problem: Problem, builder: str | None, debug_suffix: str = "_debug"
             f"{who} {'do' if several else 'does'} not build it" if who else "nothing built it"),
         "unclaimed-artifact": f"{name}: {who or 'the build'} {'build' if several else 'builds'} "
                               "it; no template has its product",
-        "missing-checksum": f"{name}: only declared, so no checksum to fill",
+        "missing-checksum": f"{name}: declared, but {who or 'the build'} did not build it",
         "missing-stub": f"{name}: the product has no stub folder",
         "branch-exists": f"{finding.subject} is already published",
     }.get(finding.code)
@@ -94,7 +94,8 @@ def title(report: Report, folded: Sequence[Problem], builder: str | None,
         more = f"; {warnings} warning{'s' if warnings != 1 else ''}" if warnings else ""
         return f"consistent{version}{counts}{more}"
     if {p.finding.code for p in errors} == {"branch-exists"}:
-        return f"{headline(errors[0], builder)}; the manifest itself is consistent"
+        return (f"{headline(errors[0], builder)}; the manifest itself is consistent "
+                "(republish with --update)")
     first = errors[0]
     said = headline(first, builder, debug_suffix)
     if first.existing:

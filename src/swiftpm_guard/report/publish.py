@@ -112,8 +112,18 @@ def preflight_markdown(branch: str, url: str, findings: Sequence[Finding]) -> st
     if not findings:
         return f"#### Preflight\n\n{code(branch)} is free on {code(url)}.\n"
     lines = ["#### Preflight", "", f"{code(branch)} is **not** free on {code(url)}:", ""]
-    lines += [f"- {code(f.code)}: {message(f.message)}" for f in findings]
+    for finding in findings:
+        lines.append(f"- {code(finding.code)}: {message(finding.message)}")
+        if finding.fix:
+            lines.append(f"  Next: {message(finding.fix)}")
     return "\n".join(lines) + "\n"
+
+
+def preflight_log(findings: Sequence[Finding]) -> list[str]:
+    """Each finding's console line and, under it, what to do next."""
+    from swiftpm_guard.report.check import console_lines
+
+    return [line for finding in findings for line in console_lines(finding)]
 
 
 def dry_run_note(url: str) -> str:

@@ -16,11 +16,15 @@ its bundle `zip-link`; with `verify_zips` every entry's data is checked, bounded
 
 from __future__ import annotations
 
+import errno
 import hashlib
 import http.client
+import socket
+import ssl
 import tempfile
 import time
 import urllib.error
+import urllib.parse
 import urllib.request
 from collections.abc import Callable, Sequence
 from concurrent.futures import ThreadPoolExecutor
@@ -53,11 +57,35 @@ class _Final(Exception):
     """A failure not worth retrying (a 403, a redirect to another scheme)."""
 
 
+class _Unreachable(Exception):
+    """No answer from the host at all (DNS, connect, TLS): nothing about the zip is known.
+    `final`: retrying cannot help (a certificate that does not verify)."""
+
+    def __init__(self, message: str, *, final: bool = False) -> None:
+        super().__init__(message)
+        self.final = final
+
+
+def _unreachable(reason: object) -> _Unreachable | None:
+    """The host could not be reached, in words; None for any other failure."""
+    if isinstance(reason, socket.gaierror):
+        return _Unreachable(f"DNS: the host name does not resolve ({reason})")
+    if isinstance(reason, ssl.SSLCertVerificationError | ssl.CertificateError):
+        return _Unreachable(f"TLS: the certificate does not verify ({reason})", final=True)
+    if isinstance(reason, ssl.SSLError):
+        return _Unreachable(f"TLS: {reason}")
+    if isinstance(reason, ConnectionRefusedError):
+        return _Unreachable(f"connect: refused ({reason})")
+    if isinstance(reason, OSError) and reason.errno in (errno.EHOSTUNREACH, errno.ENETUNREACH):
+        return _Unreachable(f"connect: {reason.strerror or reason}")
+    return None
+
+
 @dataclass(frozen=True, slots=True)
 class Fetched:
     """What one URL served: a status word, the SHA-256 if it was a zip, and details."""
 
-    state: str  # "zip", "missing", "not-zip", "error", "exists"
+    state: str  # "zip", "missing", "not-zip", "error", "exists", "unreachable"
     sha256: str | None = None
     detail: str = ""
     size: int = 0
@@ -112,6 +140,12 @@ def _with_retries(attempt: Callable[[], Fetched], settings: UrlSettings) -> Fetc
             return attempt()
         except _Final as error:
             return Fetched("error", detail=str(error))
+        except _Unreachable as error:
+            if error.final or number + 1 == tries:
+                more = "" if error.final else \
+                    f" (after {tries} attempt{'s' if tries != 1 else ''})"
+                return Fetched("unreachable", detail=f"{error}{more}")
+            time.sleep(_BACKOFF * 2**number)
         except _Transient as error:
             if number + 1 == tries:
                 return Fetched("error", detail=f"{error} (after {tries} attempts)")
@@ -154,7 +188,7 @@ def _download_within(url: str, settings: UrlSettings, deadline: Deadline) -> Fet
         reason = getattr(error, "reason", None) or error
         if isinstance(reason, TimeoutError) or "timed out" in str(reason):
             raise _Transient(f"timed out after {settings.timeout:g} s") from None
-        raise _Transient(f"{type(reason).__name__}: {reason}") from None
+        raise _unreachable(reason) or _Transient(f"{type(reason).__name__}: {reason}") from None
 
 
 def _hash_stream(response: http.client.HTTPResponse, deadline: Deadline, settings: UrlSettings,
@@ -259,7 +293,8 @@ def _answers(url: str, method: str, settings: UrlSettings) -> Fetched:
         raise
     except (TimeoutError, urllib.error.URLError, http.client.HTTPException, OSError) as error:
         reason = getattr(error, "reason", None) or error
-        raise _Transient(f"{type(reason).__name__}: {reason}") from None
+        raise _unreachable(reason) or _Transient(
+            f"{type(reason).__name__}: {reason}") from None
 
 
 def fetch_all(urls: Sequence[str], settings: UrlSettings,
@@ -268,10 +303,19 @@ def fetch_all(urls: Sequence[str], settings: UrlSettings,
     distinct = list(dict.fromkeys(urls))
     if not distinct:
         return {}
+    down: dict[str, Fetched] = {}  # host → how it could not be reached: asked once, not per zip
+
+    def fetch(url: str) -> Fetched:
+        host = urllib.parse.urlsplit(url).netloc
+        if host in down:
+            return down[host]
+        got = _with_retries(lambda: probe(url, settings), settings)
+        if got.state == "unreachable":
+            down[host] = got
+        return got
+
     with ThreadPoolExecutor(max_workers=min(settings.jobs, len(distinct))) as pool:
-        results = pool.map(lambda u: _with_retries(lambda: probe(u, settings), settings),
-                           distinct)
-        return dict(zip(distinct, results, strict=True))
+        return dict(zip(distinct, pool.map(fetch, distinct), strict=True))
 
 
 def _finding(code: str, target: HostedZip, message: str) -> Finding:
@@ -287,18 +331,34 @@ def verify_hosted(targets: Sequence[HostedZip], settings: UrlSettings) -> list[F
 def verify_with_stats(targets: Sequence[HostedZip],
                       settings: UrlSettings) -> tuple[list[Finding | None], HostedStats]:
     """The finding for each target, in order (None: the URL serves the promised zip), and
-    what it took: distinct URLs fetched, how many served the promised zip, bytes, wall time."""
+    what it took: distinct URLs fetched, how many served the promised zip, bytes, wall time.
+    A host that could not be reached is a `url-error` finding here (the audit's way)."""
+    results, stats, unreachable = verify_reachable(targets, settings)
+    said = dict(unreachable)
+    return [_finding("url-error", t, f"{t.url}: {said[t.url]}") if t.url in said else r
+            for t, r in zip(targets, results, strict=True)], stats
+
+
+def verify_reachable(targets: Sequence[HostedZip], settings: UrlSettings
+                     ) -> tuple[list[Finding | None], HostedStats, list[tuple[str, str]]]:
+    """As `verify_with_stats`, with the URLs whose host could not be reached at all (DNS,
+    connect, TLS) apart, as (url, why): those say nothing about the zips."""
     started = time.monotonic()
     fetched = fetch_all([t.url for t in targets], settings)
     results = [_judge(target, fetched[target.url]) for target in targets]
     failed = {t.url for t, r in zip(targets, results, strict=True) if r is not None}
+    unreachable = [(url, got.detail) for url, got in fetched.items()
+                   if got.state == "unreachable"]
+    failed |= {url for url, _why in unreachable}
     stats = HostedStats(urls=len(fetched), verified=len(fetched.keys() - failed),
                         bytes=sum(f.size for f in fetched.values()),
                         seconds=time.monotonic() - started)
-    return results, stats
+    return results, stats, unreachable
 
 
 def _judge(target: HostedZip, result: Fetched) -> Finding | None:
+    if result.state == "unreachable":
+        return None  # nothing is known about the zip: the caller says so (verify_reachable)
     if result.state == "missing":
         return _finding("url-missing", target, f"{target.url} answers {result.detail}: no zip "
                                                f"for '{target.name}' is hosted there")
@@ -345,7 +405,7 @@ def verify_absent(targets: Sequence[HostedZip], settings: UrlSettings, *,
         if result.state == "exists":
             findings.append(_finding("url-exists", target,
                                      f"{target.url} already exists ({result.detail}); {why}"))
-        elif result.state == "error":
+        elif result.state in ("error", "unreachable"):
             findings.append(_finding("url-error", target,
                                      f"cannot tell whether {target.url} exists: "
                                      f"{result.detail}"))

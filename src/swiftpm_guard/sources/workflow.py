@@ -107,8 +107,9 @@ def frameworks_in_workflow(text: str, job: str, var: str, *, file: str,
 
 
 #: Every refusal of the shape ends with the ways that need no reading of bash.
-_WAY_OUT = ("; declare the names (input frameworks / --frameworks) or check the built zips "
-            "(input artifacts / --artifacts), which are exact")
+# The action says `input frameworks` for the flag (action.settings.in_input_names).
+_WAY_OUT = ("; declare the names (--frameworks) or check the built zips (--artifacts), which "
+            "are exact")
 
 
 def _read_bounded(scripts: list[bytes], var: str, file: str,

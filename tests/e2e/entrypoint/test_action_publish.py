@@ -228,8 +228,9 @@ def test_publish_when_the_branch_exists_leaves_it_alone(tmp_path, repo, fake_git
     assert run["conclusion"] == "failure"
     # No file to point at: the title says it, no annotation pretends a line.
     assert fake_github.annotations[run["id"]] == []
-    assert run["output"]["title"] == \
-        "swiftpm-1.2.3 is already published; the manifest itself is consistent"
+    assert run["output"]["title"] == (
+        "swiftpm-1.2.3 is already published; the manifest itself is consistent (republish "
+        "with input update)")
     assert "already exists" in step.summary()
     assert step.outputs()["pushed"] == "false"
 

@@ -107,9 +107,15 @@ def test_the_executorch_frameworks_are_executorchs_and_pass_its_template_shape(t
     assert listed is not None
     assert tuple(line.strip().strip('"') for line in listed[1].splitlines()) == (
         EXECUTORCH_FRAMEWORKS)
+    # ExecuTorch's own version line, which the guard steps vouch for (plain-expressions).
+    assert 'VERSION="${{ needs.set-version.outputs.version }}"' in script
+    vouched = {s["with"].get("plain-expressions") for s in _steps(yaml.safe_load(
+        EXECUTORCH.read_text())) if _ours(s) and "frameworks-from" in s["with"]}
+    assert vouched == {"needs.set-version.outputs.version"}
     products = [n for n in EXECUTORCH_FRAMEWORKS if n != "threadpool"]
     template = write_template_branch(tmp_path / "swiftpm", products, ["threadpool"])
-    code = main(["check", "--template", str(template), "--version", "1.4.1", "--swift", "off", "--accept-static",
+    code = main(["check", "--template", str(template), "--version", "1.4.1", "--swift", "off",
+                 "--accept-static", "--plain-expression", "needs.set-version.outputs.version",
                  "--frameworks-from", f"{EXECUTORCH}:build-frameworks-ios:FRAMEWORKS"])
     out, err = capsys.readouterr()
     assert code == 0, err
