@@ -61,7 +61,7 @@ from swiftpm_guard.infra.fs import inside
 from swiftpm_guard.infra.swift_locate import validate_swift_option
 from swiftpm_guard.jobs.adapters import QUIET, Adapters
 from swiftpm_guard.jobs.fixes import with_fixes
-from swiftpm_guard.jobs.placement import Placement, place
+from swiftpm_guard.jobs.placement import Placement, anchored, place
 from swiftpm_guard.jobs.swiftpm_proof import prove
 from swiftpm_guard.sources.artifacts import (
     expand_declared,
@@ -214,12 +214,8 @@ def check(request: CheckRequest, adapters: Adapters = QUIET) -> CheckResult:
     """Read, render, check and prove; raises only for bad input and broken infrastructure.
     On a pull request the base is evaluated too: what it has already is `existing`."""
     checkout = checkout_of(request, adapters) if request.reads_refs else None
-    result = _checked(request, adapters, checkout)
-    builder = _builder(request, result, checkout)
-    findings = with_fixes(result.report.findings, request, result.sources,
-                          checkout or checkout_of(request, QUIET), builder)
-    result = replace(result, report=replace(result.report, findings=findings),
-                     builder=builder)
+    result = explained(_checked(request, adapters, checkout), request,
+                       checkout or checkout_of(request, QUIET), reads_refs=checkout is not None)
     if request.base_ref is not None and checkout is not None:
         result = _against_base(result, request, adapters, checkout)
     return replace(result, placement=place(result.report.findings, result.sources, request,
@@ -243,6 +239,14 @@ def _checked(request: CheckRequest, adapters: Adapters, checkout: Checkout | Non
     if request.version is None:  # names only: the reports say nothing about a version
         result = replace(result, report=replace(result.report, version=""))
     return result
+
+
+def explained(result: CheckResult, request: CheckRequest, checkout: Checkout, *,
+              reads_refs: bool = True) -> CheckResult:
+    """Who built the names (for headlines) and each finding's fix line."""
+    builder = _builder(request, result, checkout if reads_refs else None)
+    findings = with_fixes(result.report.findings, request, result.sources, checkout, builder)
+    return replace(result, report=replace(result.report, findings=findings), builder=builder)
 
 
 def _builder(request: CheckRequest, result: CheckResult, checkout: Checkout | None
@@ -314,6 +318,7 @@ def evaluate(sources: Sources, request: CheckRequest) -> CheckResult:
     report = check_rendered(rendered, sources.artifacts, options, sources.findings)
     report = prove(report, rendered, built, options, swift=request.swift,
                    cache_dir=request.swift_cache)
+    report = replace(report, findings=anchored(report.findings, sources.artifacts))
     return CheckResult(report=report, rendered=rendered, built=built, sources=sources)
 
 

@@ -50,6 +50,7 @@ from swiftpm_guard.jobs.check import (
     Sources,
     checkout_of,
     evaluate,
+    explained,
     read_artifacts,
     with_hosted,
 )
@@ -363,6 +364,7 @@ def _check(repo: ScratchRepo, request: PublishRequest, refs: Mapping[str, str], 
                       ref_paths={**read.ref_paths, **dict.fromkeys(
                           found.paths, short_branch(request.template))})
     checked = with_hosted(evaluate(sources, request.check), request.check, adapters)
+    checked = explained(checked, request.check, checkout)
     checked = replace(checked, placement=place(checked.report.findings, sources, request.check,
                                                checkout))
     name = short_branch(request.branch)

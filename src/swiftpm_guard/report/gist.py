@@ -61,8 +61,8 @@ def headline(problem: Problem, builder: str | None, debug_suffix: str = "_debug"
     said = {
         "unfilled-placeholder": f"{name}: the template asks for it; " + (
             f"{who} {'do' if several else 'does'} not build it" if who else "nothing built it"),
-        "unclaimed-artifact": f"{name}: {who or 'the build'} {'build' if several else 'builds'} "
-                              "it; no template has its product",
+        "unclaimed-artifact": (f"{name}: {who} {'build' if several else 'builds'} it; "
+                               if who else f"{name}: built, but ") + "no template has its product",
         "missing-checksum": f"{name}: only declared, so no checksum to fill",
         "missing-stub": f"{name}: the product has no stub folder",
         "branch-exists": f"{finding.subject} is already published",

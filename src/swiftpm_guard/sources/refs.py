@@ -513,6 +513,30 @@ class Checkout:
                         if f.startswith("summary ")), "")
         return Blame(sha, neutralise(subject[:200]))
 
+    def removal(self, ref: str | None, path: str, text: str) -> Blame | None:
+        """The commit that last removed `text` from `path` at `ref` (None: HEAD): blame's
+        counterpart for a line that is gone. None when the clone cannot say for sure."""
+        if not (self.root / ".git").exists():
+            return None
+        commit = "HEAD"
+        if ref is not None:
+            found = GitRef.open(self.root, ref, lambda _line: None)
+            if found is None:
+                return None
+            commit = found.commit
+        done = _git(self.root, "log", "-1", "--no-renames", "--format=%H%x00%s",
+                    f"-S{text}", commit, "--", path)
+        head = done.stdout.decode("utf-8", "replace").strip()
+        if done.returncode != 0 or "\x00" not in head:
+            return None
+        sha, subject = head.split("\x00", 1)
+        if _rev_parse(self.root, f"{sha}^") is None:
+            return None  # a root or a shallow boundary adds lines; it removed none
+        shown = _git(self.root, "cat-file", "-p", f"{commit}:{path}")
+        if shown.returncode != 0 or text.encode() in shown.stdout:
+            return None  # still there: the newest change added it
+        return Blame(sha, neutralise(subject[:200]))
+
 
 @dataclass(frozen=True, slots=True)
 class Blame:
