@@ -97,7 +97,7 @@ DRIFT_OLD_KEYS = tuple(k for k in OLD_KEYS if k not in NEWER)
 
 
 def make_drift_history(root: Path, old_lines: tuple[str, ...] = OLD_LINES) -> History:
-    """ExecuTorch after the MPS removal, with many old lines (issue 33): `release/0.2`–`0.7`
+    """ExecuTorch after the MPS removal, with many old lines (issue 33): `release/0.2` to `0.7`
     each build backend_mps and lack the newer kernels, each last published on its day;
     `release/1.4` and `main` build the live list; the template asks for main's products."""
     seed = root / "seed"

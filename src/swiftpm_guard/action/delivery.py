@@ -32,7 +32,8 @@ JSON_OUTPUT_MAX_BYTES = 900_000
 @dataclass(frozen=True, slots=True)
 class Delivery:
     files: tuple[tuple[str, bytes], ...]  # names inside OUT_DIR
-    log: tuple[str, ...]  # console lines (someone else's text: neutralised on the way out)
+    #: Console lines, errors first (someone else's text: neutralised on the way out).
+    log: tuple[str, ...]
     output: CheckRunOutput
     markdown: str  # the whole report: the check run's summary
     brief: str | None  # the job summary beside a check run that has the whole report
@@ -40,8 +41,8 @@ class Delivery:
     last: str  # the verdict on stdout
     exit_code: int
     reads: tuple[Phrase, ...] = ()
-    #: Console lines of findings the output annotates: left out when those annotations are
-    #: written as workflow commands instead (each finding once in the log).
+    #: Those of `log` whose findings the output annotates: left out when those annotations
+    #: are written as workflow commands instead (each finding once in the log).
     annotated_log: tuple[str, ...] = ()
 
 
@@ -51,11 +52,11 @@ def deliver(settings: ActionSettings, adapters: Adapters, delivery: Delivery) ->
     write_atomically(paths)
     _own(settings.workspace, [folder, *(path for path, _data in paths)])
     output = _spoken(delivery.output)
-    for line in delivery.log:
-        tell(in_input_names(line))
     notes, url, commands, run_id = _check_run(settings, adapters, output)
-    for line in () if commands else delivery.annotated_log:
-        tell(in_input_names(line))
+    carried = frozenset(delivery.annotated_log) if commands else frozenset()
+    for line in delivery.log:
+        if line not in carried:
+            tell(in_input_names(line))
     if settings.summary_file is not None:
         check_run = (settings.check_name, url) if url is not None else None
         brief = in_input_names(delivery.brief) if delivery.brief is not None else None

@@ -128,9 +128,9 @@ def run_check(settings: ActionSettings, adapters: Adapters, notes: Sequence[str]
     outputs = outputs_for(settings, report, relative("report.json"),
                           relative("Package.swift") if manifest is not None else "",
                           not_pushed=not_pushed, document=check_report.to_dict(report))
-    unplaced, placed = logs(result)
+    every, placed = logs(result, suffix)
     return deliver(settings, adapters, Delivery(
-        files=tuple(files), log=unplaced, annotated_log=placed,
+        files=tuple(files), log=every, annotated_log=placed,
         output=build_output(report, markdown, conclusion=conclusion,
                             locate=result.placement.of, reading=reading),
         markdown=markdown, brief=brief, outputs=outputs,
@@ -143,16 +143,22 @@ def run_check(settings: ActionSettings, adapters: Adapters, notes: Sequence[str]
 def reading_of(settings: ActionSettings, result: CheckResult) -> Reading:
     return Reading(builder=result.builder, debug_suffix=settings.debug_suffix,
                    existing=result.existing, base=result.base,
-                   elsewhere=result.placement.elsewhere)
+                   elsewhere=result.placement.elsewhere,
+                   retired=check_report.retired(result.report.findings, result.lines))
 
 
-def logs(result: CheckResult) -> tuple[tuple[str, ...], tuple[str, ...]]:
-    """Console lines of the findings: (not annotated, annotated)."""
-    findings = result.report.findings
+def logs(result: CheckResult, suffix: str) -> tuple[tuple[str, ...], tuple[str, ...]]:
+    """Console lines of the findings, errors first, a line that no longer publishes in one
+    line: (every line, those of annotated findings, left out when workflow commands carry
+    the annotations)."""
     of, elsewhere = result.placement.of, result.placement.elsewhere
-    return (tuple(check_report.console_line(f, elsewhere.get(f)) for f in findings
-                  if of(f) is None),
-            tuple(check_report.console_line(f) for f in findings if of(f) is not None))
+    old = check_report.retired(result.report.findings, result.lines)
+    shown = [f for f in check_report.ranked(result.report.findings) if f not in old]
+    placed = tuple(check_report.console_line(f) for f in shown if of(f) is not None)
+    every = [check_report.console_line(f, None if of(f) is not None else elsewhere.get(f))
+             for f in shown]
+    lines = check_report.retired_lines(result.report.findings, result.lines, suffix)
+    return (*every, *lines), placed
 
 
 def _complete_manifests(settings: ActionSettings, result: CheckResult
@@ -291,9 +297,9 @@ def _deliver_publish(settings: ActionSettings, adapters: Adapters, result: Publi
     state = f"pushed {result.branch}" if result.pushed else f"not pushed: {result.skipped}"
     compared = (publish_report.diff_lines(result.diff, result.diff_note, settings.debug_suffix)
                 if settings.dry_run else [])
-    unplaced, placed = logs(result.checked)
+    every, placed = logs(result.checked, suffix)
     return deliver(settings, adapters, Delivery(
-        files=tuple(files), log=(*unplaced, *compared), annotated_log=placed,
+        files=tuple(files), log=(*every, *compared), annotated_log=placed,
         output=build_output(report, markdown, conclusion=conclusion,
                             locate=result.checked.placement.of, reading=reading),
         markdown=markdown, brief=brief,

@@ -96,7 +96,7 @@ def _report_files(args: argparse.Namespace, result: CheckResult) -> list[tuple[P
 
 def run(args: argparse.Namespace, adapters: Adapters) -> int:
     from swiftpm_guard.jobs.check import check
-    from swiftpm_guard.report.check import console_line, verdict
+    from swiftpm_guard.report.check import console_lines, verdict
     from swiftpm_guard.sinks.files import write_atomically
     is_render = args.command == "render"
     request = check_request(args, args.template, args.stubs_dir, require_checksums=is_render)
@@ -117,8 +117,8 @@ def run(args: argparse.Namespace, adapters: Adapters) -> int:
         files += list(zip(outputs, texts, strict=False))
     write_atomically(files)
     if not args.quiet:
-        for finding in report.findings:
-            tell(console_line(finding))
+        for line in console_lines(report.findings, result.lines, args.debug_suffix):
+            tell(line)
     say(verdict(report))
     if is_render and report.consistent:
         for path in outputs:

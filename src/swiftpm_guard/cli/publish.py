@@ -126,7 +126,7 @@ def _files(args: argparse.Namespace, result: PublishResult) -> list[tuple[Path, 
 
 def run(args: argparse.Namespace, adapters: Adapters) -> int:
     from swiftpm_guard.jobs.publish import publish
-    from swiftpm_guard.report.check import console_line, verdict
+    from swiftpm_guard.report.check import console_line, ranked, verdict
     from swiftpm_guard.report.publish import diff_lines
     from swiftpm_guard.sinks.files import write_atomically
     if args.command == "preflight":
@@ -135,7 +135,7 @@ def run(args: argparse.Namespace, adapters: Adapters) -> int:
     result = publish(request, adapters)
     write_atomically(_files(args, result))
     if not args.quiet:
-        for finding in result.report.findings:
+        for finding in ranked(result.report.findings):
             tell(console_line(finding))
     say(verdict(result.report))
     if request.dry_run:

@@ -105,7 +105,7 @@ def build_output(
     if conclusion not in CONCLUSIONS:
         raise ValueError(f"conclusion {conclusion!r} is not one of {CONCLUSIONS}")
     reading = reading or Reading()
-    findings = _ordered(report.findings)
+    findings = _ordered(reading.shown(report.findings))
     placed = [(f, spot) for f in findings if (spot := locate(f)) is not None]
     annotations = tuple(annotation_of(f, *spot, existing=f in reading.existing)
                         for f, spot in placed[:ANNOTATIONS_MAX])
@@ -128,7 +128,8 @@ def build_output(
         text, text_cut = clip("\n".join(text_parts) + "\n", TEXT_MAX, "text")
         if text_cut:
             cut.append(text_cut)
-    folded = gist.problems(report.findings, reading.debug_suffix, reading.existing)
+    folded = gist.problems(reading.shown(report.findings), reading.debug_suffix,
+                           reading.existing)
     return assemble(conclusion=conclusion, title=gist.title(report, folded, reading.builder,
                                                             reading.debug_suffix),
                     markdown=markdown, text=text, annotations=annotations, cut=cut)

@@ -115,6 +115,13 @@ class Reading:
     existing: frozenset[Finding] = frozenset()
     base: str | None = None  # the pull request's base branch, when it was evaluated
     elsewhere: Mapping[Finding, str] = field(default_factory=dict)
+    #: Findings of release lines that no longer publish: each line is one row of the release
+    #: lines' table instead (no bullet, no annotation); every one stays in the JSON report.
+    retired: frozenset[Finding] = frozenset()
+
+    def shown(self, findings: Iterable[Finding]) -> list[Finding]:
+        """The findings a report lists one by one: not those of retired lines."""
+        return [f for f in findings if f not in self.retired]
 
     def where(self, finding: Finding) -> str | None:
         """`swiftpm:Package.swift.template:98`, `apple.yml:120`, or None without a file."""
