@@ -281,6 +281,7 @@ def target_findings(rendered: Rendered, evaluation: Evaluation, built: Mapping[s
     files = zip_files(built, version, names_only=names_only)
     # A placeholder the render already reports as left in the text is not also a bad checksum.
     left = {f.subject for f in rendered.findings if f.code == LEFT}
+    asked = {p.name: p.location.line for p in reversed(rendered.placeholders)}
     findings: list[Finding] = []
     for target in evaluation.binary_targets:
         problems = url_problems(target, version)
@@ -294,9 +295,16 @@ def target_findings(rendered: Rendered, evaluation: Evaluation, built: Mapping[s
                 )
             )
         if target.url is not None and (target.checksum or "") not in left:
-            findings += _checksum_findings(target, target.url, built, files, path,
-                                           url_reported=bool(problems))
+            found = _checksum_findings(target, target.url, built, files, path,
+                                       url_reported=bool(problems))
+            findings += [replace(f, line=_checksum_line(target, asked)) for f in found]
     return findings
+
+
+def _checksum_line(target: EvaluatedTarget, asked: Mapping[str, int | None]) -> int | None:
+    """The template line of the placeholder the checksum came from, else of the target's."""
+    token = _TOKEN.fullmatch(target.checksum or "")
+    return asked.get(token.group(1) if token else target.name) or asked.get(target.name)
 
 
 def _checksum_findings(target: EvaluatedTarget, url: str, built: Mapping[str, Artifact],
@@ -309,7 +317,11 @@ def _checksum_findings(target: EvaluatedTarget, url: str, built: Mapping[str, Ar
     declared = built.get(token.group(1)) if token else None
     if declared is not None and declared.sha256 is None:
         return []  # a name declared without a checksum (a PR's list) keeps its placeholder
+    if token is not None and token.group(1) not in built:
+        return []  # nobody built it: one problem, said once by `unfilled-placeholder`
     if not SHA256_RE.fullmatch(checksum):
+        if any(a.sha256 == checksum for a in built.values()):
+            return []  # a source's bad value: the static check says so on the source's line
         return [
             _finding(
                 "bad-checksum",
@@ -344,6 +356,7 @@ def two_way(evaluations: Sequence[tuple[Rendered, Evaluation]], built: Mapping[s
     unfilled: set[str] = set()
     unclaimed: set[str] = set()
     findings: list[Finding] = []
+    anywhere = {t.name for _r, e in evaluations for t in e.binary_targets}
     for rendered, evaluation in evaluations:
         path = rendered.template.path
         declared = {t.name for t in evaluation.binary_targets}
@@ -357,13 +370,17 @@ def two_way(evaluations: Sequence[tuple[Rendered, Evaluation]], built: Mapping[s
             ), line=asked.get(name)))
         for name in sorted(built.keys() - declared):
             unclaimed.add(name)
+            # No manifest has it: where the name was built or declared, as the static check
+            # has it (jobs.placement.anchored moves it to the line that declares it); another
+            # manifest has it: this manifest is what to change.
             origin = built[name].origin
-            findings.append(_finding(
-                "unclaimed-artifact", name, path,
+            elsewhere = name in anywhere
+            findings.append(replace(_finding(
+                "unclaimed-artifact", name, path if elsewhere else origin.file,
                 f"'{name}' was built ({origin.file}) but SwiftPM evaluates no binary target "
                 f"'{name}' in {path}; publishing stays blocked until it does (a consumer "
                 "SwiftPM reads this manifest for would lose the product)",
-            ))
+            ), line=None if elsewhere else origin.line))
     return sorted(unfilled), sorted(unclaimed), findings
 
 
