@@ -317,8 +317,6 @@ def _checksum_findings(target: EvaluatedTarget, url: str, built: Mapping[str, Ar
     declared = built.get(token.group(1)) if token else None
     if declared is not None and declared.sha256 is None:
         return []  # a name declared without a checksum (a PR's list) keeps its placeholder
-    if token is not None and token.group(1) not in built:
-        return []  # nobody built it: one problem, said once by `unfilled-placeholder`
     if not SHA256_RE.fullmatch(checksum):
         if any(a.sha256 == checksum for a in built.values()):
             return []  # a source's bad value: the static check says so on the source's line
@@ -409,6 +407,7 @@ def apply_evaluations(report: Report, evaluated: Sequence[tuple[Rendered, Evalua
         findings += swiftpm_roles.stub_findings(rendered, evaluation, root)
     kept = tuple(f for f in report.findings if f.code not in _REPLACED or
                  _left_unevaluated(f, evaluated))
+    findings = list(_warn(findings, options))
     counts = {r.template.path: e for r, e in evaluated}
     templates = tuple(_summary(t, counts.get(t.path)) for t in report.templates)
     primary = evaluated[0][1]
@@ -416,7 +415,17 @@ def apply_evaluations(report: Report, evaluated: Sequence[tuple[Rendered, Evalua
     return replace(report, templates=templates, unfilled=tuple(unfilled),
                    unclaimed=tuple(unclaimed), products=len(primary.products),
                    binary_targets=len(primary.binary_targets), counts_source="swiftpm",
-                   swiftpm=status, findings=kept + _warn(findings, options))
+                   swiftpm=status, findings=kept + _once(findings))
+
+
+def _once(findings: Sequence[Finding]) -> tuple[Finding, ...]:
+    """A name nobody built is one problem: its placeholder checksum is no second finding while
+    `unfilled-placeholder` blocks (downgraded by `--warn`, the checksum still blocks)."""
+    blocking = {(f.file, f.subject) for f in findings
+                if f.code == "unfilled-placeholder" and f.severity is Severity.ERROR}
+    return tuple(f for f in findings if not (
+        f.code == "bad-checksum" and (f.file, f.subject) in blocking
+        and f"'__SHA256_{f.subject}__'" in f.message))
 
 
 def _left_unevaluated(finding: Finding, evaluated: Sequence[tuple[Rendered, Evaluation]]) -> bool:

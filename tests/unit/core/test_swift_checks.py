@@ -104,6 +104,15 @@ def test_a_name_nobody_built_is_one_finding_not_also_a_bad_checksum():
                                built, CheckOptions(version="1.2.3"), STATUS)
     assert sorted((f.code, f.subject) for f in report.findings) == [
         ("unfilled-placeholder", "k"), ("unfilled-placeholder", "k_debug")]
+    # Downgraded by --warn, the placeholder checksum still blocks, on its line.
+    warned = apply_evaluations(static_report(()), [(rendered(placeholders=("a", "k", "k_debug")),
+                                                    evaluation)],
+                               built, CheckOptions(version="1.2.3",
+                                                   warn=frozenset({"unfilled-placeholder"})),
+                               STATUS)
+    assert sorted((f.code, f.subject, f.line) for f in warned.findings
+                  if f.severity is Severity.ERROR) == [("bad-checksum", "k", 7),
+                                                       ("bad-checksum", "k_debug", 7)]
 
 
 def test_a_bad_checksum_from_a_source_is_said_once_on_the_sources_line():
