@@ -44,6 +44,9 @@ class Delivery:
     #: Those of `log` whose findings the output annotates: left out when those annotations
     #: are written as workflow commands instead (each finding once in the log).
     annotated_log: tuple[str, ...] = ()
+    #: Why no check run is posted (a free version in preflight: the job's check run, made
+    #: by its check or publish step, keeps its title); None: post one.
+    quiet: str | None = None
 
 
 def deliver(settings: ActionSettings, adapters: Adapters, delivery: Delivery) -> int:
@@ -52,7 +55,10 @@ def deliver(settings: ActionSettings, adapters: Adapters, delivery: Delivery) ->
     write_atomically(paths)
     _own(settings.workspace, [folder, *(path for path, _data in paths)])
     output = _spoken(delivery.output)
-    notes, url, commands, run_id = _check_run(settings, adapters, output)
+    if delivery.quiet is None:
+        notes, url, commands, run_id = _check_run(settings, adapters, output)
+    else:
+        notes, url, commands, run_id = [f"> No check run: {delivery.quiet}."], None, False, None
     carried = frozenset(delivery.annotated_log) if commands else frozenset()
     for line in delivery.log:
         if line not in carried:

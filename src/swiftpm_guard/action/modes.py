@@ -347,6 +347,9 @@ def run_preflight(settings: ActionSettings, adapters: Adapters) -> int:
         last=f"swiftpm-guard preflight: {title}",
         exit_code=EXIT_FINDINGS if result.findings else EXIT_OK,
         reads=(Phrase.of("", remote.url, f" ({remote.where})"),),
+        quiet=None if result.findings else (
+            "the version is free, so the job's check run (its check or publish step's) keeps "
+            "its title"),
     ))
 
 

@@ -205,3 +205,43 @@ def test_a_run_artifacts_dropped_name_names_the_line_or_stays_job_level(
     if not declared:  # listed with where it came from, in the text beside the summary
         assert f"frameworks-ios@run-4242/{REMOVED}-1.0.1.zip" in rendered_text(
             run["output"]["text"])
+
+
+# -- item 9: a free version leaves the job's check run alone --------------------------------------
+
+
+@pytest.mark.parametrize("check_run", ["update", "create"])
+def test_a_free_version_in_preflight_does_not_retitle_the_jobs_check_run(
+        tmp_path, executorch, fake_github, check_run):
+    workspace = clone(Origin(executorch.bare, executorch.main, executorch.swiftpm), "main",
+                      tmp_path / "workspace")
+    (workspace / "out").mkdir()
+    for name in all_names([k for k in RELEASE_KEYS if k != REMOVED]):
+        write_zip(workspace / "out" / f"{name}-1.2.0.zip", name)
+    ref = "refs/heads/main"
+    first, result = _run(fake_github, tmp_path, workspace, "workflow_dispatch",
+                         dispatch_payload({}, ref=ref),
+                         {"mode": "check", "version": "1.2.0", "artifacts": "out"},
+                         sha=executorch.main, ref=ref)
+    assert result.returncode == 0, result.stdout + result.stderr
+    made = fake_github.only_check_run()
+    title = made["output"]["title"]
+    assert title.startswith("consistent for 1.2.0")
+    inputs = {"mode": "preflight", "version": "1.2.0"}
+    if check_run == "update":
+        inputs["check-run"] = first.outputs()["check-run-id"]
+    free, result = _run(fake_github, tmp_path, workspace, "workflow_dispatch",
+                        dispatch_payload({}, ref=ref), inputs, sha=executorch.main, ref=ref)
+    assert result.returncode == 0, result.stdout + result.stderr
+    run = fake_github.only_check_run()  # none made, none updated
+    assert run["output"]["title"] == title and run.get("updates", 0) == 0
+    assert free.outputs()["check-run-id"] == ""
+    assert "`swiftpm-1.2.0` is free" in free.summary()
+    assert "No check run: the version is free" in free.summary()
+
+    taken = {"mode": "preflight", "version": "1.1.0",
+             "check-run": first.outputs()["check-run-id"]}
+    _step, result = _run(fake_github, tmp_path, workspace, "workflow_dispatch",
+                         dispatch_payload({}, ref=ref), taken, sha=executorch.main, ref=ref)
+    assert result.returncode == 1  # a taken version decides the job: it is said there
+    assert fake_github.only_check_run()["output"]["title"] == "swiftpm-1.1.0 is taken"
