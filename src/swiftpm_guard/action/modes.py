@@ -186,6 +186,12 @@ def _sections(settings: ActionSettings, request: CheckRequest,
     if pull_request_into_main(request):
         sections.append(check_report.template_side_markdown(result.placement.moved,
                                                             settings.template_ref))
+    if settings.version is not None and result.rendered:
+        from swiftpm_guard.report.publish import draft_lines
+
+        drafts = [(manifest_of(r.template.path), r.text) for r in result.rendered]
+        sections.append("\n".join(["#### Draft manifest (not published by this run)", "",
+                                   *draft_lines(drafts, "draft")]))
     return sections
 
 

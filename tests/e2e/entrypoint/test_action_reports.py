@@ -245,3 +245,26 @@ def test_a_free_version_in_preflight_does_not_retitle_the_jobs_check_run(
                          dispatch_payload({}, ref=ref), taken, sha=executorch.main, ref=ref)
     assert result.returncode == 1  # a taken version decides the job: it is said there
     assert fake_github.only_check_run()["output"]["title"] == "swiftpm-1.1.0 is taken"
+
+
+def test_a_run_that_does_not_publish_shows_the_draft_manifest_fenced(
+        tmp_path, executorch, fake_github):
+    """A check with a version, one name not built: the job summary holds what would have
+    been published, placeholder and all, in a swift fence."""
+    workspace = clone(Origin(executorch.bare, executorch.main, executorch.swiftpm), "main",
+                      tmp_path / "workspace")
+    (workspace / "out").mkdir()
+    for name in all_names([k for k in RELEASE_KEYS if k not in (REMOVED, "kernels_llm")]):
+        write_zip(workspace / "out" / f"{name}-1.2.0.zip", name)
+    ref = "refs/heads/main"
+    step, result = _run(fake_github, tmp_path, workspace, "workflow_dispatch",
+                        dispatch_payload({}, ref=ref),
+                        {"mode": "check", "version": "1.2.0", "artifacts": "out"},
+                        sha=executorch.main, ref=ref)
+    assert result.returncode == 1, result.stdout + result.stderr
+    summary = step.summary()
+    assert "#### Draft manifest (not published by this run)" in summary
+    assert "<summary>Package.swift (draft)</summary>" in summary
+    fenced = summary.split("```swift\n", 1)[1].split("\n```", 1)[0]
+    assert 'let version = "1.2.0"' in fenced
+    assert "__SHA256_kernels_llm__" in fenced and "__SHA256_executorch__" not in fenced
