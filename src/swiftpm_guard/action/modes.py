@@ -380,7 +380,7 @@ def run_audit(settings: ActionSettings, adapters: Adapters) -> int:
         conclusion = settings.pr_conclusion if settings.event.is_pull_request else "failure"
     return deliver(settings, adapters, Delivery(
         files=(("audit.json", audit_report.to_json(report).encode()),),
-        log=(*tips, *findings),
+        log=(*tips, *findings, *audit_report.repair_lines(report)),
         output=audit_output(report, markdown, conclusion=conclusion),
         markdown=markdown, brief=audit_report.to_markdown(report, sound_groups=False),
         outputs=outputs_without_manifest(report.consistent, relative("audit.json"),
