@@ -14,7 +14,7 @@ from pathlib import Path
 
 from swiftpm_guard.action.settings import ActionSettings, in_input_names
 from swiftpm_guard.console import command, say, tell
-from swiftpm_guard.core.model import CheckRunOutput, Phrase, Report
+from swiftpm_guard.core.model import Annotation, CheckRunOutput, Phrase, Report
 from swiftpm_guard.errors import InputError
 from swiftpm_guard.jobs.adapters import Adapters
 from swiftpm_guard.report.check_run import fallback_note, job_summary
@@ -47,6 +47,11 @@ class Delivery:
     #: Why no check run is posted (a free version in preflight: the job's check run, made
     #: by its check or publish step, keeps its title); None: post one.
     quiet: str | None = None
+    #: Errors on no line of the checked commit (a downloaded zip, another ref's file): when
+    #: workflow commands carry the annotations, these go as job-level ones (no file), and
+    #: their lines of `log` (`job_level_log`) are left out.
+    job_level: tuple[Annotation, ...] = ()
+    job_level_log: tuple[str, ...] = ()
 
 
 def deliver(settings: ActionSettings, adapters: Adapters, delivery: Delivery) -> int:
@@ -56,10 +61,12 @@ def deliver(settings: ActionSettings, adapters: Adapters, delivery: Delivery) ->
     _own(settings.workspace, [folder, *(path for path, _data in paths)])
     output = _spoken(delivery.output)
     if delivery.quiet is None:
-        notes, url, commands, run_id = _check_run(settings, adapters, output)
+        notes, url, commands, run_id = _check_run(settings, adapters, output,
+                                                  delivery.job_level)
     else:
         notes, url, commands, run_id = [f"> No check run: {delivery.quiet}."], None, False, None
-    carried = frozenset(delivery.annotated_log) if commands else frozenset()
+    carried = frozenset((*delivery.annotated_log, *delivery.job_level_log)) if commands \
+        else frozenset()
     for line in delivery.log:
         if line not in carried:
             tell(in_input_names(line))
@@ -99,8 +106,9 @@ def _own(workspace: Path, paths: list[Path]) -> None:
                              f"{error.strerror}", file=str(path)) from None
 
 
-def _check_run(settings: ActionSettings, adapters: Adapters,
-               output: CheckRunOutput) -> tuple[list[str], str | None, bool, int | None]:
+def _check_run(settings: ActionSettings, adapters: Adapters, output: CheckRunOutput,
+               job_level: tuple[Annotation, ...] = ()
+               ) -> tuple[list[str], str | None, bool, int | None]:
     """The check run, else workflow commands for what it could not carry; summary notes, the
     check run's address and id (None when none was made), and whether every annotation went
     out as a workflow command."""
@@ -125,7 +133,8 @@ def _check_run(settings: ActionSettings, adapters: Adapters,
                            f"{posted.reason}; annotating with workflow commands instead",
                            {"title": "swiftpm-guard"}))
     rest = output.annotations[posted.annotations:]
-    for line in actions_io.annotation_commands(rest):
+    for line in actions_io.annotation_commands(
+            (*rest, *(job_level if posted.annotations == 0 else ()))):
         command(line)
     return ([fallback_note(posted.reason, len(rest))], posted.url, posted.annotations == 0,
             posted.run_id)

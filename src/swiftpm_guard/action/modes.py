@@ -26,7 +26,7 @@ from swiftpm_guard.action.delivery import (
 from swiftpm_guard.action.settings import ActionSettings
 from swiftpm_guard.console import command
 from swiftpm_guard.core.manifest_files import manifest_of
-from swiftpm_guard.core.model import Phrase
+from swiftpm_guard.core.model import Annotation, Phrase, Severity
 from swiftpm_guard.core.names import manifest_path
 from swiftpm_guard.core.render import scan
 from swiftpm_guard.core.urls import UrlSettings
@@ -35,7 +35,13 @@ from swiftpm_guard.jobs.adapters import Adapters
 from swiftpm_guard.jobs.check import CheckRequest, CheckResult, RunArtifact, check
 from swiftpm_guard.jobs.placement import pull_request_into_main
 from swiftpm_guard.report import check as check_report
-from swiftpm_guard.report.check_run import assemble, audit_output, build_output, conclusion_for
+from swiftpm_guard.report.check_run import (
+    annotation_of,
+    assemble,
+    audit_output,
+    build_output,
+    conclusion_for,
+)
 from swiftpm_guard.report.check_run import note as note_block
 from swiftpm_guard.report.gist import Reading
 from swiftpm_guard.sinks import actions_io
@@ -129,8 +135,10 @@ def run_check(settings: ActionSettings, adapters: Adapters, notes: Sequence[str]
                           relative("Package.swift") if manifest is not None else "",
                           not_pushed=not_pushed, document=check_report.to_dict(report))
     every, placed = logs(result, suffix)
+    job_level, job_level_log = job_level_of(result, reading)
     return deliver(settings, adapters, Delivery(
         files=tuple(files), log=every, annotated_log=placed,
+        job_level=job_level, job_level_log=job_level_log,
         output=build_output(report, markdown, conclusion=conclusion,
                             locate=result.placement.of, reading=reading),
         markdown=markdown, brief=brief, outputs=outputs,
@@ -159,6 +167,17 @@ def logs(result: CheckResult, suffix: str) -> tuple[tuple[str, ...], tuple[str, 
              for f in shown]
     lines = check_report.retired_lines(result.report.findings, result.lines, suffix)
     return (*every, *lines), placed
+
+
+def job_level_of(result: CheckResult, reading: Reading
+                 ) -> tuple[tuple[Annotation, ...], tuple[str, ...]]:
+    """The errors on no line of the checked commit as job-level annotations (no file), and
+    their log lines."""
+    of, elsewhere = result.placement.of, result.placement.elsewhere
+    errors = [f for f in reading.shown(result.report.findings)
+              if of(f) is None and f.severity is Severity.ERROR]
+    return (tuple(annotation_of(f, "", 0, existing=f in reading.existing) for f in errors),
+            tuple(check_report.console_line(f, elsewhere.get(f)) for f in errors))
 
 
 def _complete_manifests(settings: ActionSettings, result: CheckResult
@@ -304,8 +323,10 @@ def _deliver_publish(settings: ActionSettings, adapters: Adapters, result: Publi
     compared = (publish_report.diff_lines(result.diff, result.diff_note, settings.debug_suffix)
                 if settings.dry_run else [])
     every, placed = logs(result.checked, suffix)
+    job_level, job_level_log = job_level_of(result.checked, reading)
     return deliver(settings, adapters, Delivery(
         files=tuple(files), log=(*every, *compared), annotated_log=placed,
+        job_level=job_level, job_level_log=job_level_log,
         output=build_output(report, markdown, conclusion=conclusion,
                             locate=result.checked.placement.of, reading=reading),
         markdown=markdown, brief=brief,

@@ -207,6 +207,29 @@ def test_a_run_artifacts_dropped_name_names_the_line_or_stays_job_level(
             run["output"]["text"])
 
 
+def test_without_a_check_run_an_error_on_no_line_is_a_job_level_annotation(
+        tmp_path, executorch, fake_github):
+    """Workflow commands carry the annotations (a dry run makes no check run): the zip's
+    error is an `::error` without a file, once, not also a plain log line."""
+    workspace = clone(Origin(executorch.bare, executorch.main, executorch.swiftpm),
+                      "release/1.0", tmp_path / "workspace")
+    _run_artifact(tmp_path, fake_github)
+    ref = "refs/heads/release/1.0"
+    inputs = {"version": "1.0.1", "run-id": "4242", "artifact-name": "frameworks-ios",
+              "dry-run": "true"}
+    _step, result = _run(fake_github, tmp_path, workspace, "workflow_dispatch",
+                         dispatch_payload({}, ref=ref), inputs, sha=executorch.release, ref=ref)
+    assert result.returncode == 1, result.stdout + result.stderr
+    assert fake_github.check_runs == {}
+    errors = [line for line in result.stdout.splitlines() if line.startswith("::error")]
+    assert [e.split("::")[1] for e in errors] == [
+        f"error title=unclaimed-artifact%3A {REMOVED}",
+        f"error title=unclaimed-artifact%3A {REMOVED}_debug"]
+    assert f"frameworks-ios@run-4242/{REMOVED}-1.0.1.zip: '{REMOVED}' was built" in errors[0]
+    plain = [line for line in result.stderr.splitlines() if "unclaimed-artifact" in line]
+    assert plain == []
+
+
 # -- item 9: a free version leaves the job's check run alone --------------------------------------
 
 
