@@ -6,6 +6,9 @@ STAMP  := $(VENV)/.installed
 
 .PHONY: demo test lint typecheck unit bench docs site fuzz clean
 
+# pip's cache inside the checkout, and the tests' caches under pytest's temporary folder
+# (tests/conftest.py): `make test` writes nothing under the user's home.
+$(STAMP): export PIP_CACHE_DIR := $(abspath $(VENV))/pip-cache
 $(STAMP): pyproject.toml src/swiftpm_guard/__init__.py
 	test -x $(BIN)/python || $(PYTHON) -m venv $(VENV)
 	$(BIN)/python -m pip install --quiet --upgrade pip

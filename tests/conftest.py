@@ -1,4 +1,6 @@
+import os
 import sys
+from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
@@ -18,6 +20,21 @@ from support.tiers import TierSummary
 def pytest_configure(config: pytest.Config) -> None:
     # The run's last lines say which tiers ran and which were skipped (support/tiers.py).
     config.pluginmanager.register(TierSummary(), "swiftpm-guard-tiers")
+
+
+@pytest.fixture(scope="session", autouse=True)
+def caches_in_tmp(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Path]:
+    """Nothing under the user's home: swiftpm-guard's SwiftPM and resolve caches default to
+    $XDG_CACHE_HOME (else ~/.cache), and a test that runs the CLI without --swift-cache would
+    fill the real one. The session's own, under pytest's temporary folder."""
+    cache = tmp_path_factory.mktemp("xdg-cache")
+    before = os.environ.get("XDG_CACHE_HOME")
+    os.environ["XDG_CACHE_HOME"] = str(cache)
+    yield cache
+    if before is None:
+        os.environ.pop("XDG_CACHE_HOME", None)
+    else:
+        os.environ["XDG_CACHE_HOME"] = before
 
 
 @pytest.fixture

@@ -40,3 +40,26 @@ def test_a_shallow_clone_says_nothing_rather_than_name_its_cut(tmp_path):
 
 def test_no_clone_no_blame(tmp_path):
     assert Checkout(tmp_path).blame(None, "T", 1) is None
+
+
+def test_the_commit_that_removed_a_line_is_named_once_it_is_gone(tmp_path):
+    seed, _first, second = _history(tmp_path)
+    checkout = Checkout(seed)
+    assert checkout.removal(None, "T", "two") is None  # still there: nothing removed it
+    (seed / "T").write_text("one\n")
+    third = commit_all(seed, "Remove two (#9002)")
+    (seed / "T").write_text("one\nthree\n")
+    commit_all(seed, "Add three")
+    found = checkout.removal(None, "T", "two")
+    assert found is not None and (found.commit, found.subject) == (third, "Remove two (#9002)")
+    assert checkout.removal(second, "T", "two") is None  # at that commit it was still there
+    assert checkout.removal(None, "T", "never") is None
+
+
+def test_a_shallow_clone_names_no_removal_it_cannot_see(tmp_path):
+    seed, _first, _second = _history(tmp_path)
+    (seed / "T").write_text("one\n")
+    commit_all(seed, "Remove two")
+    shallow = tmp_path / "shallow"
+    git(tmp_path, "clone", "-q", "--depth=1", f"file://{seed}", str(shallow))
+    assert Checkout(shallow).removal(None, "T", "two") is None

@@ -182,6 +182,25 @@ def test_placeholder_checksum_parses_in_swiftpm_but_still_blocks(tmp_path, swift
     assert report["unfilled"] == ["kernels_torchao", "kernels_torchao_debug"]
 
 
+def test_a_name_nobody_built_is_one_problem_with_swiftpm_as_without(
+        tmp_path, swift, swift_cache):
+    """Issue 33: SwiftPM's path said it four times (each twin unfilled and a bad checksum);
+    now as the static path says it: each twin unfilled, on its template line."""
+    built = [k for k in (*PRODUCT_KEYS, "threadpool") if k != "kernels_torchao"]
+    release = write_release(tmp_path / "release", built=built)
+    code, report = run_check(release, tmp_path, swift, swift_cache)
+    (tmp_path / "static").mkdir()
+    _static_code, static = run_check(release, tmp_path / "static", "off", swift_cache,
+                                     "--accept-static")
+
+    assert code == 1 and report["counts_source"] == "swiftpm"
+    said = sorted((f["code"], f["subject"], f["line"]) for f in report["findings"])
+    assert said == sorted((f["code"], f["subject"], f["line"]) for f in static["findings"]
+                          if f["code"] != "needs-swiftpm")
+    assert [c for c, _s, _l in said] == ["unfilled-placeholder"] * 2
+    assert all(line for _c, _s, line in said)
+
+
 def test_declared_names_without_checksums_keep_placeholders_and_pass(
     release, tmp_path, swift, swift_cache
 ):

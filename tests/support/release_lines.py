@@ -96,3 +96,47 @@ def make_history(root: Path) -> History:
     bare = root / "origin.git"
     git(root, "clone", "-q", "--bare", str(seed), str(bare))
     return History(bare, main, swiftpm)
+
+
+#: Old lines of the drift history: each still builds backend_mps and not yet the LLM kernels.
+OLD_LINES = tuple(f"release/0.{minor}" for minor in range(2, 8))
+NEWER = ("kernels_llm", "kernels_torchao")
+DRIFT_OLD_KEYS = tuple(k for k in OLD_KEYS if k not in NEWER)
+
+
+def make_drift_history(root: Path, old_lines: tuple[str, ...] = OLD_LINES) -> History:
+    """ExecuTorch after the MPS removal, with many old lines (issue 33): `release/0.2` to `0.7`
+    each build backend_mps and lack the newer kernels, each last published on its day;
+    `release/1.4` and `main` build the live list; the template asks for main's products."""
+    seed = root / "seed"
+    seed.mkdir(parents=True)
+    git(seed, "init", "-q")
+    (seed / "README.md").write_text("# executorch\n")
+    (seed / WORKFLOW).parent.mkdir(parents=True)
+    (seed / WORKFLOW).write_text(executorch_workflow(DRIFT_OLD_KEYS))
+    commit_all(seed, "Apple frameworks workflow (#2413)")
+    for line in old_lines:
+        git(seed, "branch", line)
+    (seed / WORKFLOW).write_text(executorch_workflow(LIVE_KEYS))
+    main = commit_all(seed, f"Remove {DROPPED} (#9001)")
+    git(seed, "branch", "release/1.4")
+    for index, line in enumerate(old_lines):
+        version = line.rsplit("/", 1)[-1]
+        git(seed, "checkout", "-q", "--orphan", f"swiftpm-{version}.0")
+        git(seed, "rm", "-rqf", ".")
+        (seed / "Package.swift").write_text(f"// swift-tools-version:5.9\n// {version}.0\n")
+        _dated_commit(seed, f"{version}.0", f"2024-0{1 + index}-05")
+    git(seed, "checkout", "-q", "--orphan", "swiftpm")
+    git(seed, "rm", "-rqf", ".")
+    write_template_branch(seed, PRODUCT_KEYS)
+    commit_all(seed, "Swift package template (#4242)")
+    for stub in (seed / ".Package.swift").glob(f"{DROPPED}*"):
+        import shutil
+
+        shutil.rmtree(stub)
+    write_template_branch(seed, LIVE_PRODUCTS)
+    swiftpm = commit_all(seed, f"Remove {DROPPED} from the template (#9002)")
+    git(seed, "checkout", "-q", "main")
+    bare = root / "origin.git"
+    git(root, "clone", "-q", "--bare", str(seed), str(bare))
+    return History(bare, main, swiftpm)

@@ -228,3 +228,18 @@ def test_the_host_scan_recognises_a_registry_and_ignores_others():
     assert _registry_hosts(f"--index-url https://{index}/simple and mirror.{index}") == {index}
     assert _registry_hosts("https://api.github.com/ and docker.io, the Debian package") == set()
     assert len(REGISTRY_HOSTS) >= 30
+
+
+def test_the_caches_a_test_run_fills_are_not_under_the_users_home(tmp_path_factory):
+    """`make test` wrote swiftpm-guard's SwiftPM and resolve caches under ~/.cache (issue 33):
+    conftest.py points XDG_CACHE_HOME into pytest's temporary folder for the session."""
+    import os
+    import pwd
+
+    from swiftpm_guard.infra.swiftpm import default_cache_dir, default_resolve_cache_dir
+
+    home = Path(pwd.getpwuid(os.getuid()).pw_dir).resolve()
+    base = tmp_path_factory.getbasetemp().resolve()
+    for folder in (default_cache_dir(), default_resolve_cache_dir()):
+        assert folder.resolve().is_relative_to(base), folder
+        assert not folder.resolve().is_relative_to(home) or home.is_relative_to(base), folder

@@ -14,7 +14,7 @@ from pathlib import Path
 
 from swiftpm_guard.action.settings import ActionSettings, in_input_names
 from swiftpm_guard.console import command, say, tell
-from swiftpm_guard.core.model import CheckRunOutput, Phrase, Report
+from swiftpm_guard.core.model import Annotation, CheckRunOutput, Phrase, Report
 from swiftpm_guard.errors import InputError
 from swiftpm_guard.jobs.adapters import Adapters
 from swiftpm_guard.report.check_run import fallback_note, job_summary
@@ -32,7 +32,8 @@ JSON_OUTPUT_MAX_BYTES = 900_000
 @dataclass(frozen=True, slots=True)
 class Delivery:
     files: tuple[tuple[str, bytes], ...]  # names inside OUT_DIR
-    log: tuple[str, ...]  # console lines (someone else's text: neutralised on the way out)
+    #: Console lines, errors first (someone else's text: neutralised on the way out).
+    log: tuple[str, ...]
     output: CheckRunOutput
     markdown: str  # the whole report: the check run's summary
     brief: str | None  # the job summary beside a check run that has the whole report
@@ -40,9 +41,17 @@ class Delivery:
     last: str  # the verdict on stdout
     exit_code: int
     reads: tuple[Phrase, ...] = ()
-    #: Console lines of findings the output annotates: left out when those annotations are
-    #: written as workflow commands instead (each finding once in the log).
+    #: Those of `log` whose findings the output annotates: left out when those annotations
+    #: are written as workflow commands instead (each finding once in the log).
     annotated_log: tuple[str, ...] = ()
+    #: Why no check run is posted (a free version in preflight: the job's check run, made
+    #: by its check or publish step, keeps its title); None: post one.
+    quiet: str | None = None
+    #: Errors on no line of the checked commit (a downloaded zip, another ref's file): when
+    #: workflow commands carry the annotations, these go as job-level ones (no file), and
+    #: their lines of `log` (`job_level_log`) are left out.
+    job_level: tuple[Annotation, ...] = ()
+    job_level_log: tuple[str, ...] = ()
 
 
 def deliver(settings: ActionSettings, adapters: Adapters, delivery: Delivery) -> int:
@@ -51,11 +60,16 @@ def deliver(settings: ActionSettings, adapters: Adapters, delivery: Delivery) ->
     write_atomically(paths)
     _own(settings.workspace, [folder, *(path for path, _data in paths)])
     output = _spoken(delivery.output)
+    if delivery.quiet is None:
+        notes, url, commands, run_id = _check_run(settings, adapters, output,
+                                                  delivery.job_level)
+    else:
+        notes, url, commands, run_id = [f"> No check run: {delivery.quiet}."], None, False, None
+    carried = frozenset((*delivery.annotated_log, *delivery.job_level_log)) if commands \
+        else frozenset()
     for line in delivery.log:
-        tell(in_input_names(line))
-    notes, url, commands, run_id = _check_run(settings, adapters, output)
-    for line in () if commands else delivery.annotated_log:
-        tell(in_input_names(line))
+        if line not in carried:
+            tell(in_input_names(line))
     if settings.summary_file is not None:
         check_run = (settings.check_name, url) if url is not None else None
         brief = in_input_names(delivery.brief) if delivery.brief is not None else None
@@ -92,8 +106,9 @@ def _own(workspace: Path, paths: list[Path]) -> None:
                              f"{error.strerror}", file=str(path)) from None
 
 
-def _check_run(settings: ActionSettings, adapters: Adapters,
-               output: CheckRunOutput) -> tuple[list[str], str | None, bool, int | None]:
+def _check_run(settings: ActionSettings, adapters: Adapters, output: CheckRunOutput,
+               job_level: tuple[Annotation, ...] = ()
+               ) -> tuple[list[str], str | None, bool, int | None]:
     """The check run, else workflow commands for what it could not carry; summary notes, the
     check run's address and id (None when none was made), and whether every annotation went
     out as a workflow command."""
@@ -122,7 +137,8 @@ def _check_run(settings: ActionSettings, adapters: Adapters,
                            f"{posted.reason}; annotating with workflow commands instead",
                            {"title": "swiftpm-guard"}))
     rest = output.annotations[posted.annotations:]
-    for line in actions_io.annotation_commands(rest):
+    for line in actions_io.annotation_commands(
+            (*rest, *(job_level if posted.annotations == 0 else ()))):
         command(line)
     return ([fallback_note(posted.reason, len(rest))], posted.url, posted.annotations == 0,
             posted.run_id)

@@ -26,7 +26,7 @@ from swiftpm_guard.action.delivery import (
 from swiftpm_guard.action.settings import ActionSettings
 from swiftpm_guard.console import command
 from swiftpm_guard.core.manifest_files import manifest_of
-from swiftpm_guard.core.model import Phrase
+from swiftpm_guard.core.model import Annotation, Phrase, Severity
 from swiftpm_guard.core.names import manifest_path
 from swiftpm_guard.core.render import scan
 from swiftpm_guard.core.urls import UrlSettings
@@ -35,7 +35,13 @@ from swiftpm_guard.jobs.adapters import Adapters
 from swiftpm_guard.jobs.check import CheckRequest, CheckResult, RunArtifact, check
 from swiftpm_guard.jobs.placement import pull_request_into_main
 from swiftpm_guard.report import check as check_report
-from swiftpm_guard.report.check_run import assemble, audit_output, build_output, conclusion_for
+from swiftpm_guard.report.check_run import (
+    annotation_of,
+    assemble,
+    audit_output,
+    build_output,
+    conclusion_for,
+)
 from swiftpm_guard.report.check_run import note as note_block
 from swiftpm_guard.report.gist import Reading
 from swiftpm_guard.sinks import actions_io
@@ -133,9 +139,11 @@ def run_check(settings: ActionSettings, adapters: Adapters, notes: Sequence[str]
     outputs = outputs_for(settings, report, relative("report.json"),
                           relative("Package.swift") if manifest is not None else "",
                           not_pushed=not_pushed, document=check_report.to_dict(report))
-    unplaced, placed = logs(result)
+    every, placed = logs(result, suffix)
+    job_level, job_level_log = job_level_of(result, reading)
     return deliver(settings, adapters, Delivery(
-        files=tuple(files), log=unplaced, annotated_log=placed,
+        files=tuple(files), log=every, annotated_log=placed,
+        job_level=job_level, job_level_log=job_level_log,
         output=build_output(report, markdown, conclusion=conclusion,
                             locate=result.placement.of, reading=reading),
         markdown=markdown, brief=brief, outputs=outputs,
@@ -148,17 +156,35 @@ def run_check(settings: ActionSettings, adapters: Adapters, notes: Sequence[str]
 def reading_of(settings: ActionSettings, result: CheckResult) -> Reading:
     return Reading(builder=result.builder, debug_suffix=settings.debug_suffix,
                    existing=result.existing, base=result.base,
-                   elsewhere=result.placement.elsewhere)
+                   elsewhere=result.placement.elsewhere,
+                   retired=check_report.retired(result.report.findings, result.lines))
 
 
-def logs(result: CheckResult) -> tuple[tuple[str, ...], tuple[str, ...]]:
-    """Console lines of the findings: (not annotated, annotated)."""
-    findings = result.report.findings
+def logs(result: CheckResult, suffix: str) -> tuple[tuple[str, ...], tuple[str, ...]]:
+    """Console lines of the findings, errors first, a line that no longer publishes in one
+    line: (every line, those of annotated findings, left out when workflow commands carry
+    the annotations)."""
     of, elsewhere = result.placement.of, result.placement.elsewhere
-    return (tuple(line for f in findings if of(f) is None
-                  for line in check_report.console_lines(f, elsewhere.get(f))),
-            tuple(line for f in findings if of(f) is not None
-                  for line in check_report.console_lines(f)))
+    old = check_report.retired(result.report.findings, result.lines)
+    shown = [f for f in check_report.ranked(result.report.findings) if f not in old]
+    placed = tuple(line for f in shown if of(f) is not None
+                   for line in check_report.finding_lines(f))
+    every = [line for f in shown for line in check_report.finding_lines(
+        f, None if of(f) is not None else elsewhere.get(f))]
+    lines = check_report.retired_lines(result.report.findings, result.lines, suffix)
+    return (*every, *lines), placed
+
+
+def job_level_of(result: CheckResult, reading: Reading
+                 ) -> tuple[tuple[Annotation, ...], tuple[str, ...]]:
+    """The errors on no line of the checked commit as job-level annotations (no file), and
+    their log lines."""
+    of, elsewhere = result.placement.of, result.placement.elsewhere
+    errors = [f for f in reading.shown(result.report.findings)
+              if of(f) is None and f.severity is Severity.ERROR]
+    return (tuple(annotation_of(f, "", 0, existing=f in reading.existing) for f in errors),
+            tuple(line for f in errors
+                  for line in check_report.finding_lines(f, elsewhere.get(f))))
 
 
 def _complete_manifests(settings: ActionSettings, result: CheckResult
@@ -186,6 +212,12 @@ def _sections(settings: ActionSettings, request: CheckRequest,
     if pull_request_into_main(request):
         sections.append(check_report.template_side_markdown(result.placement.moved,
                                                             settings.template_ref))
+    if settings.version is not None and result.rendered:
+        from swiftpm_guard.report.publish import draft_lines
+
+        drafts = [(manifest_of(r.template.path), r.text) for r in result.rendered]
+        sections.append("\n".join(["#### Draft manifest (not published by this run)", "",
+                                   *draft_lines(drafts, "draft")]))
     return sections
 
 
@@ -316,9 +348,11 @@ def _deliver_publish(settings: ActionSettings, adapters: Adapters, result: Publi
     state = f"pushed {result.branch}" if result.pushed else f"not pushed: {result.skipped}"
     compared = (publish_report.diff_lines(result.diff, result.diff_note, settings.debug_suffix)
                 if settings.dry_run else [])
-    unplaced, placed = logs(result.checked)
+    every, placed = logs(result.checked, suffix)
+    job_level, job_level_log = job_level_of(result.checked, reading)
     return deliver(settings, adapters, Delivery(
-        files=tuple(files), log=(*unplaced, *compared), annotated_log=placed,
+        files=tuple(files), log=(*every, *compared), annotated_log=placed,
+        job_level=job_level, job_level_log=job_level_log,
         output=build_output(report, markdown, conclusion=conclusion,
                             locate=result.checked.placement.of, reading=reading),
         markdown=markdown, brief=brief,
@@ -367,6 +401,9 @@ def run_preflight(settings: ActionSettings, adapters: Adapters) -> int:
         last=f"swiftpm-guard preflight: {title}",
         exit_code=EXIT_FINDINGS if result.findings else EXIT_OK,
         reads=(Phrase.of("", remote.url, f" ({remote.where})"),),
+        quiet=None if result.findings else (
+            "the version is free, so the job's check run (its check or publish step's) keeps "
+            "its title"),
     ))
 
 
@@ -392,7 +429,7 @@ def run_audit(settings: ActionSettings, adapters: Adapters) -> int:
         conclusion = settings.pr_conclusion if settings.event.is_pull_request else "failure"
     return deliver(settings, adapters, Delivery(
         files=(("audit.json", audit_report.to_json(report).encode()),),
-        log=(*tips, *findings),
+        log=(*tips, *findings, *audit_report.repair_lines(report)),
         output=audit_output(report, markdown, conclusion=conclusion),
         markdown=markdown, brief=audit_report.to_markdown(report, sound_groups=False),
         outputs=outputs_without_manifest(report.consistent, relative("audit.json"),

@@ -76,7 +76,14 @@ def options_from(args: argparse.Namespace) -> AuditOptions:
 
 def run(args: argparse.Namespace, adapters: Adapters) -> int:
     from swiftpm_guard.jobs.audit import audit_repository
-    from swiftpm_guard.report.audit import console_line, tip_line, to_json, to_markdown, verdict
+    from swiftpm_guard.report.audit import (
+        console_line,
+        repair_lines,
+        tip_line,
+        to_json,
+        to_markdown,
+        verdict,
+    )
     from swiftpm_guard.sinks.files import write_atomically
     options = options_from(args)
     # Without --base-url each branch's own `let url = "…"` is the base of its URLs.
@@ -96,5 +103,7 @@ def run(args: argparse.Namespace, adapters: Adapters) -> int:
                 tell(tip)
             for finding in branch.findings:
                 tell(console_line(branch.branch, finding))
+        for line in repair_lines(report):
+            tell(line)
     say(verdict(report))
     return EXIT_OK if report.consistent else EXIT_FINDINGS

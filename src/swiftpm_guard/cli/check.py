@@ -117,9 +117,8 @@ def run(args: argparse.Namespace, adapters: Adapters) -> int:
         files += list(zip(outputs, texts, strict=False))
     write_atomically(files)
     if not args.quiet:
-        for finding in report.findings:
-            for line in console_lines(finding):
-                tell(line)
+        for line in console_lines(report.findings, result.lines, args.debug_suffix):
+            tell(line)
     say(verdict(report))
     if is_render and report.consistent:
         for path in outputs:

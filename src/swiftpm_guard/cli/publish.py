@@ -128,7 +128,7 @@ def _files(args: argparse.Namespace, result: PublishResult) -> list[tuple[Path, 
 
 def run(args: argparse.Namespace, adapters: Adapters) -> int:
     from swiftpm_guard.jobs.publish import publish
-    from swiftpm_guard.report.check import console_lines, verdict
+    from swiftpm_guard.report.check import finding_lines, ranked, verdict
     from swiftpm_guard.report.publish import diff_lines
     from swiftpm_guard.sinks.files import write_atomically
     if args.command == "preflight":
@@ -137,8 +137,8 @@ def run(args: argparse.Namespace, adapters: Adapters) -> int:
     result = publish(request, adapters)
     write_atomically(_files(args, result))
     if not args.quiet:
-        for finding in result.report.findings:
-            for line in console_lines(finding):
+        for finding in ranked(result.report.findings):
+            for line in finding_lines(finding):
                 tell(line)
     say(verdict(result.report))
     if request.dry_run:

@@ -281,6 +281,7 @@ def target_findings(rendered: Rendered, evaluation: Evaluation, built: Mapping[s
     files = zip_files(built, version, names_only=names_only)
     # A placeholder the render already reports as left in the text is not also a bad checksum.
     left = {f.subject for f in rendered.findings if f.code == LEFT}
+    asked = {p.name: p.location.line for p in reversed(rendered.placeholders)}
     findings: list[Finding] = []
     for target in evaluation.binary_targets:
         problems = url_problems(target, version)
@@ -294,9 +295,16 @@ def target_findings(rendered: Rendered, evaluation: Evaluation, built: Mapping[s
                 )
             )
         if target.url is not None and (target.checksum or "") not in left:
-            findings += _checksum_findings(target, target.url, built, files, path,
-                                           url_reported=bool(problems))
+            found = _checksum_findings(target, target.url, built, files, path,
+                                       url_reported=bool(problems))
+            findings += [replace(f, line=_checksum_line(target, asked)) for f in found]
     return findings
+
+
+def _checksum_line(target: EvaluatedTarget, asked: Mapping[str, int | None]) -> int | None:
+    """The template line of the placeholder the checksum came from, else of the target's."""
+    token = _TOKEN.fullmatch(target.checksum or "")
+    return asked.get(token.group(1) if token else target.name) or asked.get(target.name)
 
 
 def _checksum_findings(target: EvaluatedTarget, url: str, built: Mapping[str, Artifact],
@@ -310,6 +318,8 @@ def _checksum_findings(target: EvaluatedTarget, url: str, built: Mapping[str, Ar
     if declared is not None and declared.sha256 is None:
         return []  # a name declared without a checksum (a PR's list) keeps its placeholder
     if not SHA256_RE.fullmatch(checksum):
+        if any(a.sha256 == checksum for a in built.values()):
+            return []  # a source's bad value: the static check says so on the source's line
         return [
             _finding(
                 "bad-checksum",
@@ -344,6 +354,7 @@ def two_way(evaluations: Sequence[tuple[Rendered, Evaluation]], built: Mapping[s
     unfilled: set[str] = set()
     unclaimed: set[str] = set()
     findings: list[Finding] = []
+    anywhere = {t.name for _r, e in evaluations for t in e.binary_targets}
     for rendered, evaluation in evaluations:
         path = rendered.template.path
         declared = {t.name for t in evaluation.binary_targets}
@@ -357,13 +368,17 @@ def two_way(evaluations: Sequence[tuple[Rendered, Evaluation]], built: Mapping[s
             ), line=asked.get(name)))
         for name in sorted(built.keys() - declared):
             unclaimed.add(name)
+            # No manifest has it: where the name was built or declared, as the static check
+            # has it (jobs.placement.anchored moves it to the line that declares it); another
+            # manifest has it: this manifest is what to change.
             origin = built[name].origin
-            findings.append(_finding(
-                "unclaimed-artifact", name, path,
+            elsewhere = name in anywhere
+            findings.append(replace(_finding(
+                "unclaimed-artifact", name, path if elsewhere else origin.file,
                 f"'{name}' was built ({origin.file}) but SwiftPM evaluates no binary target "
                 f"'{name}' in {path}; publishing stays blocked until it does (a consumer "
                 "SwiftPM reads this manifest for would lose the product)",
-            ))
+            ), line=None if elsewhere else origin.line))
     return sorted(unfilled), sorted(unclaimed), findings
 
 
@@ -392,6 +407,7 @@ def apply_evaluations(report: Report, evaluated: Sequence[tuple[Rendered, Evalua
         findings += swiftpm_roles.stub_findings(rendered, evaluation, root)
     kept = tuple(f for f in report.findings if f.code not in _REPLACED or
                  _left_unevaluated(f, evaluated))
+    findings = list(_warn(findings, options))
     counts = {r.template.path: e for r, e in evaluated}
     templates = tuple(_summary(t, counts.get(t.path)) for t in report.templates)
     primary = evaluated[0][1]
@@ -399,7 +415,17 @@ def apply_evaluations(report: Report, evaluated: Sequence[tuple[Rendered, Evalua
     return replace(report, templates=templates, unfilled=tuple(unfilled),
                    unclaimed=tuple(unclaimed), products=len(primary.products),
                    binary_targets=len(primary.binary_targets), counts_source="swiftpm",
-                   swiftpm=status, findings=kept + _warn(findings, options))
+                   swiftpm=status, findings=kept + _once(findings))
+
+
+def _once(findings: Sequence[Finding]) -> tuple[Finding, ...]:
+    """A name nobody built is one problem: its placeholder checksum is no second finding while
+    `unfilled-placeholder` blocks (downgraded by `--warn`, the checksum still blocks)."""
+    blocking = {(f.file, f.subject) for f in findings
+                if f.code == "unfilled-placeholder" and f.severity is Severity.ERROR}
+    return tuple(f for f in findings if not (
+        f.code == "bad-checksum" and (f.file, f.subject) in blocking
+        and f"'__SHA256_{f.subject}__'" in f.message))
 
 
 def _left_unevaluated(finding: Finding, evaluated: Sequence[tuple[Rendered, Evaluation]]) -> bool:

@@ -70,7 +70,7 @@ from swiftpm_guard.infra.fs import inside
 from swiftpm_guard.infra.swift_locate import validate_swift_option
 from swiftpm_guard.jobs.adapters import QUIET, Adapters, noticed
 from swiftpm_guard.jobs.fixes import with_fixes
-from swiftpm_guard.jobs.placement import Placement, place
+from swiftpm_guard.jobs.placement import Placement, anchored, place
 from swiftpm_guard.jobs.swiftpm_proof import prove
 from swiftpm_guard.sources.artifacts import (
     expand_declared,
@@ -235,21 +235,24 @@ def check(request: CheckRequest, adapters: Adapters = QUIET) -> CheckResult:
     """Read, render, check and prove; raises only for bad input and broken infrastructure.
     On a pull request the base is evaluated too: what it has already is `existing`."""
     checkout = checkout_of(request, adapters) if request.reads_refs else None
-    result = concluded(_checked(request, adapters, checkout), request, checkout)
+    result = explained(_checked(request, adapters, checkout), request,
+                       checkout or checkout_of(request, QUIET), reads_refs=checkout is not None)
     if request.base_ref is not None and checkout is not None:
         result = _against_base(result, request, adapters, checkout)
-    return result
+    return _placed(result, request, checkout)
 
 
 def concluded(result: CheckResult, request: CheckRequest, checkout: Checkout | None
               ) -> CheckResult:
     """The last step check and publish share: who built the names, each finding's fix line,
     and where each is shown. `checkout`: the clone other refs were read from (None: none)."""
-    builder = _builder(request, result, checkout)
-    findings = with_fixes(result.report.findings, request, result.sources,
-                          checkout or checkout_of(request, QUIET), builder)
-    result = replace(result, report=replace(result.report, findings=findings),
-                     builder=builder)
+    result = explained(result, request, checkout or checkout_of(request, QUIET),
+                       reads_refs=checkout is not None)
+    return _placed(result, request, checkout)
+
+
+def _placed(result: CheckResult, request: CheckRequest, checkout: Checkout | None
+            ) -> CheckResult:
     return replace(result, placement=place(result.report.findings, result.sources, request,
                                            checkout))
 
@@ -271,6 +274,14 @@ def _checked(request: CheckRequest, adapters: Adapters, checkout: Checkout | Non
     if request.version is None:  # names only: the reports say nothing about a version
         result = replace(result, report=replace(result.report, version=""))
     return result
+
+
+def explained(result: CheckResult, request: CheckRequest, checkout: Checkout, *,
+              reads_refs: bool = True) -> CheckResult:
+    """Who built the names (for headlines) and each finding's fix line."""
+    builder = _builder(request, result, checkout if reads_refs else None)
+    findings = with_fixes(result.report.findings, request, result.sources, checkout, builder)
+    return replace(result, report=replace(result.report, findings=findings), builder=builder)
 
 
 def _builder(request: CheckRequest, result: CheckResult, checkout: Checkout | None
@@ -343,6 +354,7 @@ def evaluate(sources: Sources, request: CheckRequest) -> CheckResult:
     report = check_rendered(rendered, sources.artifacts, options, sources.findings)
     report = prove(report, rendered, built, options, swift=request.swift,
                    cache_dir=request.swift_cache)
+    report = replace(report, findings=anchored(report.findings, sources.artifacts))
     return CheckResult(report=report, rendered=rendered, built=built, sources=sources)
 
 

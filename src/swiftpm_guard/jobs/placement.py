@@ -17,11 +17,11 @@ from __future__ import annotations
 
 import tempfile
 from collections.abc import Mapping, Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-from swiftpm_guard.core.model import Finding, Severity
+from swiftpm_guard.core.model import Artifact, Finding, Severity
 from swiftpm_guard.errors import GuardError
 from swiftpm_guard.infra.fs import exists_in
 
@@ -30,6 +30,34 @@ if TYPE_CHECKING:
     from swiftpm_guard.sources.refs import Checkout
 
 Place = tuple[str, int]
+#: Findings about a built name, not about the file it came in: a zip is a build's output, not
+#: a line anyone edits, so they stand on the line that declares the name (FRAMEWORKS).
+_ABOUT_THE_NAME = frozenset({"unclaimed-artifact", "conflicting-artifact"})
+
+
+def anchored(findings: Sequence[Finding], artifacts: Sequence[Artifact]
+             ) -> tuple[Finding, ...]:
+    """Each finding about a built name that points at its zip moved to the workflow line that
+    declares the name (`apple.yml:153`, maybe on another ref), when a framework list does;
+    else it stays on the zip, which `place` never annotates (listed, job-level)."""
+    zips = {a.origin.file for a in artifacts if a.origin_kind == "zip"}
+    declared: dict[str, Artifact] = {}
+    for artifact in artifacts:
+        if artifact.origin_kind == "workflow":
+            declared.setdefault(artifact.name, artifact)
+    moved = []
+    for finding in findings:
+        where = declared.get(finding.subject) if finding.code in _ABOUT_THE_NAME else None
+        if where is not None and finding.file in zips:
+            finding = replace(finding, file=where.origin.file, line=where.origin.line)
+        moved.append(finding)
+    return tuple(moved)
+
+
+def build_outputs(artifacts: Sequence[Artifact]) -> frozenset[str]:
+    """The zips a build made (or a run's artifact held): never annotated, being no line of
+    the repository even when they sit in the workspace."""
+    return frozenset(a.origin.file for a in artifacts if a.origin_kind == "zip")
 
 
 @dataclass(frozen=True, slots=True)
@@ -53,6 +81,7 @@ def place(findings: Sequence[Finding], sources: Sources, request: CheckRequest,
     places: dict[Finding, Place] = {}
     elsewhere: dict[Finding, str] = {}
     moved: list[Finding] = []
+    outputs = build_outputs(sources.artifacts)
     for finding in findings:
         spot = _relocated(finding, heads, orders, request.debug_suffix) \
             if finding.file in template_side else None
@@ -61,7 +90,7 @@ def place(findings: Sequence[Finding], sources: Sources, request: CheckRequest,
             places[finding] = spot
         elif finding.file:
             where = shown_place(finding, sources.ref_paths)
-            if where is None and exists_in(root, finding.file):
+            if where is None and finding.file not in outputs and exists_in(root, finding.file):
                 places[finding] = (finding.file, finding.line or 1)
             else:
                 elsewhere[finding] = where or _place_text(finding)

@@ -18,7 +18,7 @@ from swiftpm_guard.core.audit import (
     AuditReport,
     BranchAudit,
 )
-from swiftpm_guard.core.model import Finding, Severity
+from swiftpm_guard.core.model import Finding, Phrase, Severity
 from swiftpm_guard.report import markdown as md
 from swiftpm_guard.report.check import SCHEMA_VERSION, TOOL, finding_line
 from swiftpm_guard.workflow_commands import neutralise
@@ -239,10 +239,70 @@ def to_markdown(report: AuditReport, *, sound_groups: bool = True) -> str:
         lines += [f"**{md.text(group.label)}** — {md.code(first.branch)}{same}:", ""]
         lines += [finding_line(f) for f in sorted(first.findings, key=_order)]
         lines.append("")
+    lines += repair_markdown(report)
     if any(b.tip is not None for b in report.branches):
         lines += ["", "Each branch's tip commit, author and date: the JSON report "
                   "(`branches[].tip`) and the log."]
     return "\n".join(lines).rstrip("\n") + "\n"
+
+
+#: Codes a republish cannot mend: what is wrong is the hosted zip, not the branch.
+_HOSTED = frozenset({"url-missing", "url-error", "url-checksum", "url-not-zip"})
+
+
+def repair(report: AuditReport) -> list[Phrase]:
+    """How to repair what the audit found (empty when nothing is wrong): republish with
+    `update`, never `allow-overwrite`, and what to tell consumers."""
+    broken = [b.branch for b in report.branches if b.has_errors]
+    edited = [b.branch for b in report.branches
+              if any(f.code == "edited-after-publish" for f in b.findings)]
+    hosted = [b.branch for b in report.branches if any(f.code in _HOSTED for f in b.findings)]
+    said = []
+    if broken:
+        said.append(Phrase.of(
+            "Republish each broken branch (", *_some(broken), _more(broken) + ") with ",
+            "update", " (input ", "update: true", ", CLI ", "publish --update",
+            "): a new commit on top of its tip, the manifest rendered again from the template "
+            "and that version's zips; a dry run first shows what changes. Never ",
+            "allow-overwrite", ": apps pin published commits in Package.resolved, and a "
+            "rewritten branch loses the commit they pinned."))
+        said.append(Phrase.of(
+            "Tell consumers: apps that follow the branch get the fix with ",
+            "swift package update", "; apps whose Package.resolved pins the broken commit keep "
+            "failing until they update; name the fixed commit in the release notes."))
+    if edited:
+        said.append(Phrase.of(
+            "Edited by hand after publishing (", *_some(edited),
+            _more(edited) + "): review the edit; to bring the branch back to what the "
+            "template renders, republish with ", "update",
+            ", which keeps the edit in the history."))
+    if hosted:
+        said.append(Phrase.of(
+            "Hosted zips (", *_some(hosted),
+            _more(hosted) + "): the manifest pins their checksums, so upload again exactly the "
+            "zip the manifest names; a rebuilt zip needs a new version, or a republish with ",
+            "update", " naming its new checksum."))
+    return said
+
+
+def _some(branches: Sequence[str]) -> tuple[str, ...]:
+    """Phrase parts naming up to three branches: values, the words between, ending on a value;
+    `_more` starts the next word."""
+    parts: list[str] = []
+    for branch in branches[:3]:
+        parts += [", ", branch]
+    return tuple(parts[1:])
+
+
+def _more(branches: Sequence[str]) -> str:
+    return f" and {len(branches) - 3} more" if len(branches) > 3 else ""
+
+
+def repair_markdown(report: AuditReport) -> list[str]:
+    said = repair(report)
+    if not said:
+        return []
+    return ["", "#### How to repair", "", *(f"- {md.phrase(line)}" for line in said)]
 
 
 def tip_line(branch: BranchAudit) -> str | None:
@@ -252,3 +312,8 @@ def tip_line(branch: BranchAudit) -> str | None:
         return None
     return (f"{branch.branch}: tip {tip.commit[:12]} by {tip.author} on {tip.date} "
             f"(\"{tip.subject[:80]}\")")
+
+
+def repair_lines(report: AuditReport) -> list[str]:
+    """The repair advice for a log: `repair: …` lines."""
+    return [neutralise(f"repair: {line.plain()}") for line in repair(report)]

@@ -7,7 +7,7 @@ The JSON shape is a public interface (documented in the README, described by
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Iterable, Sequence
 
 from swiftpm_guard import __version__
 from swiftpm_guard.core.checks import base_name
@@ -70,6 +70,45 @@ def _order(finding: Finding) -> tuple[int, str, int, str, str]:
             finding.code, finding.subject)
 
 
+_RANK = {Severity.ERROR: 0, Severity.WARNING: 1, Severity.NOTICE: 2}
+
+
+def ranked(findings: Iterable[Finding]) -> list[Finding]:
+    """Errors, then warnings, then notices; each in the report's order."""
+    return sorted(findings, key=lambda f: _RANK[f.severity])
+
+
+def retired(findings: Iterable[Finding], lines: Sequence[ReleaseLine]) -> frozenset[Finding]:
+    """The findings of checked release lines that no longer publish."""
+    old = {line.ref for line in lines if line.skipped is None and not line.active}
+    return frozenset(f for f in findings if f.ref in old)
+
+
+def retired_lines(findings: Sequence[Finding], lines: Sequence[ReleaseLine],
+                  debug_suffix: str) -> list[str]:
+    """One console line per release line that no longer publishes and has findings of its
+    own (those every line shares are listed as they are)."""
+    said = []
+    for line in lines:
+        count = sum(f.ref == line.ref for f in findings)
+        if line.skipped is not None or line.active or not count:
+            continue
+        last = line.last_published or "nothing"
+        said.append(neutralise(
+            f"{line.ref}: no longer publishes (last published {last}); publishing from it "
+            f"would {_would(line, debug_suffix)} ({count} warning{'s' if count != 1 else ''}, "
+            "each in the JSON report)"))
+    return said
+
+
+def console_lines(findings: Sequence[Finding], lines: Sequence[ReleaseLine],
+                  debug_suffix: str = "_debug") -> list[str]:
+    """The log: errors first, then warnings; a line that no longer publishes in one line."""
+    old = retired(findings, lines)
+    return [*(line for f in ranked(findings) if f not in old for line in finding_lines(f)),
+            *retired_lines(findings, lines, debug_suffix)]
+
+
 def console_line(finding: Finding, where: str | None = None) -> str:
     """`file:line: error: code: message`, the shape editors and CI logs link; `where` says
     it otherwise (`swiftpm:Package.swift.template:98`, a file of another ref)."""
@@ -82,7 +121,7 @@ def console_line(finding: Finding, where: str | None = None) -> str:
     return neutralise(f"{where}: {finding.severity}: {finding.code}: {finding.message}")
 
 
-def console_lines(finding: Finding, where: str | None = None) -> list[str]:
+def finding_lines(finding: Finding, where: str | None = None) -> list[str]:
     """The console line and, under it, the fix line when the finding has one."""
     lines = [console_line(finding, where)]
     if finding.fix:
@@ -216,10 +255,14 @@ def to_markdown(report: Report, debug_suffix: str = "_debug", *, sound_rows: boo
 def problems_markdown(findings: Sequence[Finding], reading: Reading) -> list[str]:
     """`#### Findings`: each problem once (debug twins folded) with where and how to fix it;
     those the base branch has too in their own section."""
-    folded = problems(findings, reading.debug_suffix, reading.existing)
+    folded = problems(reading.shown(findings), reading.debug_suffix, reading.existing)
     new = [p for p in folded if not p.existing]
     lines = ["#### Findings", ""]
     lines += [item for p in new for item in _problem_lines(p, reading)] or ["None."]
+    hidden = sum(f in reading.retired for f in findings)
+    if hidden:
+        lines += ["", f"{hidden} more on release lines that no longer publish: one row each "
+                  "under Release lines, every one in the JSON report."]
     old = [p for p in folded if p.existing]
     if old:
         base = f" ({code(reading.base)})" if reading.base else ""

@@ -9,6 +9,7 @@ Workflow-command annotations (the fallback) are built from the same `Annotation`
 from __future__ import annotations
 
 from collections.abc import Callable, Collection, Iterable, Sequence
+from dataclasses import replace
 from typing import TYPE_CHECKING
 
 from swiftpm_guard.core.model import (
@@ -105,10 +106,11 @@ def build_output(
     if conclusion not in CONCLUSIONS:
         raise ValueError(f"conclusion {conclusion!r} is not one of {CONCLUSIONS}")
     reading = reading or Reading()
-    findings = _ordered(report.findings)
+    findings = _ordered(reading.shown(report.findings))
     placed = [(f, spot) for f in findings if (spot := locate(f)) is not None]
-    annotations = tuple(annotation_of(f, *spot, existing=f in reading.existing)
-                        for f, spot in placed[:ANNOTATIONS_MAX])
+    annotations = tuple(_twins_on_one_line(
+        [annotation_of(f, *spot, existing=f in reading.existing) for f, spot in placed],
+        reading.debug_suffix)[:ANNOTATIONS_MAX])
     cut: list[str] = []
     text_parts: list[str] = []
     unplaced = [f for f in findings if locate(f) is None]
@@ -128,10 +130,33 @@ def build_output(
         text, text_cut = clip("\n".join(text_parts) + "\n", TEXT_MAX, "text")
         if text_cut:
             cut.append(text_cut)
-    folded = gist.problems(report.findings, reading.debug_suffix, reading.existing)
+    folded = gist.problems(reading.shown(report.findings), reading.debug_suffix,
+                           reading.existing)
     return assemble(conclusion=conclusion, title=gist.title(report, folded, reading.builder,
                                                             reading.debug_suffix),
                     markdown=markdown, text=text, annotations=annotations, cut=cut)
+
+
+def _twins_on_one_line(annotations: Sequence[Annotation], debug_suffix: str
+                       ) -> list[Annotation]:
+    """A name and its debug twin on the same line, for the same reason, are one annotation:
+    `unclaimed-artifact: backend_mps, backend_mps_debug` (one problem, one mark)."""
+    def key(a: Annotation) -> tuple[str, int, str, str]:
+        return (a.path, a.line, a.level, a.title.removesuffix(debug_suffix) if debug_suffix
+                else a.title)
+
+    groups: dict[tuple[str, int, str, str], list[Annotation]] = {}
+    for annotation in annotations:
+        groups.setdefault(key(annotation), []).append(annotation)
+    merged = []
+    for members in groups.values():
+        first = members[0]
+        if len(members) > 1:
+            names = ", ".join(m.title.split(": ", 1)[-1] for m in members)
+            title = f"{first.title.rsplit(': ', 1)[0]}: {names}"
+            first = replace(first, title=title[:TITLE_MAX])
+        merged.append(first)
+    return merged
 
 
 def _listed(finding: Finding, reading: Reading) -> str:

@@ -61,8 +61,8 @@ def headline(problem: Problem, builder: str | None, debug_suffix: str = "_debug"
     said = {
         "unfilled-placeholder": f"{name}: the template asks for it; " + (
             f"{who} {'do' if several else 'does'} not build it" if who else "nothing built it"),
-        "unclaimed-artifact": f"{name}: {who or 'the build'} {'build' if several else 'builds'} "
-                              "it; no template has its product",
+        "unclaimed-artifact": (f"{name}: {who} {'build' if several else 'builds'} it; "
+                               if who else f"{name}: built, but ") + "no template has its product",
         "missing-checksum": f"{name}: declared, but {who or 'the build'} did not build it",
         "missing-stub": f"{name}: the product has no stub folder",
         "branch-exists": f"{finding.subject} is already published",
@@ -116,6 +116,13 @@ class Reading:
     existing: frozenset[Finding] = frozenset()
     base: str | None = None  # the pull request's base branch, when it was evaluated
     elsewhere: Mapping[Finding, str] = field(default_factory=dict)
+    #: Findings of release lines that no longer publish: each line is one row of the release
+    #: lines' table instead (no bullet, no annotation); every one stays in the JSON report.
+    retired: frozenset[Finding] = frozenset()
+
+    def shown(self, findings: Iterable[Finding]) -> list[Finding]:
+        """The findings a report lists one by one: not those of retired lines."""
+        return [f for f in findings if f not in self.retired]
 
     def where(self, finding: Finding) -> str | None:
         """`swiftpm:Package.swift.template:98`, `apple.yml:120`, or None without a file."""

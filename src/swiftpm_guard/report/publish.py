@@ -63,12 +63,21 @@ def publish_section(*, branch: str, pushed: bool, commit: str | None, remote: st
         lines += ["What this publish changes in a published branch (products, binary targets, "
                   "checksums, template commit):", ""]
         lines += [*fence("\n".join(diff)), ""]
-        for path, manifest in manifests:
-            lines += [f"<details><summary>{html(path)} (dry run)</summary>", "",
-                      *fence(manifest, "swift"), "</details>", ""]
+    if dry_run or not pushed:
+        lines += draft_lines(manifests, "dry run" if dry_run else "draft, not pushed")
     if pushed or dry_run:
         lines += ["Consumers add:", "", *fence(snippet, "swift"), ""]
     return "\n".join(lines)
+
+
+def draft_lines(manifests: Sequence[tuple[str, str]], label: str) -> list[str]:
+    """Each rendered manifest, folded and fenced: what a run that does not publish would
+    have published (placeholders left where a name was not built)."""
+    lines: list[str] = []
+    for path, manifest in manifests:
+        lines += [f"<details><summary>{html(path)} ({html(label)})</summary>", "",
+                  *fence(manifest, "swift"), "</details>", ""]
+    return lines
 
 
 def publish_markdown(*, branch: str, pushed: bool, commit: str | None, skipped: str | None,
@@ -121,9 +130,9 @@ def preflight_markdown(branch: str, url: str, findings: Sequence[Finding]) -> st
 
 def preflight_log(findings: Sequence[Finding]) -> list[str]:
     """Each finding's console line and, under it, what to do next."""
-    from swiftpm_guard.report.check import console_lines
+    from swiftpm_guard.report.check import finding_lines
 
-    return [line for finding in findings for line in console_lines(finding)]
+    return [line for finding in findings for line in finding_lines(finding)]
 
 
 def dry_run_note(url: str) -> str:

@@ -55,8 +55,9 @@ def annotation_commands(annotations: Sequence[Annotation]) -> list[str]:
         )
         for item in shown:
             lines.append(
-                command(
-                    name, item.message, {"file": item.path, "line": item.line, "title": item.title}
+                command(  # no path: a job-level annotation (a file of no line to mark)
+                    name, item.message, {"file": item.path, "line": item.line if item.path
+                                         else "", "title": item.title}
                 )
             )
         rest = chosen[len(shown) :]

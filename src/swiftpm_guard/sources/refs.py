@@ -686,6 +686,32 @@ class Checkout:
                         if f.startswith("summary ")), "")
         return Blame(sha, neutralise(subject[:200]))
 
+    def removal(self, ref: str | None, path: str, text: str) -> Blame | None:
+        """The commit that last removed `text` from `path` at `ref` (None: the commit the
+        working tree holds): blame's counterpart for a line that is gone. None when git
+        cannot say for sure (no clone, a shallow boundary, the text still there)."""
+        refs = self.scratch()
+        if refs is None:
+            return None
+        commit = refs.source.head
+        if ref is not None:
+            found = self.git_ref(ref, lambda _line: None, history=True)
+            commit = found.commit if found is not None else None
+        if commit is None:
+            return None
+        done = refs.git("log", "-1", "--no-renames", "--format=%H%x00%s", f"-S{text}", commit,
+                        "--", path)
+        head = done.stdout.decode("utf-8", "replace").strip()
+        if done.returncode != 0 or "\x00" not in head:
+            return None
+        sha, subject = head.split("\x00", 1)
+        if refs.git("rev-parse", "--verify", "--quiet", f"{sha}^").returncode != 0:
+            return None  # a root or a shallow boundary adds lines; it removed none
+        shown = refs.git("cat-file", "-p", f"{commit}:{path}")
+        if shown.returncode != 0 or text.encode() in shown.stdout:
+            return None  # still there: the newest change added it
+        return Blame(sha, neutralise(subject[:200]))
+
 
 @dataclass(frozen=True, slots=True)
 class Blame:

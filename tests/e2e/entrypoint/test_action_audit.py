@@ -22,6 +22,7 @@ from support.actions_env import (
     schedule_payload,
 )
 from support.fake_github import FakeGitHub
+from support.markdown import rendered_text
 from support.published import BranchSpec, build_repo, nightly_versions
 from support.release import BINARY_ONLY_KEYS, PRODUCT_KEYS
 
@@ -84,6 +85,15 @@ def test_audit_names_the_broken_published_branch(tmp_path, repo, fake_github):
     summary = step.summary()
     assert "### SwiftPM audit of" in summary and f"`{BROKEN}`" in summary
     assert "2 placeholders left" in summary
+    # How to repair it, in the check run, the job summary and the log (issue 33).
+    for shown in (rendered_text(run["output"]["summary"]), rendered_text(summary)):
+        assert "How to repair" in shown
+        assert f"Republish each broken branch ({BROKEN}) with update (input update: true" \
+            in shown
+        assert "Never allow-overwrite" in shown
+        assert "Tell consumers: apps that follow the branch get the fix with swift package " \
+            "update" in shown
+    assert f"repair: Republish each broken branch ({BROKEN}) with update" in result.stderr
     outputs = step.outputs()
     assert outputs["consistent"] == "false" and outputs["pushed"] == "false"
     assert outputs["report"] == ".swiftpm-guard/audit.json"
@@ -111,6 +121,7 @@ def test_audit_of_the_sound_branches_only(tmp_path, repo, fake_github):
     assert "3 nightlies" not in step.summary()
     assert "3 sound branches" in step.summary() and "The whole report is in the check run" \
         in step.summary()
+    assert "How to repair" not in run["output"]["summary"] and "repair:" not in result.stderr
 
 
 def test_audit_without_matching_branches_is_bad_input(tmp_path, repo, fake_github):

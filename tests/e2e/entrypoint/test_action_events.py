@@ -123,9 +123,8 @@ def test_pull_request_from_the_same_repo_changing_the_workflow(
     annotations = fake_github.annotations[run["id"]]
     assert sorted(
         (a["path"], a["start_line"], a["annotation_level"], a["title"]) for a in annotations
-    ) == [
-        (WORKFLOW, workflow_line, "failure", "unclaimed-artifact: kernels_new"),
-        (WORKFLOW, workflow_line, "failure", "unclaimed-artifact: kernels_new_debug"),
+    ) == [  # the name and its debug twin on one line: one annotation
+        (WORKFLOW, workflow_line, "failure", "unclaimed-artifact: kernels_new, kernels_new_debug"),
     ]
     # The template came from swiftpm, fetched by git from the server URL (the checkout had
     # only main), into a repository of the action's own: nothing was written into the clone.
@@ -235,9 +234,10 @@ def test_pull_request_from_a_fork_falls_back_to_workflow_commands(tmp_path, orig
     assert len(notices) == 1 and "read-only token" in notices[0]
     line = line_of(workspace / WORKFLOW, '"kernels_new"')
     errors = _stdout_lines(result.stdout, "::error")
-    assert len(errors) == 2
+    assert len(errors) == 1  # the name and its debug twin on one line
     assert errors[0].startswith(
-        f"::error file={WORKFLOW},line={line},title=unclaimed-artifact%3A kernels_new::"
+        f"::error file={WORKFLOW},line={line},title=unclaimed-artifact%3A kernels_new%2C "
+        "kernels_new_debug::"
     )
     # Each finding once: as the workflow command, not also as a plain log line.
     plain = [x for x in (result.stdout + result.stderr).splitlines()
@@ -267,7 +267,7 @@ def test_without_a_token_nothing_is_asked_of_the_api(tmp_path, origin, fake_gith
     result = run_entrypoint(step, workspace)
     assert result.returncode == 1, result.stderr  # the pull request brings the error
     assert fake_github.requests == []  # git fetched the template; nothing else was needed
-    assert len(_stdout_lines(result.stdout, "::error file=")) == 2
+    assert len(_stdout_lines(result.stdout, "::error file=")) == 1  # twins on one line
     assert "no github-token" in step.summary()
 
 

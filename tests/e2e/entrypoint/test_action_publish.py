@@ -233,6 +233,9 @@ def test_publish_when_the_branch_exists_leaves_it_alone(tmp_path, repo, fake_git
         "with input update)")
     assert "already exists" in step.summary()
     assert step.outputs()["pushed"] == "false"
+    # What it would have published, folded and fenced (issue 33).
+    draft = step.summary().split("<summary>Package.swift (draft, not pushed)</summary>", 1)[1]
+    assert draft.lstrip().startswith("```swift\n") and 'let version = "1.2.3"' in draft
 
 
 def test_allow_overwrite_replaces_only_the_commit_it_saw(tmp_path, path_repo, fake_github):

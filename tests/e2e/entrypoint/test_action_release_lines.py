@@ -106,17 +106,20 @@ def test_a_template_pr_against_every_release_line_names_the_problem(
         in summary
     assert f"{TOPIC}: matched by 'release/*' but its name is no version" in summary
 
-    # The old line's problem is a warning that says when it last published; kernels_gguf
-    # is missing from every line: one problem, not one per line.
-    assert (f"release/0.4: '{DROPPED}' was declared but no template asks for '{DROPPED}'"
-            in summary)
-    assert f"release/0.4 no longer publishes: it last published {OLD_PUBLISHED} ({OLD_DAY})" \
-        in summary
+    # The old line's problem is a warning that says when it last published, one row of the
+    # table and one line of the log, not a bullet per finding (issue 33); kernels_gguf is
+    # missing from every line: one problem, not one per line.
+    assert f"release/0.4: '{DROPPED}' was declared" not in summary
+    assert "more on release lines that no longer publish: one row each" in summary
+    assert (f"release/0.4: no longer publishes (last published {OLD_PUBLISHED} ({OLD_DAY})); "
+            f"publishing from it would be blocked: drop {DROPPED}") in result.stderr
     document = json.loads((workspace / ".swiftpm-guard" / "report.json").read_text())
     errors = [f for f in document["findings"] if f["severity"] == "error"]
     assert {f["subject"] for f in errors} == {"kernels_gguf", "kernels_gguf_debug"}
     old = [f for f in document["findings"] if f["ref"] == "release/0.4"]
     assert old and {f["severity"] for f in old} == {"warning"}
+    assert all(f"release/0.4 no longer publishes: it last published {OLD_PUBLISHED} "
+               f"({OLD_DAY})" in f["message"] for f in old)
 
     # Each problem says what to change, and which commit brought the template line.
     torchao = next(f for f in errors if f["subject"] == "kernels_gguf")
@@ -127,14 +130,14 @@ def test_a_template_pr_against_every_release_line_names_the_problem(
     assert "Fix: build kernels_gguf" in summary
 
     # Annotations only on files of the pull request's tree: the template is; release/0.4's
-    # apple.yml is not (the template branch has no .github/), so it is listed in the text.
+    # apple.yml is not (the template branch has no .github/), and release/0.4 no longer
+    # publishes: its row says it all.
     annotations = fake_github.annotations[run["id"]]
     assert {a["path"] for a in annotations} == {"Package.swift.template"}
     template_line = line_of(workspace / "Package.swift.template", "__SHA256_kernels_gguf__")
     assert ("Package.swift.template", template_line, "failure") in {
         (a["path"], a["start_line"], a["annotation_level"]) for a in annotations}
-    text = rendered_text(run["output"]["text"])
-    assert f"release/0.4:{WORKFLOW}:" in text and "unclaimed-artifact" in text
+    assert f"release/0.4:{WORKFLOW}:" not in (run["output"]["text"] or "")
     assert step.outputs()["check-run-id"] == str(run["id"])
 
 

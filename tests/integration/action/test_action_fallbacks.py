@@ -129,7 +129,7 @@ def test_verdict_and_exit_code_never_depend_on_the_check_run(
     # No check run: the job summary is the only place left, so it is the whole report.
     assert "<details>" in step.summary() and "whole report is in the check run" not in shown
     assert fake_github.check_runs == {}
-    assert len(commands) == 2
+    assert len(commands) == 1  # the name and its debug twin on one line: one annotation
     assert all(c.startswith(f"::error file={WORKFLOW},line=") for c in commands)
     assert "swiftpm:Package.swift.template:" in shown  # the template side, listed
     level = "::notice" if fault[1] == "not-accessible" else "::warning"
@@ -137,7 +137,8 @@ def test_verdict_and_exit_code_never_depend_on_the_check_run(
 
 
 def test_120_findings_reach_the_check_run_in_three_batches(tmp_path, fake_github, capsys):
-    extra = [f"kernels_extra{i:02d}" for i in range(55)]  # built, the template has no product
+    # Built, the template has no product; each with its twin on one line: one annotation.
+    extra = [f"kernels_extra{i:03d}" for i in range(110)]
     origin = make_origin(tmp_path / "remote", frameworks=[*ALL_KEYS, *extra])
     fake_github.add_repo(REPOSITORY, git_dir=origin.bare)
     fake_github.add_token(TOKEN)
@@ -160,12 +161,12 @@ def test_120_findings_reach_the_check_run_in_three_batches(tmp_path, fake_github
     ]
     assert sizes == [50, 50, 10]
     annotations = fake_github.annotations[run["id"]]
-    assert len(annotations) == 110 and len(extra) * 2 == 110
+    assert len(annotations) == 110 == len(extra)
     assert all(a["path"] == WORKFLOW for a in annotations)
 
 
 def test_fallback_shows_ten_errors_and_aggregates_the_rest(tmp_path, fake_github, capsys):
-    extra = [f"kernels_extra{i:02d}" for i in range(10)]
+    extra = [f"kernels_extra{i:02d}" for i in range(20)]  # each twin pair: one annotation
     origin = make_origin(tmp_path / "remote", frameworks=[*ALL_KEYS, *extra])
     fake_github.add_repo(REPOSITORY, git_dir=origin.bare)
     workspace = clone(origin, "main", tmp_path / "workspace")
@@ -267,7 +268,7 @@ def test_dry_run_writes_nothing_remote(tmp_path, origin, fake_github, capsys):
     assert fake_github.requests == []
     out = capsys.readouterr().out
     assert "::notice title=swiftpm-guard::dry-run: no check run was created" in out
-    assert len([line for line in out.splitlines() if line.startswith("::error file=")]) == 2
+    assert len([line for line in out.splitlines() if line.startswith("::error file=")]) == 1
 
 
 def test_explicit_publish_on_a_push_is_blocked_by_findings(tmp_path, origin, fake_github, capsys):

@@ -85,12 +85,43 @@ def test_url_problems(url, problem):
 
 
 def test_placeholder_checksum_is_bad_unless_the_name_is_only_declared():
-    evaluation = Evaluation((), (binary("a", "__SHA256_a__"), binary("b", "__SHA256_b__")), ())
+    evaluation = Evaluation((), (binary("a", "__SHA256_a__"), binary("b", "__SHA256_b__c")), ())
     built = {"a": artifact("a", None)}  # declared in a PR's list: no checksum yet
 
-    findings = target_findings(rendered(), evaluation, built, "1.2.3")
+    findings = target_findings(rendered(placeholders=("b",)), evaluation, built, "1.2.3")
 
-    assert [(f.code, f.subject) for f in findings] == [("bad-checksum", "b")]
+    assert [(f.code, f.subject, f.line) for f in findings] == [("bad-checksum", "b", 7)]
+
+
+def test_a_name_nobody_built_is_one_finding_not_also_a_bad_checksum():
+    """Issue 33: SwiftPM's path said one problem four times (each twin unfilled and with a
+    bad checksum); the static path says it twice, folded to one problem in the reports."""
+    evaluation = Evaluation((), (binary("a", SHA_A), binary("k", "__SHA256_k__"),
+                                 binary("k_debug", "__SHA256_k_debug__")), ())
+    built = {"a": artifact("a", SHA_A)}
+    report = apply_evaluations(static_report(()), [(rendered(placeholders=("a", "k", "k_debug")),
+                                                    evaluation)],
+                               built, CheckOptions(version="1.2.3"), STATUS)
+    assert sorted((f.code, f.subject) for f in report.findings) == [
+        ("unfilled-placeholder", "k"), ("unfilled-placeholder", "k_debug")]
+    # Downgraded by --warn, the placeholder checksum still blocks, on its line.
+    warned = apply_evaluations(static_report(()), [(rendered(placeholders=("a", "k", "k_debug")),
+                                                    evaluation)],
+                               built, CheckOptions(version="1.2.3",
+                                                   warn=frozenset({"unfilled-placeholder"})),
+                               STATUS)
+    assert sorted((f.code, f.subject, f.line) for f in warned.findings
+                  if f.severity is Severity.ERROR) == [("bad-checksum", "k", 7),
+                                                       ("bad-checksum", "k_debug", 7)]
+
+
+def test_a_bad_checksum_from_a_source_is_said_once_on_the_sources_line():
+    """The static check names the checksums line; SwiftPM evaluating the same value to the
+    manifest adds nothing."""
+    upper = "A" * 64
+    evaluation = Evaluation((), (binary("a", upper),), ())
+    assert target_findings(rendered(placeholders=("a",)), evaluation,
+                           {"a": artifact("a", upper)}, "1.2.3") == []
 
 
 def test_checksum_wired_to_another_artifact_is_a_mismatch():
@@ -155,7 +186,9 @@ def test_two_way_goes_by_exact_name():
     assert unclaimed == ["a", "extra_debug"]  # a `_debug` twin claims only itself
     by_code = {(f.code, f.subject): f for f in findings}
     assert by_code[("unfilled-placeholder", "gone")].line == 7  # where the text asked for it
-    assert by_code[("unclaimed-artifact", "a")].file == "Package.swift.template"
+    # No manifest has it: on the line that built or declared it, as the static check puts it.
+    assert (by_code[("unclaimed-artifact", "a")].file,
+            by_code[("unclaimed-artifact", "a")].line) == ("checksums.txt", 3)
     assert "was built (checksums.txt)" in by_code[("unclaimed-artifact", "a")].message
 
 
