@@ -50,6 +50,7 @@ def test_the_commit_that_removed_a_line_is_named_once_it_is_gone(tmp_path):
     third = commit_all(seed, "Remove two (#9002)")
     (seed / "T").write_text("one\nthree\n")
     commit_all(seed, "Add three")
+    checkout = Checkout(seed)  # a run reads the clone once: a new run sees the new commits
     found = checkout.removal(None, "T", "two")
     assert found is not None and (found.commit, found.subject) == (third, "Remove two (#9002)")
     assert checkout.removal(second, "T", "two") is None  # at that commit it was still there

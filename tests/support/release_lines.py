@@ -126,6 +126,11 @@ def make_drift_history(root: Path, old_lines: tuple[str, ...] = OLD_LINES) -> Hi
         git(seed, "rm", "-rqf", ".")
         (seed / "Package.swift").write_text(f"// swift-tools-version:5.9\n// {version}.0\n")
         _dated_commit(seed, f"{version}.0", f"2024-0{1 + index}-05")
+    # release/1.4 published last: what publishes is read from what was published (issue 32).
+    git(seed, "checkout", "-q", "--orphan", NEW_PUBLISHED)
+    git(seed, "rm", "-rqf", ".")
+    (seed / "Package.swift").write_text("// swift-tools-version:5.9\n// 1.4.0\n")
+    _dated_commit(seed, "1.4.0", NEW_DAY)
     git(seed, "checkout", "-q", "--orphan", "swiftpm")
     git(seed, "rm", "-rqf", ".")
     write_template_branch(seed, PRODUCT_KEYS)

@@ -81,7 +81,7 @@ def test_a_partial_build_fails_the_check_before_any_upload(tmp_path, origin, fak
     assert run["output"]["title"] == "kernels_llm: declared, but main did not build it"
     declared = line_of(workspace / WORKFLOW, '"kernels_llm"')
     found = {(a["path"], a["start_line"], a["title"]) for a in fake_github.annotations[run["id"]]}
-    assert (WORKFLOW, declared, "missing-checksum: kernels_llm") in found
+    assert (WORKFLOW, declared, "missing-checksum: kernels_llm, kernels_llm_debug") in found
     assert (f"{WORKFLOW}:{declared}: error: missing-checksum: 'kernels_llm' is declared at "
             f"{WORKFLOW}:{declared} but was not built: kernels_llm-{NIGHTLY}.zip is missing"
             ) in log
@@ -176,5 +176,5 @@ def test_an_unreachable_host_is_could_not_verify_not_a_finding(tmp_path, origin,
     assert result.returncode == 1, log
     assert run["output"]["title"] == "kernels_llm: declared, but main did not build it"
     levels = {a["title"]: a["annotation_level"] for a in fake_github.annotations[run["id"]]}
-    assert levels["missing-checksum: kernels_llm"] == "failure"
+    assert levels["missing-checksum: kernels_llm, kernels_llm_debug"] == "failure"
     assert "could not verify 18 zip URLs" in run["output"]["summary"]
