@@ -1,7 +1,8 @@
 """Command line: argparse → the subcommand's module → a job → exit code.
 
 Exit codes: 0 consistent, 1 error findings, 2 bad usage or unreadable input, 3 broken
-infrastructure. Every GuardError is printed as one line; there are no tracebacks.
+infrastructure or a bug. Every GuardError is printed as one line; only a bug (any other
+exception) prints a traceback, through the output door, and exits 3.
 """
 
 from __future__ import annotations
@@ -9,6 +10,7 @@ from __future__ import annotations
 import argparse
 import json
 import sys
+import traceback
 from collections.abc import Sequence
 from typing import Any, NoReturn
 
@@ -17,7 +19,7 @@ from swiftpm_guard.action import rehearse
 from swiftpm_guard.cli import audit, check, publish
 from swiftpm_guard.cli.config import add_config_argument, apply_config, given_options
 from swiftpm_guard.cli.options import Parser
-from swiftpm_guard.console import log, package_text, reader_left, say
+from swiftpm_guard.console import log, package_text, reader_left, say, tell
 from swiftpm_guard.core.model import CODES
 from swiftpm_guard.errors import GuardError, InputError
 from swiftpm_guard.infra.scratch import private_tempdir
@@ -30,7 +32,7 @@ EXIT_CODES = """exit codes:
   0  consistent (publish: pushed or a clean dry run; preflight: the branch is free)
   1  error findings (publish and preflight: also branch-exists)
   2  bad usage or unreadable input (one line on stderr, nothing written)
-  3  broken infrastructure (git, the network, SwiftPM)"""
+  3  broken infrastructure (git, the network, SwiftPM), or a bug (with its traceback)"""
 SCHEMAS = ("check", "audit")
 
 
@@ -113,6 +115,13 @@ def main(argv: Sequence[str] | None = None) -> int:
     except KeyboardInterrupt:
         log("interrupted")
         return 130
+    except BrokenPipeError:
+        raise  # the reader left: `run` says nothing and exits 141
+    except Exception as error:  # a bug must not pass for "error findings" (exit 1)
+        # The traceback quotes whatever the failing value held: through the door.
+        tell(traceback.format_exc().rstrip("\n"))
+        log(f"internal error (a bug): {type(error).__name__}: {' '.join(str(error).split())}")
+        return 3
 
 
 def run() -> NoReturn:

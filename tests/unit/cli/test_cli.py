@@ -121,6 +121,26 @@ def test_bad_usage_is_one_line_exit_2(argv, needle, capsys, tmp_path, monkeypatc
     assert list(tmp_path.iterdir()) == [tmp_path / "T"]
 
 
+def test_a_bug_prints_its_traceback_through_the_door_and_exits_3(release, capsys, monkeypatch):
+    """Anything that is not a GuardError is a bug: not "error findings" (exit 1) but 3, with
+    the traceback on stderr, every line of it neutralised (it quotes the failing value)."""
+    from swiftpm_guard.cli import check as cli_check
+
+    def broken(_args, _adapters):
+        raise RuntimeError("a value\n::error::from the template")
+
+    monkeypatch.setattr(cli_check, "run", broken)
+    assert main(["check", *args_for(release)]) == 3
+    captured = capsys.readouterr()
+    assert captured.out == ""
+    lines = captured.err.splitlines()
+    assert lines[0] == "Traceback (most recent call last):"
+    assert "RuntimeError: a value" in lines and ": :error: :from the template" in lines
+    assert lines[-1] == ("swiftpm-guard: internal error (a bug): RuntimeError: a value "
+                         ": :error: :from the template")
+    assert not any(line.startswith("::") or "::error" in line for line in lines)
+
+
 def test_bad_input_writes_no_reports(release, tmp_path):
     bad = tmp_path / "sums.txt"
     bad.write_text("executorch\n")
@@ -160,7 +180,8 @@ def test_help_has_no_docstring_and_ends_with_exit_codes(capsys):
             main(argv)
         out = capsys.readouterr().out
         assert "Command line: argparse" not in out and "GuardError" not in out
-        assert out.rstrip().endswith("3  broken infrastructure (git, the network, SwiftPM)")
+        assert out.rstrip().endswith("3  broken infrastructure (git, the network, SwiftPM), "
+                                     "or a bug (with its traceback)")
         assert "2  bad usage or unreadable input" in out
 
 
