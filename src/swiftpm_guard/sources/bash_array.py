@@ -1,7 +1,9 @@
 """The bash array a script assigns, read without running it: one narrow shape, or a refusal.
 
-tree-sitter-bash parses the script (in the caller's bounded child). A script is accepted only
-when the list bash builds is, by construction, the literal one we read:
+Scope. What it reads: one step's bash script (bytes) and the name of one variable; what it
+gives back: that variable's words, or one `Rejected` naming why and where. tree-sitter-bash
+parses the script (in the caller's bounded child). A script is accepted only when the list
+bash builds is, by construction, the literal one we read; everything else is refused:
 
 - `VAR` is assigned once, as a statement of the script itself (not in an `if`, a function, a
   list, a pipeline, a declaration, a background job), as `VAR=( … )` whose words are plain
@@ -24,20 +26,23 @@ when the list bash builds is, by construction, the literal one we read:
   feed sits outside text. A script tree-sitter cannot parse without errors is refused.
 - A GitHub expression `${{ … }}` is rendered before bash runs, so it could be any code. One
   is accepted only when it is one of the contexts whose values cannot close a quote
-  (`github.sha`, `runner.os`, … `_SAFE_EXPRESSIONS`), or one the user vouches renders as one
-  plain word (`plain-expressions`), and it sits inside a quoted string outside the array.
+  (`github.sha`, `runner.os`, … `bash_syntax.SAFE_EXPRESSIONS`), or one the user vouches
+  renders as one plain word (`plain-expressions`), and it sits inside a quoted string
+  outside the array.
 
 Every refusal is a `Rejected` at a byte offset; the parse and every check are linear.
+The tables and the readings of single nodes live in `bash_syntax`; the verdicts live here.
 """
 
 from __future__ import annotations
 
-import bisect
 import re
 from collections.abc import Callable
 from dataclasses import dataclass
 from functools import cache
 from typing import Any, NoReturn
+
+from swiftpm_guard.sources import bash_syntax as syntax
 
 
 @dataclass(frozen=True, slots=True)
@@ -52,73 +57,6 @@ class Rejected:
 
     message: str
     offset: int
-
-
-# ---------------------------------------------------------------------------------------------
-# The rules' data.
-
-#: GitHub contexts whose values are drawn from [A-Za-z0-9_.\-/[\]]: no quote, `$`, backtick
-#: or backslash can come out of them, so inside a quoted string they stay one quoted word.
-_SAFE_EXPRESSIONS = frozenset({
-    "github.sha", "github.run_id", "github.run_number", "github.run_attempt", "github.job",
-    "github.repository", "github.repository_id", "github.repository_owner",
-    "github.repository_owner_id", "github.actor", "github.actor_id", "github.triggering_actor",
-    "github.event_name", "runner.os", "runner.arch", "strategy.job-index",
-    "strategy.job-total", "job.status",
-})
-#: Commands that make names or code out of text at run time, or set variables named by their
-#: arguments: their mere presence means the list is not the literal one.
-_RUNTIME_BUILDERS = frozenset({
-    "eval", "source", ".", "trap", "alias", "let", "read", "mapfile", "readarray", "getopts",
-    "enable", "fc", "compgen", "complete", "coproc", "bind", "declare", "typeset", "local",
-    "export", "readonly", "unset",
-})
-#: Commands that prefix another command and run it as a builtin.
-_PREFIXES = frozenset({"builtin", "command"})
-#: Variables whose values bash expands as code (`PS4` before each command under `set -x`).
-_CODE_VARIABLES = frozenset({"PS0", "PS1", "PS2", "PS3", "PS4", "PROMPT_COMMAND",
-                             "BASH_ALIASES", "BASH_CMDS"})
-#: Expansion operators that read without assigning; `=`/`:=` assign, `@P` runs code.
-_READ_OPERATORS = frozenset({"-", ":-", "+", ":+", "?", ":?"})
-#: Arithmetic operators that assign (bash manual, 6.5 "Shell Arithmetic").
-_ASSIGNING = frozenset({"=", "*=", "/=", "%=", "+=", "-=", "<<=", ">>=", "&=", "^=", "|=",
-                        "++", "--"})
-_ARITHMETIC_TESTS = frozenset({"-eq", "-ne", "-lt", "-le", "-gt", "-ge"})
-_NAME_TESTS = frozenset({"-v", "-R"})
-#: Special parameters that always expand to a number.
-_NUMERIC_SPECIALS = frozenset({"#", "?", "$", "!"})
-#: Node types whose structure carries no meaning of its own beyond their children.
-_STRUCTURE = frozenset({
-    "program", "list", "pipeline", "negated_command", "redirected_statement", "file_redirect",
-    "herestring_redirect", "if_statement", "elif_clause", "else_clause", "while_statement",
-    "do_group", "case_statement", "case_item", "concatenation", "string", "command_name",
-    "function_definition", "subshell", "process_substitution", "array", "file_descriptor",
-    "test_operator", "translated_string", "brace_expression", "variable_assignments",
-    "number", "special_variable_name", "variable_name",
-    "unary_expression", "binary_expression", "ternary_expression", "postfix_expression",
-    "parenthesized_expression",
-})
-_COMMENT_BEFORE = frozenset(b" \t\n;&|()<>")
-#: Bytes tree-sitter-bash skips as white space where bash keeps them in the word (bash's
-#: blanks are space and tab): `( a\fb )` is one element to bash, two to the grammar.
-_NOT_BLANK_TO_BASH = re.compile(rb"[\r\v\f]")
-_IDENTIFIER = re.compile(rb"[A-Za-z_][A-Za-z0-9_]*")
-#: The one array shape read: plain names, bare, 'quoted' or "quoted", between blanks.
-_ARRAY_WORD = re.compile(rb"([A-Za-z0-9_]+)|'([A-Za-z0-9_]+)'|\"([A-Za-z0-9_]+)\"")
-_PLAIN_ARRAY = re.compile(rb"\([ \t\n]*(?:(?:" + _ARRAY_WORD.pattern + rb")(?:[ \t\n]+|(?=\))))*\)")
-#: A newline no backslash escapes (`\\<newline>` is a continuation, not a word character).
-_UNESCAPED_NEWLINE = re.compile(rb"\\.|(\n)", re.DOTALL)
-_INTEGER = re.compile(rb"[0-9]+")
-_ARITHMETIC_NUMBER = re.compile(rb"[0-9][0-9A-Za-z#@_]*")
-#: `$` that bash expands (a name, a special parameter, `{`, `(`, `[`, a quote) or a backtick.
-_EXPANDS = re.compile(rb"\\.|(\$[A-Za-z0-9_{(\[@*#?$!'\"-]|`)", re.DOTALL)
-_STRING_ESCAPE = re.compile(r'\\([$`"\\\n])')
-_WORD_ESCAPE = re.compile(r"\\\n|\\(.)", re.DOTALL)
-#: What a command name bash computes may be made of: literal pieces and plain variables.
-_NAME_PARTS = frozenset({"command_name", "concatenation", "word", "string", "string_content",
-                         "raw_string", "number"})
-_LITERAL_PARTS = frozenset({"word", "raw_string", "string", "concatenation", "string_content",
-                            "number"})
 
 
 class _Refusal(Exception):
@@ -190,7 +128,7 @@ def _rendered(script: bytes, plain: frozenset[str] = frozenset()
         if end < 0:
             _refuse("a GitHub expression ${{ is not closed with }}", start)
         inner = script[start + 3:end].strip().decode("utf-8", "replace")
-        if inner not in _SAFE_EXPRESSIONS and inner not in plain:
+        if inner not in syntax.SAFE_EXPRESSIONS and inner not in plain:
             _refuse(f"GitHub expression ${{{{ {inner[:40]} }}}} is rendered into the script "
                     "before bash runs and could be any code; pass it through the step's "
                     "env: and read \"$NAME\", or, when its value is one plain word (letters, "
@@ -225,7 +163,7 @@ class _Reader:
     def read(self) -> list[Element] | None:
         tree = _parser()(self.script)
         if tree.root_node.has_error:
-            error = _first_error(self.script, tree.root_node)
+            error = syntax.first_error(self.script, tree.root_node)
             if error is not None:
                 self._refuse_error(error)
         self._walk(tree.root_node)
@@ -254,7 +192,7 @@ class _Reader:
         handler = _HANDLERS.get(kind)
         if handler is not None:
             return handler(self, node, context)
-        if kind in _STRUCTURE:
+        if kind in syntax.STRUCTURE:
             child_context = "test" if context == "test" else ""
             return [(child, child_context) for child in node.children]
         _refuse(f"tree-sitter-bash reads a {kind} here, a construct the reader does not know "
@@ -273,7 +211,7 @@ class _Reader:
     def _unparsed_expansion_in(self, start: int, end: int) -> None:
         if self.script.find(b"$", start, end) < 0 and self.script.find(b"`", start, end) < 0:
             return  # the common case, at C speed
-        for match in _EXPANDS.finditer(self.script, start, end):
+        for match in syntax.EXPANDS.finditer(self.script, start, end):
             if match.group(1) is not None:
                 _refuse(f"bash expands {match.group(1).decode('utf-8', 'replace')!r} here, "
                         "where tree-sitter-bash reads plain text", match.start(1))
@@ -281,8 +219,8 @@ class _Reader:
     # Text.
 
     def _comment(self, node: Any, _context: str) -> list[tuple[Any, str]]:
-        start = _before_continuations(self.script, node.start_byte)
-        if start > 0 and self.script[start - 1] not in _COMMENT_BEFORE:
+        start = syntax.before_continuations(self.script, node.start_byte)
+        if start > 0 and self.script[start - 1] not in syntax.COMMENT_BEFORE:
             _refuse("tree-sitter-bash reads a comment where bash reads a word ('#' inside a "
                     "word)", node)
         self._add_text(node)
@@ -304,7 +242,7 @@ class _Reader:
         self._unparsed_expansion(node)
         if self.script.find(b"\n", node.start_byte, node.end_byte) < 0:
             return []
-        for match in _UNESCAPED_NEWLINE.finditer(self.script, node.start_byte, node.end_byte):
+        for match in syntax.UNESCAPED_NEWLINE.finditer(self.script, node.start_byte, node.end_byte):
             if match.group(1) is not None:
                 _refuse("tree-sitter-bash reads one word across this line break, where bash "
                         "ends the command", match.start(1))
@@ -326,11 +264,11 @@ class _Reader:
         return [(child, "") for child in node.children]
 
     def _command_name(self, name: Any, arguments: list[Any]) -> None:
-        value = _literal(self.script, name.children[0] if name.children else name)
+        value = syntax.literal(self.script, name.children[0] if name.children else name)
         rest = list(arguments)
-        while value in _PREFIXES and rest:  # `builtin eval …` is eval
+        while value in syntax.PREFIXES and rest:  # `builtin eval …` is eval
             word = rest.pop(0)
-            value = _literal(self.script, word)
+            value = syntax.literal(self.script, word)
             if value is not None and value.startswith("-"):
                 continue
             if value is None:
@@ -338,7 +276,7 @@ class _Reader:
                 return
         if value is None:
             self._dynamic_command(name)
-        elif value in _RUNTIME_BUILDERS:
+        elif value in syntax.RUNTIME_BUILDERS:
             _refuse(f"`{value}` here can set variables named, or run code written, at run "
                     f"time; only {self.var}=( literal names ) can be checked", name)
         elif value == "printf":
@@ -357,12 +295,12 @@ class _Reader:
         stack = [word]
         while stack:
             part = stack.pop()
-            target = _plain_variable(part) if part.type in ("simple_expansion",
+            target = syntax.plain_variable(part) if part.type in ("simple_expansion",
                                                             "expansion") else None
             if target is not None:
                 self.command_variables.append((target, part.start_byte))
                 continue
-            if part.is_named and part.type not in _NAME_PARTS:  # `$'eval'`, `$(…)`, `${x:-…}`
+            if part.is_named and part.type not in syntax.NAME_PARTS:  # `$'eval'`, `$(…)`, `${x:-…}`
                 _refuse("the command name here is computed by the shell; it could be eval, "
                         "read or declare", part)
             stack.extend(part.children)
@@ -385,7 +323,7 @@ class _Reader:
 
     def _printf(self, arguments: list[Any]) -> None:
         for argument in arguments:
-            value = _literal(self.script, argument)
+            value = syntax.literal(self.script, argument)
             if value is None or (value.startswith("-") and "v" in value and value != "--"):
                 _refuse("`printf -v` (or a computed printf option) sets a variable named at "
                         "run time", argument)
@@ -394,7 +332,7 @@ class _Reader:
 
     def _wait(self, arguments: list[Any]) -> None:
         for argument in arguments:
-            value = _literal(self.script, argument)
+            value = syntax.literal(self.script, argument)
             special = argument.type == "simple_expansion" and self._raw(argument) == b"$!"
             if (value is None and not special) or (value or "").startswith("-p"):
                 _refuse("`wait -p` (or a computed wait option) sets a variable named by its "
@@ -403,7 +341,7 @@ class _Reader:
     def _test_arguments(self, arguments: list[Any]) -> None:
         """`test` takes its operators at run time, and `-v 'a[i=1]'` evaluates a subscript:
         an operator may not be computed, and a `-v` operand must be a literal name."""
-        values = [_literal(self.script, a) for a in arguments]
+        values = [syntax.literal(self.script, a) for a in arguments]
         if values and values[-1] == "]":
             values, arguments = values[:-1], arguments[:-1]
         if values[:1] == ["!"]:
@@ -415,8 +353,8 @@ class _Reader:
                         arguments[index])
         for index, value in enumerate(values[:-1]):
             following = values[index + 1]
-            if value in _NAME_TESTS and (following is None
-                                         or not _IDENTIFIER.fullmatch(following.encode())):
+            if value in syntax.NAME_TESTS and (following is None
+                                         or not syntax.IDENTIFIER.fullmatch(following.encode())):
                 _refuse(f"`test {value}` evaluates a subscript or a computed name",
                         arguments[index + 1])
 
@@ -431,11 +369,11 @@ class _Reader:
             elif child.type == "variable_name":
                 self._declared_name(child.text.decode(), child, keyword)
             elif child.is_named:
-                value = _literal(self.script, child)
+                value = syntax.literal(self.script, child)
                 if value is not None and value[:1] in ("-", "+"):
                     flags += value[1:]
                     self._declaration_flags(keyword, flags, child)
-                elif value is not None and _IDENTIFIER.fullmatch(value.encode()):
+                elif value is not None and syntax.IDENTIFIER.fullmatch(value.encode()):
                     self._declared_name(value, child, keyword)
                 else:
                     _refuse(f"`{keyword}` with a quoted or computed argument declares a name "
@@ -456,7 +394,7 @@ class _Reader:
 
     def _declared(self, assignment: Any, keyword: str, flags: str) -> None:
         """`declare x=$v` re-reads $v as `( … )` when x is an array: keep track."""
-        name = _assigned_name(assignment)
+        name = syntax.assigned_name(assignment)
         value = assignment.child_by_field_name("value")
         if name is None:
             return
@@ -464,7 +402,8 @@ class _Reader:
             self.arrays.add(name)
         if "A" in flags:
             self.associative.add(name)
-        if value is not None and value.type != "array" and _literal(self.script, value) is None:
+        computed = value is not None and syntax.literal(self.script, value) is None
+        if computed and value.type != "array":
             if "a" in flags or "A" in flags:
                 _refuse(f"`{keyword} -{flags} {name}=…` with a computed value re-reads it as "
                         "( … ) code", assignment)
@@ -472,7 +411,7 @@ class _Reader:
 
     def _unset(self, node: Any, _context: str) -> list[tuple[Any, str]]:
         for child in node.children[1:]:
-            value = _literal(self.script, child)
+            value = syntax.literal(self.script, child)
             if value is None or "[" in value:
                 _refuse("`unset` of a computed name or an element evaluates text at run time",
                         child)
@@ -520,14 +459,14 @@ class _Reader:
             part = stack.pop()
             operator = part.child_by_field_name("operator")
             text = self._raw(operator).decode() if operator is not None else ""
-            if part.type == "binary_expression" and text in _ARITHMETIC_TESTS:
+            if part.type == "binary_expression" and text in syntax.ARITHMETIC_TESTS:
                 for side in (part.child_by_field_name("left"), part.child_by_field_name("right")):
                     if side is not None:
                         self._arithmetic_operand(side)
-            elif part.type == "unary_expression" and text in _NAME_TESTS:
+            elif part.type == "unary_expression" and text in syntax.NAME_TESTS:
                 operand = part.children[-1]
-                value = _literal(self.script, operand)
-                if value is None or not _IDENTIFIER.fullmatch(value.encode()):
+                value = syntax.literal(self.script, operand)
+                if value is None or not syntax.IDENTIFIER.fullmatch(value.encode()):
                     _refuse(f"`{text}` evaluates a subscript or a computed name", operand)
             stack.extend(c for c in part.children if c.type in (
                 "binary_expression", "unary_expression", "parenthesized_expression",
@@ -535,10 +474,10 @@ class _Reader:
 
     def _arithmetic_operand(self, node: Any) -> None:
         """One side of `-eq`: a number, a name, or one expansion of a name."""
-        value = _literal(self.script, node)
-        if value is not None and _INTEGER.fullmatch(value.encode()):
+        value = syntax.literal(self.script, node)
+        if value is not None and syntax.INTEGER.fullmatch(value.encode()):
             return
-        if value is not None and _IDENTIFIER.fullmatch(value.encode()):
+        if value is not None and syntax.IDENTIFIER.fullmatch(value.encode()):
             self._evaluated(value, node.start_byte)
             return
         parts = [c for c in node.children if c.is_named] if node.type == "string" else [node]
@@ -562,7 +501,7 @@ class _Reader:
             name = target.text.decode()
         else:
             return [(child, "") for child in node.children]
-        if name in _CODE_VARIABLES:
+        if name in syntax.CODE_VARIABLES:
             _refuse(f"bash expands the value of {name} as code", node)
         if name == self.var:
             self.assignments.append(node)
@@ -573,7 +512,7 @@ class _Reader:
             if name not in self.associative:
                 self._array_keys(value)
         elif value is None or value.type in ("number", "arithmetic_expansion") or (
-                _INTEGER.fullmatch(self._raw(value))):
+                syntax.INTEGER.fullmatch(self._raw(value))):
             self.set_at_all.add(name)
         else:
             self._sets_text(name, node.start_byte)
@@ -598,9 +537,9 @@ class _Reader:
         if index is None:
             return
         raw = self._raw(index)
-        if _INTEGER.fullmatch(raw) or raw in (b"@", b"*"):
+        if syntax.INTEGER.fullmatch(raw) or raw in (b"@", b"*"):
             return
-        if _IDENTIFIER.fullmatch(raw):
+        if syntax.IDENTIFIER.fullmatch(raw):
             self._evaluated(raw.decode(), index.start_byte)
             return
         if index.type in ("simple_expansion", "expansion"):
@@ -635,17 +574,17 @@ class _Reader:
             return index is not None and (index == node or index == node.parent)
         operator = parent.child_by_field_name("operator")
         return parent.type == "binary_expression" and operator is not None and \
-            self._raw(operator).decode() in _ARITHMETIC_TESTS
+            self._raw(operator).decode() in syntax.ARITHMETIC_TESTS
 
     def _evaluated_expansion(self, name: str, target: Any, node: Any) -> None:
-        if target.type == "special_variable_name" and name in _NUMERIC_SPECIALS:
+        if target.type == "special_variable_name" and name in syntax.NUMERIC_SPECIALS:
             return
         if target.type == "special_variable_name" or name.isdigit():
             _refuse(f"arithmetic here evaluates ${name}, text the caller chose", node)
         self._evaluated(name, node.start_byte)
 
     def _expansion(self, node: Any, context: str) -> list[tuple[Any, str]]:
-        parts = _ExpansionParts(node)
+        parts = syntax.ExpansionParts(node)
         if parts.target is None:
             return [(child, "") for child in node.children if child.is_named]
         if parts.subscript is not None:
@@ -672,10 +611,11 @@ class _Reader:
         walk = [parts.subscript] if parts.subscript is not None else []
         return [(child, "") for child in walk + parts.operands]
 
-    def _plain_read(self, parts: _ExpansionParts, node: Any) -> None:
+    def _plain_read(self, parts: syntax.ExpansionParts, node: Any) -> None:
         index = parts.index_text()
-        plain_index = index is None or index in (b"@", b"*") or bool(_INTEGER.fullmatch(index))
-        plain_operator = parts.operator is None or parts.operator in _READ_OPERATORS
+        plain_index = index is None or index in (b"@", b"*") or bool(
+            syntax.INTEGER.fullmatch(index))
+        plain_operator = parts.operator is None or parts.operator in syntax.READ_OPERATORS
         keys = parts.prefix == "!" and index in (b"@", b"*")
         if not (plain_index and plain_operator and (parts.prefix != "!" or keys)):
             _refuse(f"{self._raw(node).decode('utf-8', 'replace')[:40]} is not a plain read "
@@ -685,9 +625,9 @@ class _Reader:
 
     def _arithmetic_literal_or_name(self, operand: Any) -> None:
         raw = self._raw(operand).strip()
-        if _ARITHMETIC_NUMBER.fullmatch(raw.lstrip(b"-")):
+        if syntax.ARITHMETIC_NUMBER.fullmatch(raw.lstrip(b"-")):
             return
-        if _IDENTIFIER.fullmatch(raw):
+        if syntax.IDENTIFIER.fullmatch(raw):
             self._evaluated(raw.decode(), operand.start_byte)
             return
         if operand.type in ("simple_expansion", "expansion"):
@@ -699,9 +639,9 @@ class _Reader:
         kind = node.type
         if kind in ("variable_name", "word"):
             raw = self._raw(node)
-            if _IDENTIFIER.fullmatch(raw):
+            if syntax.IDENTIFIER.fullmatch(raw):
                 self._evaluated(raw.decode(), node.start_byte)
-            elif not _ARITHMETIC_NUMBER.fullmatch(raw):
+            elif not syntax.ARITHMETIC_NUMBER.fullmatch(raw):
                 _refuse("arithmetic here holds text tree-sitter-bash does not read as a name "
                         "or a number", node)
             return []
@@ -714,7 +654,7 @@ class _Reader:
         if kind == "subscript":
             return [(c, "arithmetic") for c in node.children]
         if kind == "variable_assignment" or any(
-                c.type in _ASSIGNING for c in node.children if not c.is_named):
+                c.type in syntax.ASSIGNING for c in node.children if not c.is_named):
             _refuse("arithmetic here assigns a variable; the reader accepts arithmetic that "
                     "only reads", node)
         if kind in ("number", "binary_expression", "unary_expression", "postfix_expression",
@@ -741,17 +681,17 @@ class _Reader:
                 _refuse(f"declaring the array {name} with a computed value re-reads it as "
                         "( … ) code", offset)
         for start, end in self.spans:
-            if not _inside(self.quoted, start, end) or self._in_assignment(start):
+            if not syntax.inside(self.quoted, start, end) or self._in_assignment(start):
                 _refuse("a GitHub expression must sit inside a quoted string, outside the "
                         "array", start)
-        for match in _NOT_BLANK_TO_BASH.finditer(self.script):
-            if not _inside(self.text, match.start(), match.end()):
+        for match in syntax.NOT_BLANK_TO_BASH.finditer(self.script):
+            if not syntax.inside(self.text, match.start(), match.end()):
                 shown = {b"\r": "carriage return", b"\v": "vertical tab"}.get(
                     match.group(), "form feed")
                 _refuse(f"a {shown} here is white space to tree-sitter-bash and part of a word "
                         "to bash", match.start())
         for offset in _occurrences(self.script, self.var.encode()):
-            if offset not in self.reads and not _inside(self.text, offset, offset + 1):
+            if offset not in self.reads and not syntax.inside(self.text, offset, offset + 1):
                 _refuse(f"{self.var} appears here other than in its one literal assignment "
                         "and plain reads; bash could build another list", offset)
 
@@ -761,7 +701,7 @@ class _Reader:
     def _the_assignment(self) -> Any:
         found = self.assignments
         for node in found:
-            if _operator(self.script, node) == b"+=":
+            if syntax.assignment_operator(self.script, node) == b"+=":
                 _refuse(f"{self.var}+=( … ) appends to the array; give the whole list in one "
                         f"{self.var}=( … )", node)
         if len(found) > 1:
@@ -783,8 +723,8 @@ class _Reader:
                 "keyword); a script that may build the array must parse cleanly", node)
 
     def _elements(self, node: Any) -> list[Element]:
-        if _context(node) is not None or _backgrounded(node):
-            where = _context(node) or "a background job (`&`: a subshell)"
+        if syntax.enclosing(node) is not None or syntax.backgrounded(node):
+            where = syntax.enclosing(node) or "a background job (`&`: a subshell)"
             _refuse(f"{self.var}=( … ) is inside {where}; cannot tell whether bash runs it: "
                     "assign it once at the top of the script", node)
         value = node.child_by_field_name("value")
@@ -797,56 +737,13 @@ class _Reader:
         if b"\\" in lines or self.script[:line_start].endswith(b"\\\n"):
             _refuse(f"a backslash on the lines of {self.var}=( … ) (a line continuation "
                     "joins or splits words); write one plain name per word", node)
-        if not _PLAIN_ARRAY.fullmatch(self.script, value.start_byte, value.end_byte):
+        if not syntax.PLAIN_ARRAY.fullmatch(self.script, value.start_byte, value.end_byte):
             _refuse(f"{self.var}=( … ) holds more than plain names [A-Za-z0-9_], each bare "
                     "or in quotes, separated by spaces or line breaks (an expansion, a "
                     "comment, another character)", value)
         return [Element(m.group(m.lastindex or 0).decode(), m.start(m.lastindex or 0))
-                for m in _ARRAY_WORD.finditer(self.script, value.start_byte + 1,
+                for m in syntax.ARRAY_WORD.finditer(self.script, value.start_byte + 1,
                                               value.end_byte - 1)]
-
-
-class _ExpansionParts:
-    """`${ [#|!] name[index] operator operands }` as tree-sitter-bash lays it out."""
-
-    def __init__(self, node: Any) -> None:
-        self.prefix: str | None = None
-        self.target: Any = None
-        self.subscript: Any = None
-        self.operator: str | None = None
-        self.operands: list[Any] = []
-        for child in node.children[1:]:
-            if child.type == "}":
-                break
-            if self.target is None and child.type in ("#", "!") and self.prefix is None:
-                self.prefix = child.type
-            elif self.target is None and child.type in ("variable_name",
-                                                        "special_variable_name", "subscript"):
-                self.target = child
-                self.subscript = child if child.type == "subscript" else None
-            elif self.target is not None and not child.is_named and self.operator is None:
-                self.operator = child.type
-            elif self.target is not None:
-                self.operands.append(child)
-
-    @property
-    def name(self) -> str:
-        node = self.subscript.child_by_field_name("name") if self.subscript else self.target
-        return str(node.text.decode("utf-8", "replace"))
-
-    def target_name_offset(self) -> int:
-        node = self.subscript.child_by_field_name("name") if self.subscript else self.target
-        return int(node.start_byte)
-
-    def index_text(self) -> bytes | None:
-        index = self.subscript.child_by_field_name("index") if self.subscript else None
-        return None if index is None else bytes(index.text)
-
-    def lists_names(self) -> bool:
-        """`${!a[@]}` (keys) and `${!prefix*}` (names) list; every other `${!…}` is indirect."""
-        if self.subscript is not None:
-            return self.index_text() in (b"@", b"*") and self.operator is None
-        return self.operator in ("*", "@") and not self.operands
 
 
 _HANDLERS: dict[str, Callable[[_Reader, Any, str], list[tuple[Any, str]]]] = {
@@ -873,113 +770,3 @@ _HANDLERS: dict[str, Callable[[_Reader, Any, str], list[tuple[Any, str]]]] = {
     "subscript": lambda reader, node, context: [
         (child, context) for child in node.children if child.type != "variable_name"],
 }
-
-
-def _inside(ranges: list[tuple[int, int]], start: int, end: int) -> bool:
-    """Is [start, end) within one of `ranges` (sorted, disjoint)?"""
-    index = bisect.bisect_right(ranges, (start, 1 << 62)) - 1
-    return index >= 0 and ranges[index][0] <= start and end <= ranges[index][1]
-
-
-def _first_error(script: bytes, root: Any) -> Any | None:
-    """The first ERROR or MISSING node, but a `;` tree-sitter-bash misses after a `)` (bash
-    reads `do ( … ) done` as it is: `)` is an operator, no separator is needed)."""
-    stack = [root]
-    while stack:
-        node = stack.pop()
-        if node.type == "ERROR" or (node.is_missing and not _benign_missing(script, node)):
-            return node
-        stack.extend(reversed([c for c in node.children if c.has_error or c.is_missing]))
-    return None
-
-
-def _benign_missing(script: bytes, node: Any) -> bool:
-    before = script[max(0, node.start_byte - 256):node.start_byte].rstrip()  # bounded
-    return node.type == ";" and before.endswith(b")")
-
-
-def _plain_variable(node: Any) -> str | None:
-    """`$X` or `${X}` (no operator, no subscript): X; else None."""
-    named = [c for c in node.children if c.is_named]
-    if len(named) == 1 and named[0].type == "variable_name":
-        unnamed = [c.type for c in node.children if not c.is_named]
-        if unnamed in (["$"], ["${", "}"]):
-            return str(named[0].text.decode("utf-8", "replace"))
-    return None
-
-
-def _assigned_name(node: Any) -> str | None:
-    name = node.child_by_field_name("name")
-    if name is None or name.type != "variable_name":
-        return None
-    return str(name.text.decode("utf-8", "replace"))
-
-
-def _operator(script: bytes, node: Any) -> bytes:
-    name = node.child_by_field_name("name")
-    value = node.child_by_field_name("value")
-    end = value.start_byte if value is not None else node.end_byte
-    return script[name.end_byte:end].strip()
-
-
-_CONTEXTS = {"if_statement": "an if", "function_definition": "a function",
-             "subshell": "a subshell", "list": "a && or || list", "pipeline": "a pipeline",
-             "command": "a command's environment", "declaration_command": "a declaration",
-             "variable_assignments": "a line of several assignments"}
-
-
-def _context(node: Any) -> str | None:
-    """None when `node` is a statement of the script itself, else where it sits."""
-    parent = node.parent
-    if parent is None or parent.type == "program":
-        return None
-    return _CONTEXTS.get(parent.type, f"a {parent.type}")
-
-
-def _backgrounded(node: Any) -> bool:
-    """`VAR=( … ) &` runs the assignment in a subshell: the script's own list stays unset."""
-    statement = node
-    while statement.parent is not None and statement.parent.type != "program":
-        statement = statement.parent
-    following = statement.next_sibling
-    return following is not None and following.type == "&"
-
-
-def _literal(script: bytes, node: Any) -> str | None:
-    """The word bash makes of a literal word, or None if the shell would compute it."""
-    if node.type == "command_name" and node.children:
-        node = node.children[0]
-    if node.type not in _LITERAL_PARTS or node.has_error:
-        return None
-    raw = script[node.start_byte:node.end_byte].decode("utf-8", "replace")
-    if node.type == "raw_string":
-        return raw[1:-1]
-    if node.type == "string":
-        if any(c.type not in ('"', "string_content") for c in node.children):
-            return None
-        return _STRING_ESCAPE.sub(r"\1", raw[1:-1])
-    if node.type == "concatenation":
-        parts = [_literal(script, child) for child in node.children]
-        return None if any(p is None for p in parts) else "".join(p or "" for p in parts)
-    return _WORD_ESCAPE.sub(lambda m: m.group(1) or "", raw)
-
-
-# ---------------------------------------------------------------------------------------------
-# Continuations.
-
-
-def _odd_backslashes_before(script: bytes, end: int) -> bool:
-    """Does an odd run of backslashes end at `end` (so the last one escapes what follows)?"""
-    index = end
-    while index > 0 and script[index - 1] == 0x5C:  # backslash
-        index -= 1
-    return (end - index) % 2 == 1
-
-
-def _before_continuations(script: bytes, index: int) -> int:
-    """Where `index` sits once bash has removed the `\\<newline>` pairs before it: a `#`
-    right after a continuation continues the word before it and starts no comment."""
-    while index >= 2 and script[index - 1] == 0x0A and _odd_backslashes_before(script,
-                                                                                  index - 1):
-        index -= 2
-    return index
