@@ -39,7 +39,7 @@ bench: $(STAMP)
 	$(BIN)/python benchmarks/performance_page.py
 
 # The reference pages under docs/reference/, generated from action.yml, the CLI's parser, the
-# finding codes and the JSON Schemas (tests/unit/test_docs.py fails when one is stale).
+# finding codes and the JSON Schemas (tests/hygiene/test_docs.py fails when one is stale).
 docs: $(STAMP)
 	$(BIN)/python scripts/docs.py
 

@@ -1,6 +1,6 @@
 """Regenerate examples/release/ (the bundled release `make demo` runs on).
 
-The files are committed; tests/unit/test_examples.py regenerates them and compares bytes.
+The files are committed; tests/unit/action/test_examples.py regenerates them and compares bytes.
 """
 
 from __future__ import annotations

@@ -16,7 +16,8 @@ from pathlib import PurePosixPath
 import pytest
 
 #: In the order the line lists them.
-TIERS = ("unit", "hostile", "integration", "e2e-entrypoint", "e2e-support", "swiftpm", "container")
+TIERS = ("unit", "hygiene", "hostile", "integration", "e2e-entrypoint", "e2e-support", "swiftpm",
+         "container")
 #: Worst first: a test that failed in teardown after passing counts as an error.
 _RANK = ("error", "failed", "passed", "xfailed", "xpassed", "skipped")
 _REASON_CHARS = 60

@@ -1,5 +1,5 @@
 """The CLI documents itself: every subcommand and option has help text (the generated
-docs/reference/cli.md is made from it, and tests/unit/test_docs.py keeps that page current),
+docs/reference/cli.md is made from it, and tests/hygiene/test_docs.py keeps that page current),
 every finding code has a guide entry, every report key a description, and the README's exit
 codes are the help's."""
 

@@ -18,6 +18,7 @@ TESTS = Path(__file__).resolve().parents[1]
     ("path", "fixtures", "markers", "tier"),
     [
         ("tests/unit/test_x.py", [], [], "unit"),
+        ("tests/hygiene/test_docs.py", [], [], "hygiene"),
         ("tests/hostile/test_corpus.py", ["tmp_path"], [], "hostile"),
         ("tests/integration/test_publish_remote.py", ["remote"], [], "integration"),
         ("tests/integration/test_swiftpm.py", ["swift", "tmp_path"], ["slow"], "swiftpm"),
@@ -50,7 +51,7 @@ def test_a_tier_whose_every_test_skipped_is_listed_as_skipped_with_its_reason():
     assert line.startswith("tiers: ran unit (1 passed, 1 skipped); ")
     assert "skipped swiftpm (2 skipped: NO SWIFT TOOLCHAIN: build one)" in line
     assert line.endswith(
-        "not selected hostile, integration, e2e-entrypoint, e2e-support, container"
+        "not selected hygiene, hostile, integration, e2e-entrypoint, e2e-support, container"
     )
 
 
@@ -64,7 +65,7 @@ def test_the_worst_outcome_of_a_test_counts_and_unrun_tests_are_said():
     assert line == (
         "tiers: ran integration (1 error, 1 not run); skipped hostile (1 not run: the run "
         "stopped first), swiftpm (1 skipped, 1 not run: no swift); not selected unit, "
-        "e2e-entrypoint, e2e-support, container"
+        "hygiene, e2e-entrypoint, e2e-support, container"
     )
 
 
@@ -94,6 +95,7 @@ def test_a_real_run_ends_with_the_line(tmp_path):
     files = {
         "tests/conftest.py": CONFTEST,
         "tests/unit/test_u.py": "def test_a():\n    pass\n\ndef test_b():\n    pass\n",
+        "tests/hygiene/test_y.py": "def test_y():\n    pass\n",
         "tests/integration/test_s.py": "def test_s(swift):\n    pass\n",
         "tests/hostile/test_h.py": "def test_h():\n    assert 1 == 2\n",
         "tests/e2e/test_c.py": (
@@ -111,9 +113,9 @@ def test_a_real_run_ends_with_the_line(tmp_path):
     )
     lines = result.stdout.splitlines()
     assert result.returncode == 1, result.stdout
-    assert lines[-1].startswith("1 failed, 2 passed, 2 skipped")
+    assert lines[-1].startswith("1 failed, 3 passed, 2 skipped")
     assert lines[-2] == (
-        "tiers: ran unit (2 passed), hostile (1 failed); skipped swiftpm (1 skipped: NO SWIFT "
+        "tiers: ran unit (2 passed), hygiene (1 passed), hostile (1 failed); skipped swiftpm (1 skipped: NO SWIFT "
         "TOOLCHAIN here), container (1 skipped: no engine); not selected integration, "
         "e2e-entrypoint, e2e-support"
     )
