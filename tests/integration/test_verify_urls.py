@@ -6,6 +6,7 @@ import re
 
 import pytest
 
+from support.hosted_release import verify_hosted
 from support.markdown import rendered_text
 from support.published import BranchSpec, build_repo
 from support.release import write_real_zip, write_release
@@ -13,7 +14,7 @@ from support.zip_server import Route, serve_zips
 from swiftpm_guard.cli.main import main
 from swiftpm_guard.core.model import HostedStats, Location
 from swiftpm_guard.core.urls import HostedZip, UrlSettings
-from swiftpm_guard.sources.hosted import verify_absent, verify_hosted
+from swiftpm_guard.sources.hosted import verify_absent
 
 FAST = UrlSettings(timeout=0.5, retries=1, jobs=4)
 

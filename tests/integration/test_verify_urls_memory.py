@@ -21,14 +21,15 @@ PEAK_RSS_LIMIT_MB = 100
 CHILD = """
 import json, re, sys
 from swiftpm_guard.core.model import Location
-from swiftpm_guard.sources.hosted import verify_hosted
+from swiftpm_guard.sources.hosted import verify_with_stats
 from swiftpm_guard.core.urls import HostedZip, UrlSettings
 url, sha = sys.argv[1], sys.argv[2]
-findings = verify_hosted([HostedZip("big", url, sha, Location("Package.swift", 1))],
-                         # The body is a zip signature and noise: only the hash is compared
-                         # (looking inside spools to disk, which memory does not see anyway).
-                         UrlSettings(timeout=20, retries=0, archive_contents=False))
-print(json.dumps({"findings": [f.message for f in findings],
+results, _ = verify_with_stats([HostedZip("big", url, sha, Location("Package.swift", 1))],
+                               # The body is a zip signature and noise: only the hash is
+                               # compared (looking inside spools to disk, which memory does
+                               # not see anyway).
+                               UrlSettings(timeout=20, retries=0, archive_contents=False))
+print(json.dumps({"findings": [f.message for f in results if f is not None],
                   # VmHWM, not ru_maxrss: the latter inherits the parent's peak across
                   # fork/exec, so it measured the pytest process rather than the verifier.
                   "peak_mb": int(re.search(r"VmHWM:\\s+(\\d+)",

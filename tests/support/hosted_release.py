@@ -4,8 +4,10 @@ from __future__ import annotations
 
 from support.release import Release
 from support.zip_server import Route, ZipServer
-from swiftpm_guard.core.model import Artifact, Location, Rendered
+from swiftpm_guard.core.model import Artifact, Finding, Location, Rendered
 from swiftpm_guard.core.render import render
+from swiftpm_guard.core.urls import HostedZip, UrlSettings
+from swiftpm_guard.sources.hosted import verify_with_stats
 from swiftpm_guard.sources.template import load_template
 
 FIXTURE_BASE = "https://example.invalid/frameworks/"
@@ -28,3 +30,9 @@ def rendered_release(release: Release, base: str,
 def serve_release(server: ZipServer, release: Release) -> None:
     for path in release.artifacts.iterdir():
         server.routes[f"/frameworks/{path.name}"] = Route(path.read_bytes())
+
+
+def verify_hosted(targets: list[HostedZip], settings: UrlSettings) -> list[Finding]:
+    """Fetch every zip and compare: the findings alone, one per target a consumer would fail
+    on (what `--verify-urls` reports, without its statistics)."""
+    return [f for f in verify_with_stats(targets, settings)[0] if f is not None]

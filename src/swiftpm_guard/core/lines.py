@@ -29,6 +29,3 @@ class LineIndex:
 
     def line_of(self, offset: int) -> int:
         return bisect.bisect_right(self._starts, offset)
-
-    def offset_of(self, line: int) -> int:
-        return self._starts[max(0, min(line, len(self._starts)) - 1)]

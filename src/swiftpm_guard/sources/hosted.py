@@ -323,11 +323,6 @@ def _finding(code: str, target: HostedZip, message: str) -> Finding:
                    file=target.location.file, line=target.location.line)
 
 
-def verify_hosted(targets: Sequence[HostedZip], settings: UrlSettings) -> list[Finding]:
-    """Fetch every zip and compare; one finding per target that a consumer would fail on."""
-    return [f for f in verify_with_stats(targets, settings)[0] if f is not None]
-
-
 def verify_with_stats(targets: Sequence[HostedZip],
                       settings: UrlSettings) -> tuple[list[Finding | None], HostedStats]:
     """The finding for each target, in order (None: the URL serves the promised zip), and
