@@ -74,7 +74,7 @@ def test_dry_run_lists_what_is_left_out_and_exclude_chooses_it(tmp_path, capsys)
     files = _git(et.bare, "ls-tree", "-r", "--name-only", "refs/heads/swiftpm-1.2.0")
     assert TEMPLATE_WORKFLOW in files.splitlines()
     assert main(_publish(et.bare, tmp_path / "out", "1.2.0", "--exclude", "../x")) == 2
-    assert "--exclude '../x' is not a path inside the repository" in capsys.readouterr().err
+    assert "--exclude '../x' must be a relative path inside the repository" in capsys.readouterr().err
 
 
 def test_update_leases_on_the_tip_a_tip_that_moves_meanwhile_is_a_lost_race(tmp_path, capsys):

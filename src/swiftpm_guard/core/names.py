@@ -25,12 +25,15 @@ DEFAULT_BRANCH_GLOB = f"{DEFAULT_BRANCH_PREFIX}*"
 DEFAULT_TEMPLATE_REF = "swiftpm"
 DEFAULT_AUTHOR = "github-actions[bot] <41898282+github-actions[bot]@users.noreply.github.com>"
 
-#: A subset of git-check-ref-format: no space, control, `~^:?*[\`, `@{`, so nothing to escape.
+#: The one ref rule's characters, a subset of git-check-ref-format's: no space, control,
+#: `~^:?*[\`, `@{`, so nothing to escape. Within them the rule is git's own (the integration
+#: test runs `git check-ref-format` as the oracle), plus: never a leading '-' (an option).
 _REF_CHARS = re.compile(r"[A-Za-z0-9._/+-]+")
 _PREFIX_CHARS = re.compile(r"[A-Za-z0-9._/+-]{1,100}")
-_REF_MAX = 200
-#: Paths inside the template ref: plain relative paths, no shell or glob characters.
-_TREE_PATH_CHARS = re.compile(r"[A-Za-z0-9._/@+-]+")
+REF_MAX = 255
+#: The one path rule's characters: plain relative paths, no shell or glob characters.
+_PATH_CHARS = re.compile(r"[A-Za-z0-9._/@+-]+")
+PATH_MAX = 400
 _IDENTITY = re.compile(r"(?P<name>[^<>]+?)\s*<(?P<email>[^<>\s]+@[^<>\s]+)>")
 #: A token goes into an HTTP header: printable ASCII without spaces, or it could inject one.
 _TOKEN_CHARS = re.compile(r"[\x21-\x7e]{1,4096}")
@@ -39,15 +42,17 @@ _CONTROL = re.compile(r"[\x00-\x1f\x7f]")
 
 def check_ref_name(ref: str, *, option: str) -> str:
     """A full ref name (`refs/heads/…`) git will accept as is; UsageError otherwise."""
-    problem = _ref_problem(ref)
+    problem = ref_problem(ref)
     if problem:
         raise UsageError(f"{option} {ref!r} is not a usable git ref name: {problem}")
     return ref
 
 
-def _ref_problem(ref: str) -> str | None:
-    if not ref or len(ref) > _REF_MAX:
-        return f"must be 1 to {_REF_MAX} characters"
+def ref_problem(ref: str) -> str | None:
+    """The one ref rule, for a full ref (`refs/heads/x`) and a branch name (`x`) alike: why
+    git would refuse `ref` or it could pass for an option, else None."""
+    if not ref or len(ref) > REF_MAX:
+        return f"must be 1 to {REF_MAX} characters"
     if not _REF_CHARS.fullmatch(ref):
         return "only letters, digits and '._/+-' are allowed"
     if ref.startswith(("-", "/")) or ref.endswith(("/", ".")):
@@ -85,21 +90,37 @@ def template_ref(name: str) -> str:
     return check_ref_name(full, option="--template-ref")
 
 
+def path_problem(path: str) -> str | None:
+    """The one path rule, for every path a user names inside the repository or the workspace
+    (a template, a folder to leave out, a file or folder to read): why it could escape, pass
+    for an option or mean two things, else None. `path` as `repo_path` leaves it."""
+    if not path or len(path) > PATH_MAX:
+        return f"must be 1 to {PATH_MAX} characters"
+    if not _PATH_CHARS.fullmatch(path):
+        return "only letters, digits and '._/@+-' are allowed"
+    if path.startswith(("/", "-")):
+        return "must be relative and not start with '-'"
+    if any(part in ("", ".", "..") for part in path.split("/")):
+        return "no '.', '..' or empty parts"
+    return None
+
+
+def repo_path(value: str, what: str, *, folder: bool = False) -> str:
+    """`value` under the one path rule, without a leading `./` (how a workflow often writes
+    a relative path); a trailing '/' is kept when `folder` (it names a folder), else
+    dropped. UsageError naming `what` otherwise."""
+    path = value.removeprefix("./")
+    trailing = "/" if path.endswith("/") and len(path) > 1 else ""
+    problem = path_problem(path.removesuffix(trailing))
+    if problem:
+        raise UsageError(f"{what} {value!r} must be a relative path inside the repository "
+                         f"({problem}; a trailing '/' names a folder)")
+    return path if folder else path.removesuffix(trailing)
+
+
 def tree_path(path: str, *, option: str = "--template") -> str:
-    """A path inside the template ref: relative, normalised, no '.', '..' or empty parts."""
-    parts = path.split("/")
-    if (
-        not path
-        or len(path) > 400
-        or not _TREE_PATH_CHARS.fullmatch(path)
-        or any(p in ("", ".", "..") for p in parts)
-        or parts[0].startswith("-")
-    ):
-        raise UsageError(
-            f"{option} {path!r} must be a relative path inside the template ref "
-            "(letters, digits, '._/@+-'; no '.', '..' or empty parts)"
-        )
-    return path
+    """A path inside the template ref (the one path rule)."""
+    return repo_path(path, option)
 
 
 def manifest_path(template: str) -> str:
@@ -417,13 +438,12 @@ DEFAULT_EXCLUDED = (".github/",)
 NO_EXCLUSION = "none"
 #: A glob's parts: plain ref characters, `*`, `?`, or one character class (`[0-9]`, `[!ab]`).
 _GLOB_PARTS = re.compile(r"(?:[A-Za-z0-9._/*?+-]|\[!?[A-Za-z0-9._+-]+\])+")
-_PATH = re.compile(r"[A-Za-z0-9._/@+-]{1,400}")
 
 
 def validate_ref_glob(pattern: str, what: str = "input publish-refs") -> str:
     """A branch glob (or `refs/…` glob): `*`, `?` and character classes (`[0-9]`, `[!x]`) over
     ref characters; never an option."""
-    if (len(pattern) > 200 or not _GLOB_PARTS.fullmatch(pattern)
+    if (len(pattern) > REF_MAX or not _GLOB_PARTS.fullmatch(pattern)
             or pattern.startswith(("-", "/")) or ".." in pattern
             or "//" in pattern or pattern.endswith((".", "/", ".lock"))):
         raise UsageError(
@@ -456,18 +476,7 @@ def validate_excluded(paths: tuple[str, ...], what: str = "input exclude-paths")
     """Tree paths to leave out; `none` alone means nothing is left out."""
     if paths == (NO_EXCLUSION,):
         return ()
-    for path in paths:
-        parts = path.rstrip("/").split("/")
-        if (
-            not _PATH.fullmatch(path)
-            or path.startswith(("/", "-"))
-            or any(p in ("", ".", "..") for p in parts)
-        ):
-            raise UsageError(
-                f"{what} {path!r} is not a path inside the repository (a trailing '/' names a "
-                "folder; no '.', '..' or empty parts)"
-            )
-    return paths
+    return tuple(repo_path(path, what, folder=True) for path in paths)
 
 
 def is_excluded(path: str, excluded: tuple[str, ...]) -> bool:
@@ -479,37 +488,17 @@ def is_excluded(path: str, excluded: tuple[str, ...]) -> bool:
     return False
 
 
-_REF_RE = re.compile(r"[A-Za-z0-9._/+-]+")
-
-
 def validate_ref(value: str, what: str) -> str:
-    """A branch name git would accept and that cannot become an option or escape a path."""
-    bad = (
-        not _REF_RE.fullmatch(value)
-        or value.startswith(("-", "/", "."))
-        or ".." in value
-        or "//" in value
-        or value.endswith(("/", ".", ".lock"))
-        or "/." in value
-        or len(value) > 255
-    )
-    if bad:
-        raise UsageError(f"{what} {value!r} is not a valid branch name")
+    """A branch name under the one ref rule."""
+    problem = ref_problem(value)
+    if problem:
+        raise UsageError(f"{what} {value!r} is not a valid branch name: {problem}")
     return value
 
 
 def relative_path(value: str, what: str) -> str:
-    """A POSIX path inside the repository: relative, no `..`, no control characters."""
-    path = PurePosixPath(value)
-    if (
-        not value
-        or path.is_absolute()
-        or ".." in path.parts
-        or len(value) > 4096
-        or any(ord(c) < 32 for c in value)
-    ):
-        raise UsageError(f"{what} {value!r} must be a relative path inside the repository")
-    return str(path)
+    """A path in the workspace (the one path rule)."""
+    return repo_path(value, what)
 
 
 _VAR_RE = re.compile(r"[A-Za-z_][A-Za-z0-9_]*")

@@ -5,14 +5,21 @@ import pytest
 from swiftpm_guard.core.names import (
     ALL_KINDS,
     DEFAULT_AUTHOR,
+    REF_MAX,
     Identity,
     Remote,
     authorization_header,
     branch_ref,
+    check_ref_name,
     manifest_path,
+    ref_problem,
+    relative_path,
+    repo_path,
     strip_userinfo,
     template_ref,
     tree_path,
+    validate_excluded,
+    validate_ref,
 )
 from swiftpm_guard.errors import UsageError
 
@@ -52,6 +59,43 @@ def test_template_ref(name, ref):
 )
 def test_manifest_path(template, manifest):
     assert manifest_path(tree_path(template)) == manifest
+
+
+@pytest.mark.parametrize("name", ["a.lock/b", "a/b.lock", "x" * (REF_MAX + 1), "-a", "a/.b",
+                                  "a..b", "a//b", "a.", "/a", "a/"])
+def test_one_ref_rule_for_full_refs_and_branch_names(name):
+    """Branch names and full refs are held to the same rule (the oracle: integration's
+    test_ref_rule_git.py)."""
+    assert ref_problem(name) is not None
+    with pytest.raises(UsageError, match="is not a valid branch name"):
+        validate_ref(name, "input template-ref")
+    with pytest.raises(UsageError, match="is not a usable git ref name"):
+        check_ref_name(name, option="branch")
+    ok = "x" * (REF_MAX - len("refs/heads/"))
+    assert validate_ref(ok, "x") == ok and check_ref_name(f"refs/heads/{ok}", option="b")
+
+
+@pytest.mark.parametrize(("value", "path"), [
+    ("Package.swift.template", "Package.swift.template"),
+    ("./sub/Package@swift-5.9.swift.j2", "sub/Package@swift-5.9.swift.j2"),
+    ("dist/", "dist"),
+    ("./a+b_c-d/e.f", "a+b_c-d/e.f"),
+])
+def test_one_path_rule_for_every_path_a_user_names(value, path):
+    assert repo_path(value, "x") == tree_path(value) == relative_path(value, "x") == path
+    assert validate_excluded((value,)) == (path + "/" if value.endswith("/") else path,)
+
+
+@pytest.mark.parametrize("value", ["", ".", "./", "/", "/etc/passwd", "../x", "a/../b", "a/./b",
+                                   "a//b", "-x", "a b", "a\nb", "a\\b", "a*b", "x" * 401])
+def test_the_path_rule_refuses_in_one_line(value):
+    for check in (lambda: repo_path(value, "input template"), lambda: tree_path(value),
+                  lambda: relative_path(value, "input template"),
+                  lambda: validate_excluded((value,))):
+        with pytest.raises(UsageError, match="must be a relative path inside the repository") \
+                as raised:
+            check()
+        assert "\n" not in str(raised.value)
 
 
 def test_remote_forms(tmp_path):
