@@ -49,6 +49,22 @@ class InfrastructureError(GuardError):
     exit_code = 3
 
 
+# Signals raised and caught inside the package: each becomes a finding or one of the errors
+# above where it is caught, never reaching the user as itself.
+
+
+class ZipProblem(Exception):
+    """The file is not a zip in the accepted shape (the message says where)."""
+
+
+class UnreadableOutput(ValueError):
+    """SwiftPM exited in a way that is neither a result nor an error we can read."""
+
+
+class TooDeep(ValueError):
+    """The text nests deeper than the cap (the message says how deep that is)."""
+
+
 #: What a failing system call on a hostile path means, in words for a one-line error.
 _OS_PROBLEMS = {
     errno.ENOENT: "not found",

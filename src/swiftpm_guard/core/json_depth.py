@@ -16,6 +16,8 @@ from array import array
 from itertools import accumulate
 from typing import Any
 
+from swiftpm_guard.errors import TooDeep as TooDeep  # its old home still works
+
 #: Real payloads nest a dozen levels; GitHub's event payloads under twenty.
 MAX_DEPTH = 64
 #: `[`/`{` to +1 and `]`/`}` to -1 (as signed bytes); everything else is deleted.
@@ -25,10 +27,6 @@ _OTHERS = bytes(b for b in range(256) if b not in b"[]{}")
 _NOT_KEPT = bytes(b for b in range(256) if b not in b'"[]{}')
 #: The text is split at its quotes a window at a time: at most a window's pieces are held.
 _WINDOW = 1 << 20
-
-
-class TooDeep(ValueError):
-    """The text nests deeper than the cap (the message says how deep that is)."""
 
 
 def depth_exceeds(data: bytes, max_depth: int) -> bool:

@@ -34,6 +34,7 @@ from swiftpm_guard.core.model import (
     TemplateSummary,
 )
 from swiftpm_guard.core.render import LEFT, manifest_line
+from swiftpm_guard.errors import UnreadableOutput as UnreadableOutput  # old home works
 
 #: A copied package lives in a folder of this name, so SwiftPM calls it 'package' in messages.
 PACKAGE_DIR = "package"
@@ -116,10 +117,6 @@ class Evaluation:
     @property
     def binary_targets(self) -> tuple[EvaluatedTarget, ...]:
         return tuple(t for t in self.targets if t.kind == "binary")
-
-
-class UnreadableOutput(ValueError):
-    """SwiftPM exited in a way that is neither a result nor an error we can read."""
 
 
 def interpret(dump: CommandResult, describe: CommandResult) -> Evaluation:

@@ -38,6 +38,7 @@ from pathlib import Path
 from typing import BinaryIO
 
 from swiftpm_guard.core.zip_rules import Damage, ZipContents, ZipEntry
+from swiftpm_guard.errors import ZipProblem as ZipProblem  # its old home still works
 from swiftpm_guard.infra.fs import open_regular
 from swiftpm_guard.limits import (
     ZIP_DIRECTORY_MAX_BYTES,
@@ -81,10 +82,6 @@ DAMAGE_MAX = 50
 _READ = 1 << 20
 #: The child's deadline beyond the reading's own bounds (which end as findings, not kills).
 _CHILD_SLACK_SECONDS = 60.0
-
-
-class ZipProblem(Exception):
-    """The file is not a zip in the accepted shape (the message says where)."""
 
 
 
