@@ -49,6 +49,33 @@ class InfrastructureError(GuardError):
     exit_code = 3
 
 
+class GitError(InfrastructureError):
+    """git failed for a reason that is not the user's input (exit 3)."""
+
+
+class GitTimeout(InfrastructureError):
+    """git (and whatever it started) was stopped after its deadline (exit 3)."""
+
+    def __init__(self, command: str, seconds: float) -> None:
+        super().__init__(f"git {command} did not finish within {seconds:.0f} s; stopped it")
+        self.seconds = seconds
+
+
+class GitHubApiError(InfrastructureError):
+    """An API call failed for good: a non-retryable status or an exhausted budget (exit 3)."""
+
+    def __init__(self, message: str, *, status: int | None = None, retried: bool = False) -> None:
+        super().__init__(message)
+        self.status = status
+        #: True when the failure was worth retrying (5xx, rate limit) but the budget ran out.
+        self.retried = retried
+
+    @property
+    def not_writable(self) -> bool:
+        """Read-only token (fork PRs, Dependabot), bad credentials, or no such repository."""
+        return self.status in (401, 403, 404) and not self.retried
+
+
 # Signals raised and caught inside the package: each becomes a finding or one of the errors
 # above where it is caught, never reaching the user as itself.
 

@@ -28,6 +28,7 @@ from collections.abc import Iterable, Iterator, Mapping, Sequence
 from dataclasses import dataclass, field, replace
 from pathlib import Path
 
+from swiftpm_guard.errors import GitTimeout as GitTimeout  # its old home still works
 from swiftpm_guard.errors import InfrastructureError, UsageError
 
 #: Where an image or a Debian host keeps git when the job's PATH is useless.
@@ -213,14 +214,6 @@ def find_git(environ: Mapping[str, str] | None = None) -> str:
         if found:
             return found
     raise InfrastructureError(f"git is not installed (searched {SYSTEM_PATH})")
-
-
-class GitTimeout(InfrastructureError):
-    """git (and whatever it started) was stopped after its deadline (exit 3)."""
-
-    def __init__(self, command: str, seconds: float) -> None:
-        super().__init__(f"git {command} did not finish within {seconds:.0f} s; stopped it")
-        self.seconds = seconds
 
 
 @dataclass(frozen=True, slots=True)

@@ -21,6 +21,7 @@ from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any, TypeVar
 
 from swiftpm_guard import console
+from swiftpm_guard.errors import GitHubApiError as GitHubApiError  # its old home still works
 from swiftpm_guard.errors import InfrastructureError
 from swiftpm_guard.infra import http_deadline
 from swiftpm_guard.infra.network import ca_bundle, configure
@@ -59,21 +60,6 @@ class RetryPolicy:
     def for_run(self) -> RetryPolicy:
         """This policy with the run-wide deadline starting now."""
         return dataclasses.replace(self, deadline=self.monotonic() + self.run_seconds)
-
-
-class GitHubApiError(InfrastructureError):
-    """An API call failed for good: a non-retryable status or an exhausted budget (exit 3)."""
-
-    def __init__(self, message: str, *, status: int | None = None, retried: bool = False) -> None:
-        super().__init__(message)
-        self.status = status
-        #: True when the failure was worth retrying (5xx, rate limit) but the budget ran out.
-        self.retried = retried
-
-    @property
-    def not_writable(self) -> bool:
-        """Read-only token (fork PRs, Dependabot), bad credentials, or no such repository."""
-        return self.status in (401, 403, 404) and not self.retried
 
 
 @dataclass(slots=True)

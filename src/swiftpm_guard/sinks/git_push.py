@@ -22,6 +22,7 @@ from pathlib import Path
 
 from swiftpm_guard.core.lines import split_lines
 from swiftpm_guard.core.names import Identity, Remote, authorization_header
+from swiftpm_guard.errors import GitError as GitError  # its old home still works
 from swiftpm_guard.errors import InfrastructureError, InputError, os_problem
 from swiftpm_guard.infra.git import Git, GitTimeout, find_git, parse_ls_remote
 from swiftpm_guard.limits import GIT_NETWORK_SECONDS
@@ -30,10 +31,6 @@ from swiftpm_guard.workflow_commands import neutralise
 #: Local plumbing is instant; a network call on a slow runner can take a while, not forever.
 LOCAL_TIMEOUT = 60.0
 NETWORK_TIMEOUT = GIT_NETWORK_SECONDS
-
-
-class GitError(InfrastructureError):
-    """git failed for a reason that is not the user's input (exit 3)."""
 
 
 class PublishGit:
