@@ -22,7 +22,6 @@ import re
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
 
-from swiftpm_guard.core.audit import read_published
 from swiftpm_guard.core.lines import LineIndex
 from swiftpm_guard.core.model import (
     Artifact,
@@ -167,6 +166,10 @@ def render_verbatim(template: Template, version: str, built: Mapping[str, Artifa
     one: its text unchanged; the names it asks for are its binary targets' checksum sites, so
     both directions and the stub rules apply as to a template; a checksum that is not the one
     built for this version is an error (the same file ships with every version)."""
+    # Here, not at the top: the audit's reader costs every `check` ~30 ms to import, and
+    # only a release with a verbatim manifest needs it.
+    from swiftpm_guard.core.audit import read_published
+
     published = read_published(template.text)
     placeholders = tuple(Placeholder(site.name, Location(template.path, site.line), site.role)
                          for site in published.sites if site.name is not None)
