@@ -84,7 +84,7 @@ class _Call:
 _calls = threading.local()
 
 
-class OverBudget(Exception):
+class _OverBudget(Exception):
     """A retry's wait would overrun the budget: the call ends with the answer it had."""
 
     def __init__(self, status: int | None, reason: str) -> None:
@@ -192,13 +192,13 @@ def call(policy: RetryPolicy, what: str, operation: Callable[[], T]) -> T:
 def wait_before_retry(status: int | None, headers: Mapping[str, str], failures: int,
                       policy: RetryPolicy) -> float:
     """What the retry sleeps before its next attempt (PyGithub's retry decided there is one),
-    measured against the call under way: OverBudget when it would overrun the budget."""
+    measured against the call under way: _OverBudget when it would overrun the budget."""
     headers = {str(k).lower(): str(v) for k, v in headers.items()}
     state: _Call | None = getattr(_calls, "current", None)
     wait, reason = _wait(status, headers, failures, policy)
     if state is not None:
         if wait > state.left():
-            raise OverBudget(status, f"{reason}; budget {policy.total_seconds:g}s")
+            raise _OverBudget(status, f"{reason}; budget {policy.total_seconds:g}s")
         state.attempts += 1
         state.reason = reason
         what = state.what
@@ -229,7 +229,7 @@ def _api_error(error: Exception, state: _Call) -> Exception:
     """The tool's error for what ended a call: GitHubApiError for an API or transport
     failure (saying how many attempts it took), the error itself for anything else."""
     policy, what = state.policy, state.what
-    if isinstance(error, OverBudget):
+    if isinstance(error, _OverBudget):
         return GitHubApiError(f"{what}: gave up after {state.attempts} attempt(s) ({error}): "
                               f"HTTP {error.status}" if error.status else
                               f"{what}: gave up after {state.attempts} attempt(s) ({error})",
