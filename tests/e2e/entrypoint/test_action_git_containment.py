@@ -255,8 +255,7 @@ def test_planted_programs_of_every_kind_never_run_on_a_template_pr(tmp_path, fak
     assert result.returncode == 1, result.stdout + result.stderr
     summary = rendered_text(fake_github.only_check_run()["output"]["summary"])
     # show ran (the day the old line last published) and blame ran (the commit and its PR).
-    assert f"release/0.4 no longer publishes: it last published {OLD_PUBLISHED} ({OLD_DAY})" \
-        in summary
+    assert f"{OLD_PUBLISHED} ({OLD_DAY})" in summary  # release/0.4's row: when it last published
     assert f"{head[:10]} “Add GGUF kernels (#13401)”, PR #13401" in summary
     assert snapshot(workspace / ".git") == before, "the action wrote into the workspace clone"
 
