@@ -74,7 +74,11 @@ def test_the_network_less_evaluation_wrapper_is_refused_before_any_run(tmp_path,
                          ResolveSettings(swift=swift, cache_dir=tmp_path / "cache"))
 
 
-def test_the_test_ca_is_trusted_only_by_the_run_given_it(tmp_path, https, swift_net, test_ca):
+def test_the_test_ca_is_trusted_only_by_the_run_given_it(tmp_path, https, swift_net, test_ca,
+                                                         monkeypatch):
+    # The https fixture trusts the test CA for this process's own clients; a run not given
+    # it must not inherit it either.
+    monkeypatch.delenv("SWIFTPM_GUARD_CA_FILE", raising=False)
     release = write_release(tmp_path / "release", products=("executorch",),
                             binary_only=("threadpool",),
                             real_zips=True)
