@@ -200,8 +200,10 @@ def test_publish_pushes_the_branch(engine, image, tmp_path, fake, repo, event_na
     assert run["head_sha"] == repo.origin.main == job.sha
     assert run["status"] == "completed" and run["conclusion"] == "success"
     assert f"Pushed `{branch}` at `{commit}`" in run["output"]["summary"]
-    assert f"Pushed `{branch}`" in result.summary
-    assert "(GITHUB_SERVER_URL)" in result.summary, result.summary
+    # Pushed to, and the template read from, the repository at GITHUB_SERVER_URL.
+    remote = f"{job.server_url}/{actions_env.REPOSITORY}.git"
+    assert f"Pushed `{branch}` at `{commit}` to `{remote}`" in result.summary, result.summary
+    assert "from `swiftpm` at" in result.summary and r"(GITHUB\_SERVER\_URL)" in result.summary
     # Proven by the image's own SwiftPM before the push: the checkout of the commit evaluated.
     assert "Proof: **swiftpm**: tree:" in result.summary, result.summary
     assert "dump-package" in result.summary, result.summary
