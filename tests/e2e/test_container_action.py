@@ -2,9 +2,10 @@
 
 The runner's mounts and environment (`RunnerJob`), a workspace cloned like actions/checkout
 leaves it and owned by uid 1001, the job's hostile PATH; the container reaches the fake API on
-127.0.0.1 through the host network, and the clone's origin (a bare repository on the host) is
-mounted at the same path so `git fetch origin swiftpm` works inside. The fake validates every
-request against GitHub's published schema and the test fails on any violation.
+127.0.0.1 through the host network. GITHUB_SERVER_URL is the fake too, which serves the bare
+repository over smart HTTP at `/<owner>/<name>.git` as GitHub does: the action's git reads other
+branches from there (never from the clone's origin, a host path not even mounted). The fake
+validates every request against GitHub's published schema and the test fails on any violation.
 
 These need the action (issue 3: entrypoint.py, action.yml, tests/support/fake_github.py).
 """
@@ -42,7 +43,8 @@ def test_pull_request_check_posts_a_check_run_from_the_container(
     fake.add_repo(env.REPOSITORY, git_dir=origin.bare)
     fake.add_token(TOKEN)
     job = RunnerJob(
-        tmp_path / "job", event_name="pull_request", repository=env.REPOSITORY, api_url=fake.url
+        tmp_path / "job", event_name="pull_request", repository=env.REPOSITORY, api_url=fake.url,
+        server_url=fake.url,
     )
     # The PR adds a framework to the workflow that the template does not have.
     workspace = env.clone(origin, "main", job.workspace)
@@ -61,7 +63,6 @@ def test_pull_request_check_posts_a_check_run_from_the_container(
         base_ref="main",
         base_sha=origin.main,
     )
-    job.extra_volumes = {str(origin.bare): str(origin.bare)}
     job.inputs = action_inputs(
         REPO_ROOT / "action.yml",
         {
@@ -78,17 +79,16 @@ def test_pull_request_check_posts_a_check_run_from_the_container(
     assert run["head_sha"] == head != job.sha  # the PR's head, not the merge commit
     assert run["status"] == "completed" and run["conclusion"] == pr_conclusion
     annotations = fake.annotations[run["id"]]
-    assert {(a["path"], a["title"]) for a in annotations} == {
-        (env.WORKFLOW, "unclaimed-artifact: kernels_new"),
-        (env.WORKFLOW, "unclaimed-artifact: kernels_new_debug"),
+    assert {(a["path"], a["title"]) for a in annotations} == {  # the name and its debug twin
+        (env.WORKFLOW, "unclaimed-artifact: kernels_new, kernels_new_debug"),
     }
     # git ran inside (hostile PATH, workspace owned by uid 1001): the template came from
-    # origin/swiftpm, fetched into the clone, not from the contents API fallback.
-    fetched = git(
-        workspace, "-c", f"safe.directory={workspace}", "rev-parse", "refs/remotes/origin/swiftpm"
-    )  # the host's root reads uid 1001's clone
-    assert fetched == origin.swiftpm, result
+    # swiftpm, fetched by git from the server URL into the action's own repository, not from
+    # the contents API fallback, and nothing was fetched into the clone.
+    assert any("git-upload-pack" in path for _m, path, _a in fake.git_requests), result
     assert not fake.calls("repos/get-content"), "fell back to the contents API"
+    remotes = git(workspace, "-c", f"safe.directory={workspace}", "branch", "-r")
+    assert remotes == "origin/main", remotes  # the host's root reads uid 1001's clone
     assert result.outputs["consistent"] == "false", result
     report = workspace / result.outputs["report"]
     assert report.is_file(), "the report is written into the mounted workspace"

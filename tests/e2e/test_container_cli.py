@@ -22,6 +22,7 @@ from support.container import (
     chown_tree,
     release_clone,
 )
+from support.fake_github import running
 from support.release import write_release
 
 pytestmark = pytest.mark.container
@@ -165,15 +166,25 @@ def test_git_reads_a_workspace_owned_by_the_runner_user(engine, image, tmp_path)
     assert "global config: False" in result.logs, result
 
 
+@pytest.fixture
+def fake():
+    """The fake GitHub on loopback: here only its smart-HTTP git at GITHUB_SERVER_URL."""
+    with running() as server:
+        yield server
+
+
 @pytest.mark.skipif(
     not (REPO_ROOT / "entrypoint.py").exists(),
     reason="entrypoint.py (issue 3) is not in the repository yet",
 )
-def test_action_check_on_push_without_a_token_writes_outputs(engine, image, tmp_path):
-    job = RunnerJob(tmp_path / "job", event_name="push")
+def test_action_check_on_push_without_a_token_writes_outputs(engine, image, tmp_path, fake):
+    """GITHUB_SERVER_URL is the fake GitHub, serving the clone's bare repository as a public
+    one: the action reads the template branch there by git, and with no token sends none."""
+    job = RunnerJob(tmp_path / "job", event_name="push", repository="example/executorch",
+                    server_url=fake.url)
     sha, origin = release_clone(job.workspace, tmp_path)
+    fake.add_repo(job.repository, git_dir=origin)
     job.sha = sha
-    job.extra_volumes = {str(origin): str(origin)}  # the clone's origin URL works inside too
     job.event = {
         "ref": "refs/heads/main",
         "after": sha,
@@ -197,3 +208,8 @@ def test_action_check_on_push_without_a_token_writes_outputs(engine, image, tmp_
     assert report, result.outputs
     assert (job.workspace / report.removeprefix(f"{WORKSPACE}/")).is_file(), report
     assert result.summary.strip(), "no job summary written"
+    # The template came by git from GITHUB_SERVER_URL, with no Authorization header; the API
+    # (unreachable here) was never needed.
+    assert any("git-upload-pack" in path for _m, path, _a in fake.git_requests), result
+    assert {auth for _m, _p, auth in fake.git_requests} == {None}, fake.git_requests
+    assert fake.requests == [] and not fake.violations

@@ -4,11 +4,14 @@ Every run is a `RunnerJob`: the workspace (an actions/checkout-like clone of `ma
 built zips) owned by uid 1001, the job's hostile `PATH=/nonsense`, `INPUT_*` with hyphens,
 `GITHUB_*` pointing at the `/github/*` mounts. The repository published to is either
 
-- `path`: a bare repository on the host, mounted into the container at the same path, which is
-  the workspace clone's `origin`; or
+- `path`: a bare repository on the host (the workspace clone's `origin`, not mounted: the
+  action never uses it), served over smart HTTP by the fake GitHub at GITHUB_SERVER_URL as a
+  public repository; or
 - `http`: the same bare served by `git http-backend` on 127.0.0.1 (the container shares the
   host network), answering 401 to any request without the token's Authorization header, with
-  GITHUB_SERVER_URL pointing at it so the action may send the token there.
+  GITHUB_SERVER_URL pointing at it.
+
+Either way the action's git talks to `{GITHUB_SERVER_URL}/{GITHUB_REPOSITORY}.git` only.
 
 The check run goes to the fake GitHub API on loopback, which validates every request against
 GitHub's OpenAPI subset (the fixture fails the test on any violation). After every run the token
@@ -71,12 +74,9 @@ def _job(
         repository=actions_env.REPOSITORY,
         sha=repo.origin.main,
         api_url=fake.url,
-        server_url=repo.server_url,
+        server_url=repo.server_url or fake.url,  # `path`: the fake GitHub serves the bare
     )
     repo.clone("main", job.workspace)
-    if repo.kind == "path":
-        # The clone's origin is a host path: the same path inside, so the push reaches it.
-        job.extra_volumes = {str(repo.bare): str(repo.bare)}
     job.inputs = action_inputs(REPO_ROOT / "action.yml", given, token=TOKEN)
     return job
 
@@ -124,11 +124,17 @@ def assert_token_nowhere(result, job: RunnerJob, bare: Path, *, reports: bool = 
     assert not (job.home / ".gitconfig").exists(), "a global git config was written"
 
 
-def _assert_wire(repo, *, pushed: bool) -> None:
-    """Over HTTP: every request carried the header, none the token in its URL."""
+def _assert_wire(repo, fake, *, pushed: bool) -> None:
+    """git went to GITHUB_SERVER_URL (the loopback server, or the fake GitHub for `path`),
+    every request with the token's header and none with the token in its URL."""
+    expected = action_repo.header(TOKEN).removeprefix("Authorization: ")
     if repo.server is None:
+        assert fake.git_requests, "git never reached GITHUB_SERVER_URL"
+        assert {auth for _m, _p, auth in fake.git_requests} == {expected}, fake.git_requests
+        assert not any(TOKEN in path for _m, path, _a in fake.git_requests)
+        receive = [p for m, p, _a in fake.git_requests if "git-receive-pack" in p and m == "POST"]
+        assert bool(receive) == pushed, fake.git_requests
         return
-    expected = repo.server.expected_authorization()
     assert set(repo.server.authorizations) == {expected}
     assert not any(TOKEN in r for r in repo.server.requests)
     receive = [r for r in repo.server.requests if "git-receive-pack" in r and r.startswith("POST")]
@@ -194,12 +200,14 @@ def test_publish_pushes_the_branch(engine, image, tmp_path, fake, repo, event_na
     assert run["head_sha"] == repo.origin.main == job.sha
     assert run["status"] == "completed" and run["conclusion"] == "success"
     assert f"Pushed `{branch}` at `{commit}`" in run["output"]["summary"]
-    assert f"Pushed `{branch}`" in result.summary
-    assert "the workspace clone's origin" in result.summary
+    # Pushed to, and the template read from, the repository at GITHUB_SERVER_URL.
+    remote = f"{job.server_url}/{actions_env.REPOSITORY}.git"
+    assert f"Pushed `{branch}` at `{commit}` to `{remote}`" in result.summary, result.summary
+    assert "from `swiftpm` at" in result.summary and r"(GITHUB\_SERVER\_URL)" in result.summary
     # Proven by the image's own SwiftPM before the push: the checkout of the commit evaluated.
     assert "Proof: **swiftpm**: tree:" in result.summary, result.summary
     assert "dump-package" in result.summary, result.summary
-    _assert_wire(repo, pushed=True)
+    _assert_wire(repo, fake, pushed=True)
     assert_token_nowhere(result, job, repo.bare)
 
 
@@ -230,7 +238,7 @@ def test_publish_is_blocked_when_the_template_asks_for_a_framework_not_built(
 
     assert result.exit_code == 1, result
     assert _refs(repo.bare) == before, "something was pushed"
-    _assert_wire(repo, pushed=False)
+    _assert_wire(repo, fake, pushed=False)
     run = fake.only_check_run()
     assert run["head_sha"] == job.sha and run["conclusion"] == "failure"
     template = tmp_path / "Package.swift.template"
@@ -265,7 +273,7 @@ def test_publish_when_the_branch_exists_leaves_the_remote_alone(
 
     assert result.exit_code == 1, result
     assert _refs(repo.bare) == before
-    _assert_wire(repo, pushed=False)
+    _assert_wire(repo, fake, pushed=False)
     run = fake.only_check_run()
     assert run["conclusion"] == "failure"
     assert fake.annotations[run["id"]] == []  # no file to point at: the title says it

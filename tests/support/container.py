@@ -16,7 +16,7 @@ the Python docker SDK and reads the outputs, summary and exit code back.
 
 Networking: containers run on the host network, so a server a test binds on 127.0.0.1 (the
 fake GitHub API, a git remote over HTTP) is reachable from inside at the same address; see
-`RunnerJob.api_url`. Nothing leaves loopback.
+`RunnerJob.api_url` and `RunnerJob.server_url`. Nothing leaves loopback.
 """
 
 from __future__ import annotations
@@ -194,7 +194,9 @@ class RunnerJob:
     sha: str = "0" * 40
     ref: str = "refs/heads/main"
     api_url: str = "http://127.0.0.1:9/unreachable"
-    #: GITHUB_SERVER_URL: where the action may send the token (a loopback git server in tests).
+    #: GITHUB_SERVER_URL: the only repository the action's git talks to (and may send the token
+    #: to). A test whose run reads or pushes refs points it at the fake GitHub or a loopback git
+    #: server; this default is unreachable from the tests' loopback-only network.
     server_url: str = "https://github.com"
     extra_volumes: Mapping[str, str] = field(default_factory=dict)  # host path → container path
 
