@@ -151,8 +151,9 @@ def test_pulled_by_digest_into_an_empty_store_it_runs_the_pull_request_check(
     assert result.exit_code == 0, result  # errors on a PR, pr-conclusion: neutral
     run = fake.only_check_run()
     assert run["head_sha"] == scenario.head and run["conclusion"] == "neutral"
+    # A name and its debug twin on one line: one annotation.
     assert {a["title"] for a in fake.annotations[run["id"]]} == {
-        "unclaimed-artifact: kernels_new", "unclaimed-artifact: kernels_new_debug"}
+        "unclaimed-artifact: kernels_new, kernels_new_debug"}
     assert result.outputs["consistent"] == "false", result
     assert (scenario.job.workspace / result.outputs["report"]).is_file()
     for line in result.logs.splitlines():
