@@ -659,10 +659,9 @@ class Checkout:
         head = committer.date if committer is not None else None  # an answer without one
         return head.date().isoformat() if head is not None else None
 
-    def blame(self, ref: str | None, path: str, line: int) -> Blame | None:
-        """The commit that last changed `path:line` at `ref` (None: the commit the working tree
-        holds). None when git cannot say for sure: no clone, or a shallow history whose
-        boundary commit git would name for every line."""
+    def _history_at(self, ref: str | None) -> tuple[ScratchRefs, str] | None:
+        """The scratch refs and the commit of `ref` with its history (None: the commit the
+        working tree holds); None without a clone or that commit."""
         refs = self.scratch()
         if refs is None:
             return None
@@ -670,8 +669,16 @@ class Checkout:
         if ref is not None:
             found = self.git_ref(ref, lambda _line: None, history=True)
             commit = found.commit if found is not None else None
-        if commit is None:
+        return (refs, commit) if commit is not None else None
+
+    def blame(self, ref: str | None, path: str, line: int) -> Blame | None:
+        """The commit that last changed `path:line` at `ref` (None: the commit the working tree
+        holds). None when git cannot say for sure: no clone, or a shallow history whose
+        boundary commit git would name for every line."""
+        at = self._history_at(ref)
+        if at is None:
             return None
+        refs, commit = at
         done = refs.git("blame", "--root", "--porcelain", "-L", f"{line},{line}", commit,
                         "--", path)
         if done.returncode != 0 or not done.stdout:
@@ -690,15 +697,10 @@ class Checkout:
         """The commit that last removed `text` from `path` at `ref` (None: the commit the
         working tree holds): blame's counterpart for a line that is gone. None when git
         cannot say for sure (no clone, a shallow boundary, the text still there)."""
-        refs = self.scratch()
-        if refs is None:
+        at = self._history_at(ref)
+        if at is None:
             return None
-        commit = refs.source.head
-        if ref is not None:
-            found = self.git_ref(ref, lambda _line: None, history=True)
-            commit = found.commit if found is not None else None
-        if commit is None:
-            return None
+        refs, commit = at
         done = refs.git("log", "-1", "--no-renames", "--format=%H%x00%s", f"-S{text}", commit,
                         "--", path)
         head = done.stdout.decode("utf-8", "replace").strip()
