@@ -19,6 +19,7 @@ from support.tls import make_test_ca
 from support.zip_server import Route, serve_zips
 from swiftpm_guard.core.urls import UrlSettings
 from swiftpm_guard.infra import network
+from swiftpm_guard.infra.github import RetryPolicy, download_session
 from swiftpm_guard.sources.hosted import fetch_all
 
 PROXY_VARIABLES = ("http_proxy", "HTTP_PROXY", "https_proxy", "HTTPS_PROXY", "all_proxy",
@@ -104,7 +105,8 @@ def test_a_requests_session_ignores_proxies_ca_variables_and_netrc(monkeypatch, 
     with serve_zips() as server, recording_proxy() as proxy:
         server.routes["/a-1.0.0.zip"] = Route(zip_bytes)
         _job_sets(monkeypatch, proxy.url, tmp_path / "nowhere.pem")
-        with network.requests_session(None) as session:
+        # The session the artifact download uses (what PyGithub cannot fetch itself).
+        with download_session(RetryPolicy(), None) as session:
             response = session.get(server.url("a-1.0.0.zip"), timeout=10)
             sent = response.request.headers
         assert proxy.seen == []

@@ -25,7 +25,7 @@ import signal
 import subprocess
 import tempfile
 from collections.abc import Iterable, Iterator, Mapping, Sequence
-from dataclasses import dataclass, field, replace
+from dataclasses import dataclass, field
 from pathlib import Path
 
 from swiftpm_guard.errors import GitTimeout as GitTimeout  # its old home still works
@@ -234,14 +234,6 @@ class Git:
     user_config: bool = False
     variables: Mapping[str, str] = field(default_factory=dict)
     proxy: str | None = None
-
-    def with_config(self, *pairs: tuple[str, str]) -> Git:
-        """This git with `pairs` added to its configuration."""
-        return replace(self, config=(*self.config, *pairs))
-
-    def at(self, git_dir: str | Path | None) -> Git:
-        """This git in another repository."""
-        return replace(self, git_dir=None if git_dir is None else str(git_dir))
 
     def settings(self) -> list[tuple[str, str]]:
         return [*self.config, *((("http.proxy", self.proxy),) if self.proxy else ())]

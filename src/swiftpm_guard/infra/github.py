@@ -99,9 +99,6 @@ def connect(api_url: str, token: str | None, policy: RetryPolicy,
     and CA bundles (infra.network): only `proxy`, the pinned CA."""
     from github import Auth, Github  # noqa: TID251  (PyGithub's home)
 
-    from swiftpm_guard.infra import github_http
-
-    github_http.install()
     client = Github(base_url=api_url.rstrip("/"), auth=Auth.Token(token) if token else None,
                     timeout=policy.request_timeout, retry=_retry(policy), lazy=True,
                     seconds_between_requests=None, verify=ca_bundle(),
@@ -114,6 +111,7 @@ def connect(api_url: str, token: str | None, policy: RetryPolicy,
 #: with: the class for the API's own scheme, and the two for URLs on other hosts.
 _CONNECTION_SLOTS = ("_Requester__connectionClass", "_Requester__httpConnectionClass",
                      "_Requester__httpsConnectionClass")
+_PERSIST_SLOT = "_Requester__persist"
 
 
 def _own_connections(client: Github, proxy: str | None) -> None:
@@ -127,7 +125,7 @@ def _own_connections(client: Github, proxy: str | None) -> None:
     from swiftpm_guard.infra import github_http
 
     requester = client.requester
-    if not all(hasattr(requester, slot) for slot in _CONNECTION_SLOTS):
+    if not all(hasattr(requester, slot) for slot in (*_CONNECTION_SLOTS, _PERSIST_SLOT)):
         raise InfrastructureError("this PyGithub keeps its connection classes elsewhere: "
                                   "cannot keep its sessions from the environment's proxies")
 
@@ -144,6 +142,8 @@ def _own_connections(client: Github, proxy: str | None) -> None:
     setattr(requester, _CONNECTION_SLOTS[0], Https if requester.scheme == "https" else Http)
     setattr(requester, _CONNECTION_SLOTS[1], Http)
     setattr(requester, _CONNECTION_SLOTS[2], Https)
+    # A new connection per request, so each is opened under its own call's deadline.
+    setattr(requester, _PERSIST_SLOT, False)
 
 
 def _retry(policy: RetryPolicy) -> GithubRetry:

@@ -118,11 +118,3 @@ class PyGithubHTTPS(HTTPSRequestsConnectionClass):
     def __init__(self, *args: Any, **kwargs: Any) -> None:
         super().__init__(*args, **kwargs)
         _mount(self.session, self.retry, self.pool_size)
-
-
-def install() -> None:
-    """PyGithub's requests go through watched sessions (its connection classes are
-    process-wide; a new connection per request, so each is opened under its own Deadline)."""
-    from github.Requester import Requester  # noqa: TID251  (PyGithub's home)
-
-    Requester.injectConnectionClasses(PyGithubHTTP, PyGithubHTTPS)

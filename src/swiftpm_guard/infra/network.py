@@ -63,14 +63,6 @@ def configure(session: requests.Session, proxy: str | None) -> str:
     return session.verify
 
 
-def requests_session(proxy: str | None) -> requests.Session:
-    import requests  # a dependency of PyGithub: only the action's API calls need it
-
-    session = requests.Session()
-    configure(session, proxy)
-    return session
-
-
 class _Proxy(urllib.request.BaseHandler):
     """Every request through one proxy, whatever `no_proxy` says (urllib's ProxyHandler would
     read it from the environment). Runs before the http(s) handlers, like ProxyHandler."""
