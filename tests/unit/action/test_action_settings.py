@@ -65,7 +65,7 @@ def test_defaults(tmp_path):
     assert settings.pr_conclusion == "auto" and settings.dry_run is False
     assert settings.token is None and settings.branch is None
     assert settings.details_url == "https://github.com/o/r/actions/runs/9"
-    assert settings.accept_static is False
+    assert settings.accept_static is False and settings.pr_comment is False
     assert set(INPUTS) == {
         "mode",
         "accept-static",
@@ -86,6 +86,7 @@ def test_defaults(tmp_path):
         "check-name",
         "check-run",
         "pr-conclusion",
+        "pr-comment",
         "github-token",
         "dry-run",
         "swift",
