@@ -12,6 +12,9 @@ from typing import Any
 
 #: Who the job's token writes as (GitHub's app user for GITHUB_TOKEN).
 BOT = {"login": "github-actions[bot]", "id": 41898282, "type": "Bot"}
+_USER_URLS = ("events_url", "followers_url", "following_url", "gists_url",
+              "organizations_url", "received_events_url", "repos_url", "starred_url",
+              "subscriptions_url")
 _CREATED = "2025-01-01T00:00:00Z"
 
 
@@ -56,7 +59,7 @@ class IssueComments:
                         f"#issuecomment-{comment_id}",
             "issue_url": f"{self.url}/repos/{full_name}/issues/{number}",
             "body": body,
-            "user": dict(user),
+            "user": _simple_user(user),
             "created_at": _CREATED,
             "updated_at": _CREATED,
             "author_association": "NONE",
@@ -109,3 +112,13 @@ class IssueComments:
             comment["updated_at"] = "2025-01-01T00:00:01Z"
             comment["edits"] += 1
         return _Reply(200, self._shown(op, 200, comment))
+
+
+def _simple_user(user: dict[str, Any]) -> dict[str, Any]:
+    """GitHub's `simple-user` (every field its schema requires) for login, id and type."""
+    login = user["login"]
+    api = f"https://api.github.invalid/users/{login}"
+    return {"login": login, "id": user["id"], "type": user["type"], "node_id": f"U_{user['id']}",
+            "avatar_url": f"https://avatars.github.invalid/u/{user['id']}", "gravatar_id": "",
+            "url": api, "html_url": f"https://github.invalid/{login}", "site_admin": False,
+            **{key: f"{api}/{key.removesuffix('_url')}" for key in _USER_URLS}}
