@@ -226,6 +226,7 @@ def test_multi_line_inputs(tmp_path):
         ({"branches": "a..b"}, "input branches 'a..b' is not a branch glob"),
         ({"pr-conclusion": "success"}, "input pr-conclusion must be one of auto, neutral, failure"),
         ({"dry-run": "yes"}, "input dry-run must be true or false, got 'yes'"),
+        ({"pr-comment": "on"}, "input pr-comment must be true or false, got 'on'"),
         ({"version": "1.0.0;rm -rf /"}, "input version '1.0.0;rm -rf /' is not a safe version"),
         ({"version": "../x"}, "input version '../x' is not a safe version"),
         # What github.ref_name gives on a tag: bad usage with a hint, not 21 findings.
