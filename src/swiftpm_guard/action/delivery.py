@@ -171,7 +171,7 @@ def _pr_comment(settings: ActionSettings, adapters: Adapters, output: CheckRunOu
         done = Commented(reason="no github-token: no pull-request comment was written")
     else:
         done = post_pr_comment(adapters.github, event.repository, event.pr_number,
-                               body=wanted.body, digest=wanted.digest, ours=wanted.ours)
+                               body=wanted.body, ours=wanted.ours, current=wanted.current)
     if done.reason is None:
         tell(f"swiftpm-guard: pull-request comment {done.done}: {done.url}")
         return []

@@ -3,8 +3,9 @@
 The first line is a hidden marker, `<!-- swiftpm-guard pr-comment key=K findings=D -->`: K
 names the guard (its check name and template), so two guards in one repository keep one
 comment each; D is a digest of what the comment says about the findings, so a run whose
-findings did not change leaves the comment alone. Both are hex: nothing a check name or a
-finding holds can end the HTML comment early.
+findings did not change leaves the comment alone (when its text is also what this run would
+write: a copied marker does not pin someone else's words). Both are hex: nothing a check name
+or a finding holds can end the HTML comment early.
 """
 
 from __future__ import annotations
@@ -20,6 +21,7 @@ BODY_MAX = 65_536
 _GIST_MAX = 60_000
 _MARKER = re.compile(
     r"<!-- swiftpm-guard pr-comment key=([0-9a-f]{16}) findings=([0-9a-f]{16}) -->")
+_RUN_LINK = re.compile(r" · \[the check run\]\(<[^>\n]*>\)$", re.MULTILINE)
 _VERDICT = {"success": "✅", "neutral": "⚪", "failure": "❌"}
 
 
@@ -29,10 +31,18 @@ class Comment:
     digest: str  # what it says about the findings
     body: str  # the whole comment, marker first
 
-    def ours(self, body: str) -> str | None:
-        """The findings digest of `body` when this guard wrote it (same key), else None."""
+    def ours(self, body: str) -> bool:
+        """Whether `body` is this guard's comment (its marker, with this key)."""
         marker = marker_of(body)
-        return marker[1] if marker is not None and marker[0] == self.key else None
+        return marker is not None and marker[0] == self.key
+
+    def current(self, body: str) -> bool:
+        """Whether `body` already says this: the same digest and, so that a comment someone
+        wrote with a copied marker cannot pass for it, the same text but the check run's
+        address (a new run with the same findings is no reason to notify anyone)."""
+        marker = marker_of(body)
+        return (marker == (self.key, self.digest)
+                and _RUN_LINK.sub("", body) == _RUN_LINK.sub("", self.body))
 
 
 def _hex(*parts: str) -> str:

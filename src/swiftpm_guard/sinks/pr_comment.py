@@ -38,14 +38,14 @@ class Commented:
     expected: bool = True
 
 
-#: A comment's body → its findings digest when this guard wrote it, else None.
-Ours = Callable[[str], str | None]
+#: A question about a comment's body.
+Test = Callable[[str], bool]
 
 
 def post_pr_comment(github: GitHubSession, repository: str, number: int, *, body: str,
-                    digest: str, ours: Ours) -> Commented:
+                    ours: Test, current: Test) -> Commented:
     """Create this guard's comment (`body`) on pull request `number`, or edit the one `ours`
-    recognises when its digest is not `digest`."""
+    recognises unless it is `current` (already says this)."""
     policy = github.policy
     issue = github.client.get_repo(repository).get_issue(number)  # lazy: no request
     try:
@@ -55,7 +55,7 @@ def post_pr_comment(github: GitHubSession, repository: str, number: int, *, body
             made = call(policy, f"comment on pull request #{number}",
                         partial(issue.create_comment, body))
             return Commented("created", made.html_url)
-        if ours(mine.body or "") == digest:
+        if current(mine.body or ""):
             return Commented("unchanged", mine.html_url)
         call(policy, f"edit comment {mine.id} of pull request #{number}",
              partial(mine.edit, body))
@@ -68,11 +68,11 @@ def post_pr_comment(github: GitHubSession, repository: str, number: int, *, body
                          expected=False)
 
 
-def _find(issue: Issue, ours: Ours) -> IssueComment | None:
+def _find(issue: Issue, ours: Test) -> IssueComment | None:
     """The oldest comment this guard wrote, among the first LIST_MAX."""
     for index, listed in enumerate(issue.get_comments()):
         if index >= LIST_MAX:
             break
-        if ours(listed.body or "") is not None:
+        if ours(listed.body or ""):
             return listed
     return None

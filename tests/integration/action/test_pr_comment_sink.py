@@ -35,7 +35,7 @@ def _post(fake: FakeGitHub, gist: str, *, token: str = TOKEN, template: str = "a
     github = _session(fake, token)
     try:
         return wanted, sink.post_pr_comment(github, REPO, PULL, body=wanted.body,
-                                            digest=wanted.digest, ours=wanted.ours)
+                                            ours=wanted.ours, current=wanted.current)
     finally:
         github.close()
 
@@ -117,3 +117,13 @@ def test_a_server_error_is_a_warning_not_a_crash(fake):
     assert done.reason == ("the pull-request comment could not be written: edit comment "
                            f"{fake.comments(REPO, PULL)[0]['id']} of pull request #12: gave up "
                            "after 1 attempt(s) (budget 300s): HTTP 500: Server Error")
+
+
+def test_a_comment_with_a_copied_marker_is_corrected_not_left_standing(fake):
+    wanted = comment(check_name="SwiftPM manifest", template="a.template", conclusion="failure",
+                     title="t", gist="- one\n", check_run_url=None)
+    marker = wanted.body.split("\n", 1)[0]
+    fake.add_comment(REPO, PULL, marker + "\n### ✅ all fine\n")
+    _wanted, done = _post(fake, "- one\n")
+    assert done.done == "updated"
+    assert [c["body"] for c in fake.comments(REPO, PULL)] == [wanted.body]

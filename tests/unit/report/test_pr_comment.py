@@ -33,7 +33,7 @@ def test_the_body_is_marker_heading_conclusion_gist_and_footer_byte_for_byte():
         "\n"
         "<sub>swiftpm-guard edits this comment in place when its findings change.</sub>\n")
     assert marker_of(made.body) == (made.key, made.digest)
-    assert made.ours(made.body) == made.digest
+    assert made.ours(made.body) is True and made.current(made.body) is True
 
 
 def test_the_key_tells_two_guards_of_one_repository_apart():
@@ -42,7 +42,7 @@ def test_the_key_tells_two_guards_of_one_repository_apart():
     other_template = _comment(template="Other.swift.template")
     other_check = _comment(check_name="SwiftPM manifest (nightly)")
     assert len({first.key, other_template.key, other_check.key}) == 3
-    assert first.ours(other_template.body) is None and other_check.ours(first.body) is None
+    assert first.ours(other_template.body) is False and other_check.ours(first.body) is False
 
 
 def test_the_digest_follows_the_findings_and_not_the_check_run_address():
@@ -74,7 +74,24 @@ def test_only_a_marker_opening_the_body_counts():
     assert marker_of("quoted:\n" + made.body) is None
     assert marker_of(" " + made.body) is None
     assert marker_of("<!-- swiftpm-guard pr-comment key=XYZ findings=1 -->") is None
-    assert made.ours("plain comment") is None
+    assert made.ours("plain comment") is False
+
+
+def test_current_ignores_only_the_check_run_address():
+    first = _comment()
+    rerun = _comment(check_run_url="https://github.invalid/o/r/runs/8")
+    assert first.current(rerun.body) and rerun.current(first.body)
+    assert first.current(_comment(check_run_url=None).body)
+    assert not first.current(_comment(gist=GIST + "- more\n").body)
+
+
+def test_a_copied_marker_over_other_words_is_ours_but_not_current():
+    """Someone can copy the marker (its key and digest are computable) over a body that
+    says something else: it is found, and then edited, never left standing."""
+    made = _comment()
+    marker, _rest = made.body.split("\n", 1)
+    forged = marker + "\n### ✅ SwiftPM manifest: consistent\n"
+    assert made.ours(forged) is True and made.current(forged) is False
 
 
 def test_a_gist_longer_than_a_comment_holds_is_cut_at_a_line_and_says_so():
