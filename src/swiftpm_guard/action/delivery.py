@@ -163,10 +163,10 @@ def _pr_comment(settings: ActionSettings, adapters: Adapters, output: CheckRunOu
     wanted = comment(check_name=settings.check_name, template=settings.template,
                      conclusion=output.conclusion, title=output.title,
                      gist=in_input_names(gist), check_run_url=check_run_url)
-    if settings.dry_run:
-        done = Commented(reason="dry-run: no pull-request comment was written")
-    elif adapters.check_runs is not None:  # a rehearsal: kept in a file, not posted
+    if adapters.check_runs is not None:  # a rehearsal (a dry run too) shows what it would say
         done = Commented("recorded", adapters.check_runs.record_comment(wanted.body))
+    elif settings.dry_run:
+        done = Commented(reason="dry-run: no pull-request comment was written")
     elif not settings.token or adapters.github is None:
         done = Commented(reason="no github-token: no pull-request comment was written")
     else:
