@@ -159,24 +159,29 @@ def write_template_branch(root: Path, products: Sequence[str] = PRODUCT_KEYS,
 
 
 def write_zip(path: Path, name: str, payload_size: int = 64) -> str:
-    """A deterministic one-slice `<name>.xcframework` zip; returns its SHA-256."""
+    """A deterministic `<name>.xcframework` zip of static libraries for every platform the
+    release template declares (iOS device and simulator, macOS); returns its SHA-256.
+    `payload_size` is the device library's size (the others hold a few bytes)."""
     stamp = (2025, 1, 1, 0, 0, 0)
+    seed = hashlib.sha256(name.encode()).digest()
     with zipfile.ZipFile(path, "w", compression=zipfile.ZIP_STORED) as archive:
         archive.writestr(zipfile.ZipInfo(f"{name}.xcframework/", stamp), b"")
-        # One static-library slice, described as xcodebuild describes it: SwiftPM (and the
-        # zip content rules) accept it. write_real_zip makes the full three-slice shape.
-        plist = xcframework_plist(name, (Slice("ios-arm64", "ios"),))
+        # Static-library slices, described as xcodebuild describes them: SwiftPM (and the zip
+        # content rules) accept them. write_real_zip makes the framework-bundle shape.
+        plist = xcframework_plist(name, STATIC_SLICES)
         archive.writestr(zipfile.ZipInfo(f"{name}.xcframework/Info.plist", stamp), plist)
-        archive.writestr(zipfile.ZipInfo(f"{name}.xcframework/ios-arm64/Headers/", stamp), b"")
-        binary = zipfile.ZipInfo(f"{name}.xcframework/ios-arm64/lib{name}.a", stamp)
-        seed = hashlib.sha256(name.encode()).digest()
-        with archive.open(binary, "w", force_zip64=payload_size > 2**31) as stream:
-            block = (seed * (1 << 15))[: 1 << 20]
-            remaining = payload_size
-            while remaining > 0:
-                chunk = block[: min(len(block), remaining)]
-                stream.write(chunk)
-                remaining -= len(chunk)
+        for piece in STATIC_SLICES:
+            base = f"{name}.xcframework/{piece.identifier}/"
+            archive.writestr(zipfile.ZipInfo(f"{base}Headers/", stamp), b"")
+            binary = zipfile.ZipInfo(f"{base}lib{name}.a", stamp)
+            size = payload_size if piece is STATIC_SLICES[0] else len(seed)
+            with archive.open(binary, "w", force_zip64=size > 2**31) as stream:
+                block = (seed * (1 << 15))[: 1 << 20]
+                remaining = size
+                while remaining > 0:
+                    chunk = block[: min(len(block), remaining)]
+                    stream.write(chunk)
+                    remaining -= len(chunk)
     return hashlib.sha256(path.read_bytes()).hexdigest() if payload_size < 2**26 else ""
 
 
@@ -200,6 +205,14 @@ REAL_SLICES = (
     Slice("ios-arm64", "ios"),
     Slice("ios-arm64_x86_64-simulator", "ios", ("arm64", "x86_64"), "simulator"),
     Slice("macos-arm64_x86_64", "macos", ("arm64", "x86_64"), framework=True),
+)
+
+
+#: What `write_zip` holds: the platforms the release template declares, as static libraries.
+STATIC_SLICES = (
+    Slice("ios-arm64", "ios"),
+    Slice("ios-arm64_x86_64-simulator", "ios", ("arm64", "x86_64"), "simulator"),
+    Slice("macos-arm64_x86_64", "macos", ("arm64", "x86_64")),
 )
 
 
