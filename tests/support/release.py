@@ -198,6 +198,9 @@ class Slice:
     architectures: tuple[str, ...] = ("arm64",)
     variant: str | None = None
     framework: bool = False
+    #: The deployment target its framework bundle's Info.plist states (None: the key is left
+    #: out); a static library has no Info.plist.
+    minimum_os: str | None = None
 
 
 #: iOS device and simulator as static libraries, macOS as a versioned framework bundle.
@@ -270,8 +273,12 @@ def write_real_zip(path: Path, name: str, *, slices: Sequence[Slice] = REAL_SLIC
         for piece in slices:
             base = f"{top}{piece.identifier}/"
             _add(archive, base)
-            if piece.framework:
-                _framework(archive, f"{base}{name}.framework/", name, seed, flatten_links)
+            if piece.framework and piece.platform == "macos":
+                _framework(archive, f"{base}{name}.framework/", name, seed, flatten_links,
+                           bundle_plist(name, piece))
+            elif piece.framework:
+                _shallow_framework(archive, f"{base}{name}.framework/", name, seed,
+                                   bundle_plist(name, piece))
             else:
                 _add(archive, f"{base}Headers/")
                 _add(archive, f"{base}Headers/{name}.h", f"// {name}\n".encode())
@@ -284,11 +291,48 @@ def write_real_zip(path: Path, name: str, *, slices: Sequence[Slice] = REAL_SLIC
     return hashlib.sha256(path.read_bytes()).hexdigest()
 
 
+#: SupportedPlatform (and variant) → the SDK platform an Xcode-built bundle names in
+#: CFBundleSupportedPlatforms, and the key its deployment target goes under (Apple's
+#: Information Property List reference: MinimumOSVersion, LSMinimumSystemVersion).
+_BUNDLE_PLATFORMS = {("ios", None): ("iPhoneOS", "MinimumOSVersion"),
+                     ("ios", "simulator"): ("iPhoneSimulator", "MinimumOSVersion"),
+                     ("tvos", None): ("AppleTVOS", "MinimumOSVersion"),
+                     ("tvos", "simulator"): ("AppleTVSimulator", "MinimumOSVersion"),
+                     ("xros", None): ("XROS", "MinimumOSVersion"),
+                     ("xros", "simulator"): ("XRSimulator", "MinimumOSVersion"),
+                     ("macos", None): ("MacOSX", "LSMinimumSystemVersion")}
+
+
+def bundle_plist(name: str, piece: Slice) -> bytes:
+    """A framework bundle's Info.plist as Xcode writes it (binary), its deployment target
+    under the platform's key when `piece.minimum_os` is given."""
+    sdk, key = _BUNDLE_PLATFORMS[(piece.platform, piece.variant)]
+    info: dict[str, object] = {
+        "CFBundleDevelopmentRegion": "en", "CFBundleExecutable": name,
+        "CFBundleIdentifier": f"org.example.{name}", "CFBundleInfoDictionaryVersion": "6.0",
+        "CFBundleName": name, "CFBundlePackageType": "FMWK",
+        "CFBundleShortVersionString": "1.0", "CFBundleSupportedPlatforms": [sdk],
+        "CFBundleVersion": "1"}
+    if piece.minimum_os is not None:
+        info[key] = piece.minimum_os
+    return plistlib.dumps(info, fmt=plistlib.FMT_BINARY)
+
+
+def _shallow_framework(archive: zipfile.ZipFile, bundle: str, name: str, seed: bytes,
+                       plist: bytes) -> None:
+    """An iOS-style bundle: the binary, Info.plist and Headers at its top, no symlinks."""
+    _add(archive, bundle)
+    _add(archive, f"{bundle}{name}", seed)
+    _add(archive, f"{bundle}Info.plist", plist)
+    _add(archive, f"{bundle}Headers/")
+    _add(archive, f"{bundle}Headers/{name}.h", f"// {name}\n".encode())
+
+
 def _framework(archive: zipfile.ZipFile, bundle: str, name: str, seed: bytes,
-               flatten: bool) -> None:
+               flatten: bool, plist: bytes) -> None:
     """A versioned macOS bundle: Versions/A holds the files, the rest are symlinks."""
     files = {f"{name}": seed, f"Headers/{name}.h": f"// {name}\n".encode(),
-             "Resources/Info.plist": plistlib.dumps({"CFBundleExecutable": name})}
+             "Resources/Info.plist": plist}
     _add(archive, bundle)
     _add(archive, f"{bundle}Versions/")
     for version in ("A", "Current") if flatten else ("A",):

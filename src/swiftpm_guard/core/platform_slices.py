@@ -161,7 +161,7 @@ def coverage_findings(target: str, platforms: Sequence[Platform], artifact: Arti
                     f"{need.platform} and {variant}; it holds {held}): an app building for "
                     f"{need.shown} fails to link",
                     file, line))
-            for piece in matching:
+            for piece in matching if need.variant != "maccatalyst" else ():  # macOS numbers
                 needed = version_key(piece.minimum_os) if piece.minimum_os else None
                 if declared is None or needed is None or needed <= declared:
                     continue
