@@ -38,7 +38,7 @@ def test_swiftpms_platforms_refuse_a_zip_without_its_simulator_slice(tmp_path, s
 
     assert report["proof"] == "swiftpm" and code == 1
     assert errors(report) == [("missing-slice", "executorch_debug", "iOS Simulator")]
-    assert "the manifest declares iOS 17.0 (platforms:)" in report["findings"][0]["message"]
+    assert "yet the manifest declares iOS 17.0 (platforms:)" in report["findings"][0]["message"]
 
 
 def test_a_platform_the_manifest_adds_needs_its_device_and_simulator_libraries(

@@ -140,7 +140,7 @@ def coverage_findings(target: str, platforms: Sequence[Platform], artifact: Arti
     the manifest declares. Nothing when the zip's libraries are not known."""
     if artifact.slices is None:
         return []
-    zip_name = artifact.file_name or f"{artifact.name} zip"
+    zip_name = artifact.file_name or f"the {artifact.name} zip"
     root = f"{artifact.name}.xcframework"
     held = ", ".join(s.identifier for s in artifact.slices) or "no library"
     found: list[Finding] = []
@@ -155,11 +155,11 @@ def coverage_findings(target: str, platforms: Sequence[Platform], artifact: Arti
                            else "no SupportedPlatformVariant")
                 found.append(Finding(
                     MISSING, Severity.ERROR, target,
-                    f"binary target '{target}': the manifest declares {shown} "
-                    f"{platform.version} (platforms:), but {root} in {zip_name} has no "
-                    f"{need.shown} library (no AvailableLibraries entry with SupportedPlatform "
-                    f"{need.platform} and {variant}; it holds {held}): an app building for "
-                    f"{need.shown} fails to link",
+                    f"binary target '{target}' has no {need.shown} library in {zip_name}, yet "
+                    f"the manifest declares {shown} {platform.version} (platforms:): an app "
+                    f"building for {need.shown} fails to link; {root}/Info.plist lists no "
+                    f"library with SupportedPlatform {need.platform} and {variant} (it holds "
+                    f"{held})",
                     file, line))
             for piece in matching if need.variant != "maccatalyst" else ():  # macOS numbers
                 needed = version_key(piece.minimum_os) if piece.minimum_os else None
@@ -167,10 +167,11 @@ def coverage_findings(target: str, platforms: Sequence[Platform], artifact: Arti
                     continue
                 found.append(Finding(
                     MINIMUM, Severity.ERROR, target,
-                    f"binary target '{target}': library {piece.identifier} ({need.shown}) of "
-                    f"{root} in {zip_name} needs {shown} {piece.minimum_os} "
-                    f"({piece.minimum_from}), above the {platform.version} the manifest "
-                    f"declares (platforms:): an app deploying to {shown} {platform.version} "
-                    "fails to link it",
+                    f"binary target '{target}': library {piece.identifier} ({need.shown}) in "
+                    f"{zip_name} needs {shown} {piece.minimum_os}, above the "
+                    f"{platform.version} the manifest declares (platforms:): an app deploying "
+                    f"to {shown} {platform.version} fails to link it; {piece.minimum_from} "
+                    f"says {_MINIMUM_KEYS.get(piece.platform, 'minimum OS')} "
+                    f"{piece.minimum_os}",
                     file, line))
     return found

@@ -37,10 +37,10 @@ def test_a_missing_simulator_slice_names_the_target_the_platform_and_the_slice()
     assert [(f.code, f.severity, f.subject, f.file, f.line) for f in found] == [
         (MISSING, Severity.ERROR, "x", "Package.swift", 12)]
     assert found[0].message == (
-        "binary target 'x': the manifest declares iOS 17.0 (platforms:), but x.xcframework in "
-        "x-1.0.0.zip has no iOS Simulator library (no AvailableLibraries entry with "
-        "SupportedPlatform ios and SupportedPlatformVariant simulator; it holds ios-arm64, "
-        "macos-arm64_x86_64): an app building for iOS Simulator fails to link")
+        "binary target 'x' has no iOS Simulator library in x-1.0.0.zip, yet the manifest "
+        "declares iOS 17.0 (platforms:): an app building for iOS Simulator fails to link; "
+        "x.xcframework/Info.plist lists no library with SupportedPlatform ios and "
+        "SupportedPlatformVariant simulator (it holds ios-arm64, macos-arm64_x86_64)")
 
 
 def test_a_missing_device_slice_and_platform_are_each_one_finding():
@@ -56,9 +56,9 @@ def test_a_library_needing_a_newer_os_than_declared_is_refused():
 
     assert [f.code for f in found] == [MINIMUM]
     assert found[0].message == (
-        "binary target 'x': library ios-arm64 (iOS device) of x.xcframework in x-1.0.0.zip "
-        "needs iOS 17.0 (x.xcframework/ios-arm64/x.framework/Info.plist), above the 16.4 the "
-        "manifest declares (platforms:): an app deploying to iOS 16.4 fails to link it")
+        "binary target 'x': library ios-arm64 (iOS device) in x-1.0.0.zip needs iOS 17.0, "
+        "above the 16.4 the manifest declares (platforms:): an app deploying to iOS 16.4 fails "
+        "to link it; x.xcframework/ios-arm64/x.framework/Info.plist says MinimumOSVersion 17.0")
 
 
 def test_an_equal_or_lower_minimum_and_an_unstated_one_pass():
