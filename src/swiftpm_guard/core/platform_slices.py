@@ -142,7 +142,7 @@ def coverage_findings(target: str, platforms: Sequence[Platform], artifact: Arti
         return []
     zip_name = artifact.file_name or f"the {artifact.name} zip"
     root = f"{artifact.name}.xcframework"
-    held = ", ".join(s.identifier for s in artifact.slices) or "no library"
+    held = _listed([s.identifier for s in artifact.slices])
     found: list[Finding] = []
     for platform in platforms:
         shown, needs = NEEDS.get(platform.name, ("", ()))
@@ -167,7 +167,8 @@ def coverage_findings(target: str, platforms: Sequence[Platform], artifact: Arti
                     continue
                 found.append(Finding(
                     MINIMUM, Severity.ERROR, target,
-                    f"binary target '{target}': library {piece.identifier} ({need.shown}) in "
+                    f"binary target '{target}': library {_short(piece.identifier)} "
+                    f"({need.shown}) in "
                     f"{zip_name} needs {shown} {piece.minimum_os}, above the "
                     f"{platform.version} the manifest declares (platforms:): an app deploying "
                     f"to {shown} {platform.version} fails to link it; {piece.minimum_from} "
@@ -175,3 +176,23 @@ def coverage_findings(target: str, platforms: Sequence[Platform], artifact: Arti
                     f"{piece.minimum_os}",
                     file, line))
     return found
+
+
+#: Library identifiers named in one message, and the characters shown of each: the zip's
+#: Info.plist may list any number, of any length.
+_SHOWN = 6
+_IDENTIFIER_MAX = 80
+
+
+def _short(identifier: str) -> str:
+    return identifier if len(identifier) <= _IDENTIFIER_MAX else \
+        identifier[:_IDENTIFIER_MAX - 1] + "…"
+
+
+def _listed(identifiers: Sequence[str]) -> str:
+    """`ios-arm64, macos-arm64_x86_64`, at most _SHOWN of them, then how many more."""
+    if not identifiers:
+        return "no library"
+    shown = ", ".join(_short(i) for i in identifiers[:_SHOWN])
+    rest = len(identifiers) - _SHOWN
+    return shown + (f" and {rest} more" if rest > 0 else "")

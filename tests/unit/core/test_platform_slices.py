@@ -90,3 +90,13 @@ def test_versions_compare_as_numbers():
     assert version_key("9.0") < version_key("10.0") < version_key("10.0.1")  # type: ignore[operator]
     assert version_key("17") == version_key("17.0.0") == (17, 0, 0)
     assert version_key("17.0b") is None and version_key("") is None
+
+
+def test_the_libraries_held_are_named_within_bounds():
+    many = tuple(Slice(f"macos-{'x' * 200}-{n}", "macos", None, ("arm64",)) for n in range(9))
+    (found,) = coverage_findings("x", (Platform("macos", "12.0"), Platform("tvos", "17.0")),
+                                 built(*many), "P.swift")[:1]
+    held = found.message.split("(it holds ", 1)[1]
+    assert held.endswith(" and 3 more)") and held.count("…") == 6 and len(found.message) < 900
+    assert coverage_findings("x", (Platform("macos", "12.0"),), built(), "P.swift")[0] \
+        .message.endswith("(it holds no library)")
