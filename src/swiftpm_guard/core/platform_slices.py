@@ -22,6 +22,7 @@ What decides:
 from __future__ import annotations
 
 import plistlib
+import posixpath
 import re
 from collections.abc import Sequence
 from dataclasses import dataclass
@@ -107,9 +108,10 @@ def _slice(contents: ZipContents, links: dict[str, str], bundle: str,
 def _bundle_plists(bundle: str, links: dict[str, str]) -> list[str]:
     """Where a framework bundle keeps its Info.plist: at its top (iOS-style, shallow), or in
     `Resources/` of the version `Versions/Current` names (macOS-style, versioned)."""
-    current = links.get(f"{bundle}/Versions/Current", "Current")
+    current = posixpath.normpath(f"{bundle}/Versions/"
+                                 f"{links.get(f'{bundle}/Versions/Current', 'Current')}")
     return [f"{bundle}/Info.plist", f"{bundle}/Resources/Info.plist",
-            f"{bundle}/Versions/{current}/Resources/Info.plist"]
+            f"{current}/Resources/Info.plist"]
 
 
 def _stated(data: bytes, key: str) -> str | None:

@@ -102,3 +102,15 @@ def test_the_folder_scan_puts_the_slices_on_each_artifact(tmp_path):
         (s.identifier, s.variant) for s in STATIC_SLICES]
     assert [(s.identifier, s.minimum_os) for s in by_name["bar"].slices or ()] == [
         ("ios-arm64", "15.0")]
+
+
+def test_versions_current_is_followed_as_the_file_system_would(tmp_path):
+    path = tmp_path / "foo-1.0.0.zip"
+    write_real_zip(path, "foo", slices=FRAMEWORKS[2:])
+    contents = read_zip_contents(path)
+    current = "foo.xcframework/macos-arm64_x86_64/foo.framework/Versions/Current"
+    assert [e.target for e in contents.entries if e.name == current] == ["A"]
+    for target, minimum in (("./A", "12.3"), ("A/", "12.3"), ("B", None)):
+        moved = replace(contents, entries=tuple(
+            replace(e, target=target) if e.name == current else e for e in contents.entries))
+        assert [s.minimum_os for s in read_slices(moved, "foo") or ()] == [minimum], target
