@@ -16,7 +16,6 @@ from swiftpm_guard.core.model import DownloadWeight, HostedStats
 from swiftpm_guard.core.weight import (
     growth_findings,
     previous_version,
-    sentence,
     weigh,
     with_previous,
 )
@@ -54,7 +53,6 @@ def with_weight(result: CheckResult, request: CheckRequest, log: Callable[[str],
         weight = with_previous(weight, None, None, "the previous version's served sizes are "
                                                    "fetched with --verify-urls")
     weight = replace(weight, limit=limit.text if limit is not None else None)
-    log(f"download weight: {sentence(weight)}")
     found = apply_warn(growth_findings(weight, limit, version), request.warn)
     report = replace(report, weight=weight, findings=(*report.findings, *found))
     return replace(result, report=report)
