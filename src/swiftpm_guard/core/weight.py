@@ -142,12 +142,12 @@ def share(change: int, previous: int) -> str:
 
 def sentence(weight: DownloadWeight) -> str:
     """`a consumer downloads 2.9 GB (40 zips, built zips); 1.5 GB for 1.2.0 (+97%)`."""
+    zips = f"{weight.zips} zip{'s' if weight.zips != 1 else ''}"
     if weight.bytes is None:
-        said = f"a consumer downloads {weight.zips} zips (size unknown: no built zip was read)"
+        said = f"a consumer downloads {zips} (size unknown: no built zip was read)"
     else:
         partial = f", {len(weight.unsized)} of unknown size" if weight.unsized else ""
-        said = (f"a consumer downloads {size(weight.bytes)} ({weight.zips} zips{partial}, "
-                f"{weight.measured})")
+        said = f"a consumer downloads {size(weight.bytes)} ({zips}{partial}, {weight.measured})"
     change = weight.change
     if change is not None and weight.previous_bytes is not None:
         sign = "+" if change >= 0 else "-"
