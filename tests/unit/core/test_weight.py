@@ -29,9 +29,9 @@ def test_limits_are_a_share_or_a_size():
     assert parse_limit("25%").allowed(1000) == 250
     assert parse_limit("1KB").allowed(10) == 1000
     for bad in ("", "25", "-5%", "1 TB", "lots", "25%%"):
-        with pytest.raises(UsageError, match="--download-growth-limit .* is not a share"):
+        with pytest.raises(UsageError, match=r"--download-growth-limit .* is not a share"):
             parse_limit(bad)
-    with pytest.raises(UsageError, match="^input download-growth-limit 'x'"):
+    with pytest.raises(UsageError, match=r"^input download-growth-limit 'x'"):
         parse_limit("x", "input download-growth-limit")
 
 
