@@ -12,6 +12,7 @@ from __future__ import annotations
 import hashlib
 import shlex
 from collections.abc import Iterable, Mapping, Sequence
+from pathlib import PurePosixPath
 
 from swiftpm_guard.core.manifest_files import manifest_of
 from swiftpm_guard.core.model import SHA256_RE, Artifact, Rendered
@@ -50,5 +51,14 @@ def verify_command(repository: str, subject: str) -> str:
 def subjects_of(built: Mapping[str, Artifact], version: str,
                 rendered: Sequence[Rendered]) -> list[tuple[str, str]]:
     """A check's subjects: its built zips and the manifests it rendered from them."""
-    manifests = [(manifest_of(r.template.path), r.text) for r in rendered]
+    manifests = [(published_path(r.template.path), r.text) for r in rendered]
     return subject_lines(built.values(), version, manifests)
+
+
+def published_path(template: str) -> str:
+    """Where a published branch holds the manifest of `template`: its path in the repository
+    (a path outside it, as the CLI may name, by its file name: the branch's root)."""
+    path = PurePosixPath(template.replace("\\", "/"))
+    if path.is_absolute() or ".." in path.parts:
+        path = PurePosixPath(path.name)
+    return manifest_of(str(path))

@@ -11,8 +11,8 @@ from dataclasses import dataclass, replace
 from typing import TYPE_CHECKING
 
 from swiftpm_guard.core.checks import apply_warn
-from swiftpm_guard.core.manifest_files import manifest_of
 from swiftpm_guard.core.model import DownloadWeight, HostedStats
+from swiftpm_guard.core.subjects import published_path
 from swiftpm_guard.core.weight import (
     growth_findings,
     previous_version,
@@ -67,7 +67,7 @@ def _previous(weight: DownloadWeight, request: CheckRequest, version: str,
         return with_previous(weight, None, None, f"published branches not listed ({error})")
     if before is None:
         return with_previous(weight, None, None, f"no version before {version} is published")
-    path = manifest_of(request.templates[0])
+    path = published_path(request.templates[0])
     try:
         text = published.read(prefix + before, path)
     except GuardError as error:
