@@ -12,7 +12,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 
 #: What a text may keep; anything else becomes a space (then runs of spaces one).
-_UNSAFE = re.compile(r"[^A-Za-z0-9 ._,+/()'\u2026-]")
+_UNSAFE = re.compile(r"[^A-Za-z0-9 ._,+/()'*?\u2026-]")
 _SPACES = re.compile(r" {2,}")
 #: Words the grammar reads as a statement when a line starts with them.
 _KEYWORDS = ("title", "section", "acctitle", "accdescr", "timeline")
