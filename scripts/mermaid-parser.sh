@@ -3,7 +3,8 @@
 # and print the folder it is in.
 #
 #   scripts/mermaid-parser.sh          install (or reuse) it; print the folder
-#   scripts/mermaid-parser.sh --check  exit 0 if a completed install is there, else 1
+#   scripts/mermaid-parser.sh --check  print the folder and exit 0 if a completed install is
+#                                      there, else exit 1
 #
 # What: the `mermaid` package (its `mermaid.parse`, the parser GitHub's renderer runs) and
 # `jsdom` (mermaid's modules want a DOM even to parse), pinned, installed with npm from the
@@ -11,7 +12,7 @@
 # scripts off. Node.js and npm come from Debian's packages when missing (needs root then).
 # A stamp file marks a completed install of this recipe, so later runs return at once.
 # The tests run `node tests/support/mermaid_parse.mjs FOLDER` offline: they find the folder
-# through SWIFTPM_GUARD_MERMAID, else at the default, else skip saying how to enable them.
+# through SWIFTPM_GUARD_MERMAID, else `--check`, else skip saying how to enable them.
 set -euo pipefail
 
 readonly PACKAGES=(mermaid@11.12.3 jsdom@26.1.0)
@@ -28,8 +29,9 @@ complete() {
 }
 
 if [[ "${1:-}" == "--check" ]]; then
-  complete
-  exit
+  complete || exit 1
+  printf '%s\n' "$DIR"
+  exit 0
 fi
 [[ $# -eq 0 ]] || { log "usage: $0 [--check]"; exit 2; }
 if complete; then

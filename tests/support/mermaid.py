@@ -1,7 +1,7 @@
 """Mermaid's own parser for tests, run offline with Node.js (tests/support/mermaid_parse.mjs).
 
-Found through SWIFTPM_GUARD_MERMAID (the folder `scripts/mermaid-parser.sh` prints), else at
-that script's default folder; without one the tests that need it skip, saying how to enable
+Found through SWIFTPM_GUARD_MERMAID (the folder `scripts/mermaid-parser.sh` prints), else where
+that script's `--check` says a completed install is; without one the tests that need it skip, saying how to enable
 them, except when SWIFTPM_GUARD_REQUIRE_MERMAID=1 (CI sets it): then they fail.
 """
 
@@ -18,7 +18,7 @@ from typing import Any
 import pytest
 
 SCRIPT = Path(__file__).resolve().parent / "mermaid_parse.mjs"
-DEFAULT_DIR = Path("/var/cache/swiftpm-guard/mermaid")
+INSTALLER = Path(__file__).resolve().parents[2] / "scripts" / "mermaid-parser.sh"
 HOW = ("Mermaid parser not installed: run `bash scripts/mermaid-parser.sh` (npm, once per "
        "machine) or set SWIFTPM_GUARD_MERMAID to its folder")
 
@@ -38,13 +38,21 @@ class Parsed:
 
 def parser_dir() -> Path:
     """The parser's folder, or skip (fail under SWIFTPM_GUARD_REQUIRE_MERMAID=1)."""
-    folder = Path(os.environ.get("SWIFTPM_GUARD_MERMAID") or DEFAULT_DIR)
-    ready = (folder / ".complete").is_file() and shutil.which("node") is not None
+    folder = os.environ.get("SWIFTPM_GUARD_MERMAID") or _installed()
+    ready = bool(folder) and (Path(folder) / ".complete").is_file() \
+        and shutil.which("node") is not None
     if not ready:
         if os.environ.get("SWIFTPM_GUARD_REQUIRE_MERMAID") == "1":
             pytest.fail(f"{HOW}. SWIFTPM_GUARD_REQUIRE_MERMAID=1 forbids skipping.")
         pytest.skip(HOW)
-    return folder
+    return Path(folder)
+
+
+def _installed() -> str:
+    """The folder of a completed install at the script's default place, or ""."""
+    done = subprocess.run(["bash", str(INSTALLER), "--check"], capture_output=True, text=True,
+                          timeout=30, check=False)
+    return done.stdout.strip() if done.returncode == 0 else ""
 
 
 def parse(*texts: str) -> list[Parsed]:
