@@ -31,6 +31,8 @@ class Parsed:
     type: str | None = None
     error: str | None = None
     title: str | None = None
+    #: What the block's init directive set, as Mermaid read it.
+    config: dict[str, Any] = field(default_factory=dict)
     sections: list[str] = field(default_factory=list)
     #: {"section", "text", "events"} per period, in order.
     periods: list[dict[str, Any]] = field(default_factory=list)

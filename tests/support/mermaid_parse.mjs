@@ -4,7 +4,7 @@
 //
 // FOLDER holds node_modules with `mermaid` and `jsdom` (scripts/mermaid-parser.sh installs
 // them). stdin: a JSON array of diagram texts; stdout: a JSON array, per diagram, of
-// {"ok": false, "error": "…"}, or {"ok": true, "type": …} and for a timeline what the parser
+// {"ok": false, "error": "…"}, or {"ok": true, "type": …, "config": …} and for a timeline what the parser
 // read: its title, sections and periods ({section, text, events}), texts trimmed.
 import { readFileSync } from "node:fs";
 import { join } from "node:path";
@@ -25,7 +25,8 @@ const results = [];
 for (const text of texts) {
   try {
     const parsed = await mermaid.parse(text);
-    const result = { ok: true, type: parsed.diagramType };
+    // `config`: what the block's own init directive set (its theme and colours).
+    const result = { ok: true, type: parsed.diagramType, config: parsed.config ?? {} };
     if (parsed.diagramType === "timeline") {
       // The diagram as the renderer gets it: what the grammar made of each line.
       const { db } = await mermaid.mermaidAPI.getDiagramFromText(text);

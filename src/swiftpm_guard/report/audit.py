@@ -338,6 +338,9 @@ def repair_lines(report: AuditReport) -> list[str]:
 #: then the rest is counted (the list above and the JSON report have every branch).
 PICTURE_MAX_PERIODS = 30
 _STATUS = {"error": "broken", "warning": "warnings only", "": "sound"}
+#: Light enough for dark label text, told apart without reading: red, amber, green, grey.
+_COLOURS = {"broken": "#ffb4b4", "warnings only": "#ffe08a", "sound": "#b8e6c4",
+            "more": "#d8dce0"}
 
 
 def _status(group: Group) -> str:
@@ -376,18 +379,28 @@ def _periods(all_groups: Sequence[Group]) -> list[tuple[str, mermaid.Period]]:
 def picture(report: AuditReport, all_groups: Sequence[Group] | None = None) -> str:
     """The published versions in order as a Mermaid timeline, GitHub draws it in a summary:
     a section per run of broken, warned or sound groups, so the broken ones stand out."""
-    sections: list[mermaid.Section] = []
+    runs: list[tuple[str, list[mermaid.Period]]] = []
     for status, period in _periods(groups(report) if all_groups is None else all_groups):
-        if sections and sections[-1].name == status:
-            last = sections[-1]
-            sections[-1] = mermaid.Section(status, (*last.periods, period))
+        if runs and runs[-1][0] == status:
+            runs[-1][1].append(period)
         else:
-            sections.append(mermaid.Section(status, (period,)))
+            runs.append((status, [period]))
+    seen: dict[str, int] = {}
+    sections = []
+    for status, periods in runs:
+        # Mermaid merges sections of one name: the second run of a status is numbered.
+        seen[status] = seen.get(status, 0) + 1
+        name = status if seen[status] == 1 else f"{status} ({seen[status]})"
+        sections.append(mermaid.Section(name, tuple(periods), _COLOURS[status]))
     return mermaid.timeline(f"{report.pattern or 'published'} branches by version", sections)
 
 
 # -- branch protection: which ruleset rules keep the published branches -------------------------
 
+#: What a rule left out lets anyone with write access do.
+_OPEN_TO = {"deletion": "delete a published branch",
+            "non_fast_forward": "force-push over a published branch",
+            "creation": "create a branch under a version before its publish job does"}
 _RULE_WORDS = {"deletion": "deletion", "non_fast_forward": "force-push (non-fast-forward)",
                "creation": "creation"}
 
@@ -434,13 +447,17 @@ def protection_markdown(report: AuditReport) -> list[str]:
         rulesets = ", ".join(str(r) for r in protection.rulesets)
         return [f"Active rulesets (ruleset {rulesets}) keep the published branches "
                 f"({asked} asked):", "", *rows]
+    can = " or ".join(_OPEN_TO[rule] for rule in protection.missing)
+    extend = (f" (or add the rules marked ❌ to ruleset {protection.rulesets[0]})"
+              if len(protection.rulesets) == 1 else "")
     return [
         f"**The published branches are not fully protected** ({asked} asked): anyone with "
-        "write access can force-push or delete a branch that apps pin in Package.resolved.",
+        f"write access can {can}; apps pin these branches' commits in Package.resolved.",
         "", *rows, "",
-        f"How to add a ruleset: Settings → Rules → Rulesets → New branch ruleset, target "
-        f"{md.code('refs/heads/' + pattern)}, enforcement Active, with Restrict creations, "
-        "Restrict deletions and Block force pushes; or with the GitHub CLI in the clone:",
+        f"How to add a ruleset{extend}: Settings → Rules → Rulesets → New branch ruleset, "
+        f"target {md.code('refs/heads/' + pattern)}, enforcement Active, with Restrict "
+        "creations, Restrict deletions and Block force pushes; or with the GitHub CLI in the "
+        "clone:",
         "", "```sh", "gh api --method POST 'repos/{owner}/{repo}/rulesets' --input - <<'JSON'",
         ruleset_body(pattern), "JSON", "```", "",
         "With creation restricted only the ruleset's bypass actors create matching branches: "

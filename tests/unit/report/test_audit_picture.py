@@ -31,24 +31,31 @@ SAMPLE = report_of(
     ("1.0.2.20250101", []), ("1.0.2.20250102", []), ("1.0.2.20250103", []),
     ("1.1.0", [finding("edited-after-publish", "swiftpm-1.1.0", Severity.WARNING)]),
 )
-SAMPLE_BLOCK = """\
-```mermaid
+GREEN, RED, AMBER, DARK = "#b8e6c4", "#ffb4b4", "#ffe08a", "#1f2328"
+SAMPLE_BLOCK = (
+    "```mermaid\n"
+    '%%{init: {"theme": "base", "themeVariables": {'
+    f'"cScale0": "{GREEN}", "cScale1": "{RED}", "cScale2": "{GREEN}", "cScale3": "{AMBER}", '
+    f'"cScaleLabel0": "{DARK}", "cScaleLabel1": "{DARK}", "cScaleLabel2": "{DARK}", '
+    f'"cScaleLabel3": "{DARK}"}}}}}}%%\n'
+    """\
 timeline
     title swiftpm-* branches by version
     section sound
         release 1.0.0 : sound
     section broken
         release 1.0.1 : 2 placeholders left
-    section sound
+    section sound (2)
         3 nightlies, 2025-01-01 \u2026 01-03 : sound
     section warnings only
         release 1.1.0 : 1 tip edited after publishing
 ```
-"""
+""")
 
 
 def _lines(block: str) -> list[str]:
-    return block.splitlines()[2:-1]  # between "timeline" and the closing fence
+    lines = block.splitlines()
+    return lines[lines.index("timeline") + 1:-1]  # between "timeline" and the closing fence
 
 
 def test_the_block_is_exactly_a_timeline_of_the_groups_by_status():
@@ -76,9 +83,21 @@ def test_too_many_groups_merge_sound_runs_and_count_the_rest():
         "        10 branches, 1.0.0 \u2026 1.4.0.20250114 : sound",
         "    section broken",
         "        release 1.4.5 : 1 checksum not 64 lowercase hex",
-        "    section sound",
+        "    section sound (2)",
         "        30 branches, 1.5.0 \u2026 1.19.0.20250129 : sound",
     ]
+
+
+def test_sections_never_share_a_name_and_colours_stop_at_twelve():
+    """Mermaid gathers periods by section name (a second "sound" would draw the first's
+    periods again) and colours sections by position from twelve theme variables."""
+    period = (mermaid.Period("p", ("e",)),)
+    with pytest.raises(ValueError, match="share a name"):
+        mermaid.timeline("t", [mermaid.Section("sound", period), mermaid.Section("sound", period)])
+    coloured = [mermaid.Section(f"s{i}", period, "#000000") for i in range(13)]
+    assert "%%{init" in mermaid.timeline("t", coloured[:12])
+    assert "%%{init" not in mermaid.timeline("t", coloured)  # Mermaid's own cycle then
+    assert "%%{init" not in mermaid.timeline("t", [mermaid.Section("s", period)])  # no colour
 
 
 def test_past_the_cap_the_rest_is_one_period():
@@ -113,11 +132,15 @@ def test_mermaid_reads_the_sample_as_drawn():
     (parsed,) = parse(SAMPLE_BLOCK.removeprefix("```mermaid\n").removesuffix("```\n"))
     assert parsed.ok and parsed.type == "timeline", parsed.error
     assert parsed.title == "swiftpm-* branches by version"
-    assert parsed.sections == ["sound", "broken", "sound", "warnings only"]
+    colours = parsed.config["themeVariables"]
+    assert parsed.config["theme"] == "base"
+    assert [colours[f"cScale{i}"] for i in range(4)] == [GREEN, RED, GREEN, AMBER]
+    assert parsed.sections == ["sound", "broken", "sound (2)", "warnings only"]
     assert parsed.periods == [
         {"section": "sound", "text": "release 1.0.0", "events": ["sound"]},
         {"section": "broken", "text": "release 1.0.1", "events": ["2 placeholders left"]},
-        {"section": "sound", "text": "3 nightlies, 2025-01-01 \u2026 01-03", "events": ["sound"]},
+        {"section": "sound (2)", "text": "3 nightlies, 2025-01-01 \u2026 01-03",
+         "events": ["sound"]},
         {"section": "warnings only", "text": "release 1.1.0",
          "events": ["1 tip edited after publishing"]},
     ]
