@@ -159,7 +159,7 @@ def test_audit_says_which_rulesets_keep_the_published_branches(tmp_path, repo, f
         assert "The published branches are not fully protected" in shown
         assert "❌ creation (creation)" in shown and "✅ deletion (deletion)" in shown
     summary = step.summary()
-    assert summary.count("```mermaid\ntimeline\n") == 1
+    assert summary.count("```mermaid\n%%{init: ") == 1 and summary.count("\ntimeline\n") == 1
     assert "    section broken\n        release 1.2.3 : 2 placeholders left\n" in summary
 
 
