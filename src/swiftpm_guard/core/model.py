@@ -56,6 +56,21 @@ class Finding:
 
 
 @dataclass(frozen=True, slots=True)
+class Slice:
+    """One library of a built XCFramework, as its `Info.plist` lists it (`AvailableLibraries`),
+    with the minimum OS its own bundle's `Info.plist` states (None: not stated, or a static
+    library, whose minimum is only in its Mach-O load commands, which the guard does not read)."""
+
+    identifier: str  # LibraryIdentifier: `ios-arm64_x86_64-simulator`
+    platform: str  # SupportedPlatform: `ios`, `macos`, `tvos`, `watchos`, `xros`
+    variant: str | None  # SupportedPlatformVariant: `simulator`, `maccatalyst`, or none
+    architectures: tuple[str, ...]
+    path: str = ""  # LibraryPath: `X.framework`, `libX.a`
+    minimum_os: str | None = None
+    minimum_from: str | None = None  # the Info.plist (in the zip) that stated it
+
+
+@dataclass(frozen=True, slots=True)
 class Artifact:
     """One built (or declared) binary: a name and, when known, its SHA-256.
 
@@ -71,6 +86,9 @@ class Artifact:
     #: Which kind of source named it, when the reader knew better than its shape shows
     #: (`"workflow"` for a `frameworks-from` array); see `origin_kind`.
     source: str | None = None
+    #: The libraries its XCFramework holds, when a built zip was read and its Info.plist
+    #: decoded (None: not known, as from a checksums file or a declared name).
+    slices: tuple[Slice, ...] | None = None
 
     @property
     def origin_kind(self) -> str:
@@ -332,6 +350,11 @@ CODES: dict[str, str] = {
     "url-exists": "--verify-absent: a zip URL of this version already exists",
     "zip-plist": "a zip's <name>.xcframework/Info.plist is missing or not XCFramework metadata",
     "zip-library-missing": "a library path the xcframework's Info.plist lists is not in the zip",
+    "missing-slice": "with SwiftPM: a binary target's XCFramework has no library for a "
+    "platform (device or simulator) the manifest's platforms: declares, so an app building "
+    "for it fails to link",
+    "slice-minimum-os": "with SwiftPM: a library of a binary target's XCFramework states a "
+    "minimum OS (its framework's Info.plist) above the one the manifest's platforms: declares",
     "zip-symlinks": "a macOS framework in a zip stores copies where its symlinks belong",
     "zip-link": "a symlink entry whose target, resolved in the archive, leaves it or its "
     "framework bundle (an absolute path, .. past the root)",
