@@ -86,6 +86,8 @@ class Artifact:
     #: Which kind of source named it, when the reader knew better than its shape shows
     #: (`"workflow"` for a `frameworks-from` array); see `origin_kind`.
     source: str | None = None
+    #: The zip's size in bytes, when a built zip was read (what a consumer downloads for it).
+    size: int | None = None
     #: The libraries its XCFramework holds, when a built zip was read and its Info.plist
     #: decoded (None: not known, as from a checksums file or a declared name).
     slices: tuple[Slice, ...] | None = None
@@ -190,6 +192,36 @@ class HostedStats:
 
 
 @dataclass(frozen=True, slots=True)
+class DownloadWeight:
+    """What a consumer downloads: SwiftPM fetches every binary target of a package, used or
+    not (release and debug twins alike), so the release's weight is the sum of them all.
+    `bytes` is None when no size is known (names only, a checksums file); `previous_bytes`
+    when the previous published version's served sizes were not fetched (`previous_note`
+    says why)."""
+
+    bytes: int | None
+    zips: int
+    measured: str  # "built zips" or "served" (the bytes --verify-urls fetched)
+    unsized: tuple[str, ...] = ()  # names asked for whose size is not known
+    previous_version: str | None = None
+    previous_bytes: int | None = None
+    previous_note: str | None = None
+    limit: str | None = None  # the growth limit as given (`25%`, `500MB`)
+
+    @property
+    def change(self) -> int | None:
+        if self.bytes is None or self.previous_bytes is None:
+            return None
+        return self.bytes - self.previous_bytes
+
+    def as_dict(self) -> dict[str, object]:
+        return {"bytes": self.bytes, "zips": self.zips, "measured": self.measured,
+                "unsized": list(self.unsized), "previous_version": self.previous_version,
+                "previous_bytes": self.previous_bytes, "previous_note": self.previous_note,
+                "change": self.change, "limit": self.limit}
+
+
+@dataclass(frozen=True, slots=True)
 class Report:
     version: str
     templates: tuple[TemplateSummary, ...]
@@ -206,6 +238,8 @@ class Report:
     artifacts: tuple[Artifact, ...] = ()
     #: Set when `--verify-urls` ran.
     hosted: HostedStats | None = None
+    #: What a consumer downloads, when a version was checked.
+    weight: DownloadWeight | None = None
 
     @property
     def declared(self) -> tuple[str, ...]:
@@ -372,6 +406,9 @@ CODES: dict[str, str] = {
     "rendered or checked (a root Package.swift when the template sits in a folder)",
     "commit-proof": "publish: a clone of the commit built, or SwiftPM's evaluation of it, is "
     "not what the check judged",
+    "download-growth": "the bytes a consumer downloads (every binary target, debug twins "
+    "included) grew past --download-growth-limit since the previous published version (a "
+    "notice when that version's size is not known)",
     "branch-exists": "publish: the swiftpm-<version> branch is already on the remote (or appeared "
     "while publishing); published versions are never rewritten without --allow-overwrite",
 }

@@ -107,6 +107,10 @@ GUIDE: dict[str, tuple[str, str]] = {
                            "checked."),
     "commit-proof": ("error", "Nothing was pushed. The commit publish built differs from what "
                      "its check judged: report it with the log."),
+    "download-growth": ("error", "Stop shipping what consumers do not need (SwiftPM downloads "
+                        "every binary target of the package, used or not, debug twins "
+                        "included: move rarely used frameworks to another package), or raise "
+                        "`download-growth-limit` when the growth is meant."),
     "branch-exists": ("error", "Release another version, or add a commit on top with "
                       "`update: true` (`publish --update`); a published version is never "
                       "rewritten unless `allow-overwrite` says so."),

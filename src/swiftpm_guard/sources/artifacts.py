@@ -178,10 +178,11 @@ def _open_and_hash(path: Path, shown: str, deadline: float) -> _Opened:
     # name swapped for a FIFO meanwhile is never opened again.
     with open_regular(path, display=shown, what="zip") as stream:
         checksum = _sha256_stream(stream, shown, deadline)
+        size = os.fstat(stream.fileno()).st_size  # the bytes hashed: what a consumer fetches
         kept = os.fdopen(os.dup(stream.fileno()), "rb")
     artifact = Artifact(name=name, sha256=checksum, origin=Location(shown),
                         file_name=display_name(path.name),
-                        version=display_name(match.group("version")))
+                        version=display_name(match.group("version")), size=size)
     return _Opened(name, shown, artifact, kept, [])
 
 
