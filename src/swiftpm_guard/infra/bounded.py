@@ -70,6 +70,7 @@ def run_bounded_each(calls: Iterable[tuple[Callable[..., Any], tuple[Any, ...]]]
     children still running when the caller stops are killed. Call it with no other threads."""
     pending = enumerate(calls)
     running: dict[int, _Child] = {}  # by the read end of its pipe
+    ended: list[tuple[int, Ended[Any]]] = []
     poller = select.poll()
     try:
         while True:
@@ -78,6 +79,8 @@ def run_bounded_each(calls: Iterable[tuple[Callable[..., Any], tuple[Any, ...]]]
                 child = _start(index, function, args, seconds, memory_bytes)
                 running[child.channel] = child
                 poller.register(child.channel, select.POLLIN)
+            yield from ended  # once the next children run: the caller's work overlaps theirs
+            ended.clear()
             if not running:
                 return
             left = min(child.deadline for child in running.values()) - time.monotonic()
@@ -93,7 +96,7 @@ def run_bounded_each(calls: Iterable[tuple[Callable[..., Any], tuple[Any, ...]]]
                     continue
                 poller.unregister(child.channel)
                 del running[child.channel]
-                yield child.index, child.end(reply)
+                ended.append((child.index, child.end(reply)))
     finally:
         for child in running.values():
             child.end(None)

@@ -131,17 +131,23 @@ def _scan(zips: list[Path], shown: str, workers: int, verify: bool) -> list[_Sca
                 opened[number] = (stack.pop_all(), stream)
             yield _hash_and_read, (stream, where, deadline, full)
 
+    refused: dict[int, Exception] = {}  # the hashing refused these (cap, deadline)
     children = run_bounded_each(calls(), seconds=seconds, workers=workers)
     try:
         for number, ended in children:
             at, where, match = named[number]
             stack, stream = opened.pop(number)
             with stack:  # closes it; a read failing here is an InputError naming it
-                scanned[at] = _scanned(ended, stream, match, where, deadline, seconds)
+                if ended.kind == "guard":
+                    refused[number] = ended.error or InputError(ended.detail)
+                else:
+                    scanned[at] = _scanned(ended, stream, match, where, deadline, seconds)
     finally:
         children.close()  # the children still running are stopped
         for stack, _stream in opened.values():
             stack.close()
+    if refused:
+        raise refused[min(refused)]  # the first zip's, whichever child ended first
     return scanned
 
 
@@ -157,8 +163,6 @@ def _hash_and_read(stream: BufferedReader, shown: str, deadline: float,
 
 def _scanned(ended: Ended[tuple[str, ZipContents | str]], stream: BufferedReader,
              match: re.Match[str], shown: str, deadline: float, seconds: float) -> _Scanned:
-    if ended.kind == "guard":  # the hashing refused it (past the cap or the deadline)
-        raise ended.error or InputError(ended.detail)
     if ended.kind == "ok" and ended.value is not None:
         checksum, contents = ended.value
     else:  # the reading ran away (the hashing cannot): hashed here, judged unreadable
