@@ -12,7 +12,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 
 from swiftpm_guard.core.lines import split_lines
-from swiftpm_guard.core.model import NAME_RE, Artifact, Finding, Location, Severity
+from swiftpm_guard.core.model import NAME_RE, Artifact, Finding, Location, Severity, Slice
 from swiftpm_guard.errors import InputError
 from swiftpm_guard.infra.fs import (
     display_name,
@@ -152,28 +152,46 @@ def _scan(zips: list[Path], shown: str, workers: int, verify: bool) -> list[_Sca
 
 
 def _hash_and_read(stream: BufferedReader, shown: str, deadline: float,
-                   full: FullCheck | None) -> tuple[str, ZipContents | str]:
-    """In the child: the zip's SHA-256, then its contents (or why it is refused) read from the
-    same descriptor, so the bytes hashed are the bytes judged, and no name is opened again."""
+                   full: FullCheck | None) -> tuple[str, int, ZipContents | str]:
+    """In the child: the zip's SHA-256 and size, then its contents (or why it is refused) read
+    from the same descriptor, so the bytes hashed are the bytes judged, and no name is opened
+    again."""
     from swiftpm_guard.sources.zip_archive import contents_or_problem
 
     checksum = _sha256_stream(stream, shown, deadline)
-    return checksum, contents_or_problem(stream.fileno(), full)
+    size = os.fstat(stream.fileno()).st_size  # the bytes hashed: what a consumer fetches
+    return checksum, size, contents_or_problem(stream.fileno(), full)
 
 
-def _scanned(ended: Ended[tuple[str, ZipContents | str]], stream: BufferedReader,
+def _scanned(ended: Ended[tuple[str, int, ZipContents | str]], stream: BufferedReader,
              match: re.Match[str], shown: str, deadline: float, seconds: float) -> _Scanned:
     if ended.kind == "ok" and ended.value is not None:
-        checksum, contents = ended.value
+        checksum, size, contents = ended.value
     else:  # the reading ran away (the hashing cannot): hashed here, judged unreadable
         stream.seek(0)
         checksum = _sha256_stream(stream, shown, deadline)
+        size = os.fstat(stream.fileno()).st_size
         contents = f"reading it {ended.failure(seconds)}"
     name = match.group("name")
+    findings, slices = _judged(contents, name, shown)
     artifact = Artifact(name=name, sha256=checksum, origin=Location(shown),
                         file_name=display_name(match.group(0)),
-                        version=display_name(match.group("version")))
-    return _Scanned(artifact, _judged(contents, name, shown))
+                        version=display_name(match.group("version")), size=size, slices=slices)
+    return _Scanned(artifact, findings)
+
+
+def _judged(contents: ZipContents | str, name: str, shown: str
+            ) -> tuple[list[Finding], tuple[Slice, ...] | None]:
+    """The zip's content findings, and the libraries its XCFramework holds."""
+    if isinstance(contents, str):
+        return [_layout(name, shown, f"not a zip in the shape the guard accepts (SwiftPM's "
+                                     f"unzip may read it another way, or refuse it): {contents}")
+                ], None
+    # Only with zips: the rules read plists and zip directories, modules a list needs not load.
+    from swiftpm_guard.core.platform_slices import read_slices
+    from swiftpm_guard.core.zip_rules import content_findings
+
+    return content_findings(contents, shown, name), read_slices(contents, name)
 
 
 def _zip_entries(folder: Path, root: Path, shown: str) -> list[Path]:
@@ -340,13 +358,3 @@ def signature_summary(notices: Sequence[Finding], folder: str) -> Finding | None
                f"(_CodeSignature/) while the others do: {shown}")
     return Finding(code="zip-signature", severity=Severity.NOTICE, subject=folder,
                    message=message, file=folder)
-
-
-def _judged(contents: ZipContents | str, name: str, shown: str) -> list[Finding]:
-    # Only with zips: the rules read plists and zip directories, modules a list needs not load.
-    from swiftpm_guard.core.zip_rules import content_findings
-
-    if isinstance(contents, str):
-        return [_layout(name, shown, f"not a zip in the shape the guard accepts (SwiftPM's "
-                                     f"unzip may read it another way, or refuse it): {contents}")]
-    return content_findings(contents, shown, name)
