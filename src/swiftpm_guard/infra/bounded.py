@@ -3,7 +3,8 @@
 Grammar libraries written in C can crash or go quadratic on hostile text, and a pull request's
 Jinja template can loop for hours: only a separate process can be stopped from outside. The
 child sends back one pickled `Ended` and leaves through `os._exit`, so it never flushes the
-parent's buffers, runs its exit handlers or returns into its stack.
+parent's buffers, runs its exit handlers or returns into its stack. Several children may run
+side by side (`run_bounded_each`: one zip each, as many as there are CPUs).
 """
 
 from __future__ import annotations
