@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import contextlib
 import os
+import select
 import selectors
 import signal
 import subprocess
@@ -24,7 +25,7 @@ from swiftpm_guard.errors import InfrastructureError
 #: Far above anything a command we run prints (a 32 MiB template export, SwiftPM's log).
 OUTPUT_MAX_BYTES = 256 << 20
 _CHUNK = 1 << 16
-_PIPE_BUF = 512  # what select(2) promises a writable pipe takes without blocking
+_PIPE_BUF = select.PIPE_BUF  # what a writable pipe takes without blocking
 
 
 @dataclass(frozen=True, slots=True)
