@@ -326,39 +326,31 @@ class Git:
                 timeout: float) -> dict[str, tuple[str, bytes] | None]:
         """`{name: (type, content)}` through one `git cat-file --batch`; None for a name that
         names no object."""
-        wanted = list(dict.fromkeys(names))
-        if not wanted:
-            return {}
-        data = self.output(["cat-file", "--batch"], timeout=timeout,
-                           stdin="".join(f"{name}\n" for name in wanted).encode())
+        wanted, data = self._batch("--batch", names, timeout)
         found: dict[str, tuple[str, bytes] | None] = {}
         position = 0
         for name in wanted:
             end = data.index(b"\n", position)
             header = data[position:end].decode("utf-8", "replace").split(" ")
-            position = end + 1
-            if len(header) != 3:  # "<name> missing" or "ambiguous"
-                found[name] = None
-                continue
-            size = int(header[2])
-            found[name] = (header[1], data[position:position + size])
-            position += size + 1
+            size = int(header[2]) if len(header) == 3 else -1  # else "<name> missing"
+            found[name] = (header[1], data[end + 1:end + 1 + size]) if size >= 0 else None
+            position = end + 1 + (size + 1 if size >= 0 else 0)
         return found
 
     def sizes(self, names: Sequence[str], *, timeout: float) -> dict[str, int]:
         """`{name: size}` through one `git cat-file --batch-check`; missing names left out."""
+        wanted, data = self._batch("--batch-check", names, timeout)
+        lines = split_lines(data.decode("utf-8", "replace"))
+        return {name: int(fields[2]) for name, line in zip(wanted, lines, strict=True)
+                if len(fields := line.split(" ")) == 3}
+
+    def _batch(self, mode: str, names: Sequence[str], timeout: float) -> tuple[list[str], bytes]:
+        """`git cat-file <mode>` over `names`, each asked once (in order)."""
         wanted = list(dict.fromkeys(names))
         if not wanted:
-            return {}
-        listing = self.output(["cat-file", "--batch-check"], timeout=timeout,
-                              stdin="".join(f"{name}\n" for name in wanted).encode())
-        found = {}
-        for name, line in zip(wanted, split_lines(listing.decode("utf-8", "replace")),
-                              strict=True):
-            fields = line.split(" ")
-            if len(fields) == 3:
-                found[name] = int(fields[2])
-        return found
+            return [], b""
+        stdin = "".join(f"{name}\n" for name in wanted).encode()
+        return wanted, self.output(["cat-file", mode], timeout=timeout, stdin=stdin)
 
 
 class GitFailed(GitError):

@@ -47,11 +47,6 @@ class Overrun(InfrastructureError):
         self.timeout = timeout  # False: it printed too much
 
 
-class _Stop(Exception):
-    def __init__(self, *, timeout: bool) -> None:
-        self.timeout = timeout
-
-
 def run(argv: Sequence[str], *, env: Mapping[str, str], cwd: str | Path, timeout: float,
         stdin: bytes | None = None, merge_stderr: bool = False, grace: float = 0.0,
         max_output: int = OUTPUT_MAX_BYTES) -> Done:
@@ -74,19 +69,18 @@ def run(argv: Sequence[str], *, env: Mapping[str, str], cwd: str | Path, timeout
         raise InfrastructureError(f"cannot run {name}: {error.strerror or error}") from None
     with process:
         try:
-            out, err = _exchange(process, stdin, time.monotonic() + timeout, max_output)
-        except _Stop as stop:
+            out, err = _exchange(process, argv, stdin, timeout, max_output)
+        except Overrun:
             _stop_group(process, grace)
-            why = (f"did not finish within {timeout:g} s" if stop.timeout
-                   else f"printed more than {max_output >> 20} MiB")
-            raise Overrun(argv, why, timeout=stop.timeout) from None
+            raise
         process.wait()
     return Done(tuple(argv), process.returncode, out, err)
 
 
-def _exchange(process: subprocess.Popen[bytes], data: bytes | None, deadline: float,
-              limit: int) -> tuple[bytes, bytes]:
+def _exchange(process: subprocess.Popen[bytes], argv: Sequence[str], data: bytes | None,
+              timeout: float, limit: int) -> tuple[bytes, bytes]:
     """Feed `data` to the program and read its output until both pipes close."""
+    deadline = time.monotonic() + timeout
     chunks: dict[IO[bytes], list[bytes]] = {}
     with selectors.DefaultSelector() as selector:
         for stream in (process.stdout, process.stderr):
@@ -103,7 +97,7 @@ def _exchange(process: subprocess.Popen[bytes], data: bytes | None, deadline: fl
         while selector.get_map():
             left = deadline - time.monotonic()
             if left <= 0:
-                raise _Stop(timeout=True)
+                raise Overrun(argv, f"did not finish within {timeout:g} s", timeout=True)
             for key, _events in selector.select(left):
                 stream = cast("IO[bytes]", key.fileobj)
                 if stream is process.stdin:
@@ -116,7 +110,8 @@ def _exchange(process: subprocess.Popen[bytes], data: bytes | None, deadline: fl
                     continue
                 size += len(chunk)
                 if size > limit:
-                    raise _Stop(timeout=False)
+                    raise Overrun(argv, f"printed more than {limit >> 20} MiB",
+                                  timeout=False)
                 chunks[stream].append(chunk)
     out = b"".join(chunks.get(process.stdout, [])) if process.stdout else b""
     err = b"".join(chunks.get(process.stderr, [])) if process.stderr else b""
