@@ -27,7 +27,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from swiftpm_guard.core.lines import split_lines
-from swiftpm_guard.errors import GitError, InfrastructureError, UsageError
+from swiftpm_guard.errors import GitError, GitFailed, InfrastructureError, Overrun, UsageError
 from swiftpm_guard.errors import GitTimeout as GitTimeout  # its old home still works
 from swiftpm_guard.infra import process
 from swiftpm_guard.infra.process import Done
@@ -263,7 +263,7 @@ class Git:
             env = self.environment(variables, credentials=credentials)
             try:
                 return process.run(argv, env=env, cwd=folder, timeout=timeout, stdin=stdin)
-            except process.Overrun as overrun:
+            except Overrun as overrun:
                 if overrun.timeout:
                     raise GitTimeout(_subcommand(args), timeout) from None
                 raise GitError(f"git {_subcommand(args)}: {overrun}") from None
@@ -274,7 +274,7 @@ class Git:
         """The output of git `args`; GitFailed when git fails."""
         done = self.run(args, timeout=timeout, cwd=cwd, stdin=stdin, variables=variables)
         if done.returncode != 0:
-            raise GitFailed(_subcommand(args), done, self.last_line(done, args))
+            raise GitFailed(_subcommand(args), self.last_line(done, args), done.stderr)
         return done.stdout
 
     def last_line(self, done: Done, args: Sequence[str] = ()) -> str:
@@ -351,15 +351,6 @@ class Git:
             return [], b""
         stdin = "".join(f"{name}\n" for name in wanted).encode()
         return wanted, self.output(["cat-file", mode], timeout=timeout, stdin=stdin)
-
-
-class GitFailed(GitError):
-    """git exited non-zero; `line` is its last error line, made safe to show."""
-
-    def __init__(self, command: str, done: Done, line: str) -> None:
-        super().__init__(f"git {command} failed: {line}")
-        self.done = done
-        self.line = line
 
 
 @dataclass(frozen=True, slots=True)

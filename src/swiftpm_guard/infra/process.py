@@ -20,7 +20,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import IO, cast
 
-from swiftpm_guard.errors import InfrastructureError
+from swiftpm_guard.errors import InfrastructureError, Overrun
 
 #: Far above anything a command we run prints (a 32 MiB template export, SwiftPM's log).
 OUTPUT_MAX_BYTES = 256 << 20
@@ -39,14 +39,6 @@ class Done:
     stderr: bytes = b""
 
 
-class Overrun(InfrastructureError):
-    """The program passed its deadline or printed more than its cap; its group was stopped."""
-
-    def __init__(self, argv: Sequence[str], why: str, *, timeout: bool) -> None:
-        super().__init__(f"{os.path.basename(argv[0])} {why}; stopped it")
-        self.timeout = timeout  # False: it printed too much
-
-
 def run(argv: Sequence[str], *, env: Mapping[str, str], cwd: str | Path, timeout: float,
         stdin: bytes | None = None, merge_stderr: bool = False, grace: float = 0.0,
         max_output: int = OUTPUT_MAX_BYTES) -> Done:
@@ -56,6 +48,7 @@ def run(argv: Sequence[str], *, env: Mapping[str, str], cwd: str | Path, timeout
     `grace` gives it that long to clean up) then SIGKILL, and Overrun is raised; a program that
     cannot be started is an InfrastructureError.
     """
+    name = os.path.basename(argv[0])
     try:
         process = subprocess.Popen(
             list(argv), cwd=cwd, env=dict(env),
@@ -65,11 +58,10 @@ def run(argv: Sequence[str], *, env: Mapping[str, str], cwd: str | Path, timeout
             start_new_session=True,
         )
     except OSError as error:
-        name = os.path.basename(argv[0])
         raise InfrastructureError(f"cannot run {name}: {error.strerror or error}") from None
     with process:
         try:
-            out, err = _exchange(process, argv, stdin, timeout, max_output)
+            out, err = _exchange(process, name, stdin, timeout, max_output)
         except Overrun:
             _stop_group(process, grace)
             raise
@@ -77,7 +69,7 @@ def run(argv: Sequence[str], *, env: Mapping[str, str], cwd: str | Path, timeout
     return Done(tuple(argv), process.returncode, out, err)
 
 
-def _exchange(process: subprocess.Popen[bytes], argv: Sequence[str], data: bytes | None,
+def _exchange(process: subprocess.Popen[bytes], name: str, data: bytes | None,
               timeout: float, limit: int) -> tuple[bytes, bytes]:
     """Feed `data` to the program and read its output until both pipes close."""
     deadline = time.monotonic() + timeout
@@ -97,7 +89,7 @@ def _exchange(process: subprocess.Popen[bytes], argv: Sequence[str], data: bytes
         while selector.get_map():
             left = deadline - time.monotonic()
             if left <= 0:
-                raise Overrun(argv, f"did not finish within {timeout:g} s", timeout=True)
+                raise Overrun(name, f"did not finish within {timeout:g} s", timeout=True)
             for key, _events in selector.select(left):
                 stream = cast("IO[bytes]", key.fileobj)
                 if stream is process.stdin:
@@ -110,8 +102,7 @@ def _exchange(process: subprocess.Popen[bytes], argv: Sequence[str], data: bytes
                     continue
                 size += len(chunk)
                 if size > limit:
-                    raise Overrun(argv, f"printed more than {limit >> 20} MiB",
-                                  timeout=False)
+                    raise Overrun(name, f"printed more than {limit >> 20} MiB", timeout=False)
                 chunks[stream].append(chunk)
     out = b"".join(chunks.get(process.stdout, [])) if process.stdout else b""
     err = b"".join(chunks.get(process.stderr, [])) if process.stderr else b""

@@ -35,7 +35,7 @@ from swiftpm_guard.core.swiftpm_evaluation import (
     UnreadableOutput,
     interpret,
 )
-from swiftpm_guard.errors import InfrastructureError, InputError, UsageError
+from swiftpm_guard.errors import InfrastructureError, InputError, Overrun, UsageError
 from swiftpm_guard.infra import process
 from swiftpm_guard.infra.fs import open_regular, read_bytes, walk
 from swiftpm_guard.limits import TREE_MAX_DEPTH
@@ -275,7 +275,7 @@ def run_swift(argv: Sequence[str], *, cwd: Path, env: Mapping[str, str], timeout
     try:
         done = process.run(argv, cwd=cwd, env=swift_environment(env), timeout=timeout,
                            merge_stderr=merge_stderr, grace=5.0)
-    except process.Overrun as overrun:
+    except Overrun as overrun:
         if not overrun.timeout:
             raise
         raise InfrastructureError(f"swift {shown} took longer than {timeout:.0f} s; stopped it"

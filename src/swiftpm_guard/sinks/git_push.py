@@ -24,8 +24,8 @@ from pathlib import Path
 from swiftpm_guard.core.lines import split_lines
 from swiftpm_guard.core.names import Identity, Remote, authorization_header
 from swiftpm_guard.errors import GitError as GitError  # its old home still works
-from swiftpm_guard.errors import InfrastructureError, InputError, os_problem
-from swiftpm_guard.infra.git import Git, GitFailed, GitTimeout, find_git
+from swiftpm_guard.errors import GitFailed, InfrastructureError, InputError, os_problem
+from swiftpm_guard.infra.git import Git, GitTimeout, find_git
 from swiftpm_guard.infra.git import TreeEntry as TreeEntry  # what publishing's callers import
 from swiftpm_guard.infra.process import Done
 from swiftpm_guard.limits import GIT_NETWORK_SECONDS
@@ -83,7 +83,8 @@ class PublishGit:
             result = self._git.run(args, cwd=self.path, variables=env, stdin=stdin,
                                    timeout=timeout)
         if check and result.returncode != 0:
-            raise GitError(f"git {args[0]} failed: {self.message(result)}{self._hint(result)}")
+            raise GitError(f"git {args[0]} failed: {self.message(result)}"
+                           f"{self._hint(result.stderr)}")
         return result
 
     @contextlib.contextmanager
@@ -98,12 +99,12 @@ class PublishGit:
             ) from None
         except GitFailed as failed:
             raise GitError(f"git {command} failed: {self.redact(failed.line)}"
-                           f"{self._hint(failed.done)}") from None
+                           f"{self._hint(failed.stderr)}") from None
         except InfrastructureError as error:
             raise GitError(str(error)) from None
 
-    def _hint(self, result: Done) -> str:
-        text = result.stderr.decode("utf-8", "replace")
+    def _hint(self, stderr: bytes) -> str:
+        text = stderr.decode("utf-8", "replace")
         if self.remote.kind == "http" and re.search(r"returned error: 30[1278]\b", text):
             return (
                 " (the remote answered with a redirect: swiftpm-guard never follows one, so the "

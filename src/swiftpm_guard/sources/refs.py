@@ -23,8 +23,15 @@ from typing import TYPE_CHECKING, Protocol
 from swiftpm_guard.core.manifest_files import ManifestSet, manifest_set
 from swiftpm_guard.core.model import Finding, Severity, Template
 from swiftpm_guard.core.names import ALL_KINDS, Remote, WorkflowSpec, strip_userinfo
-from swiftpm_guard.errors import InfrastructureError, InputError, Missing, UsageError, os_problem
-from swiftpm_guard.infra.git import Git, GitFailed, TreeEntry, is_object_id
+from swiftpm_guard.errors import (
+    GitFailed,
+    InfrastructureError,
+    InputError,
+    Missing,
+    UsageError,
+    os_problem,
+)
+from swiftpm_guard.infra.git import Git, TreeEntry, is_object_id
 from swiftpm_guard.infra.github import GitHubApiError, RetryPolicy, call
 from swiftpm_guard.infra.process import Done
 from swiftpm_guard.limits import TEMPLATE_MAX_BYTES, WORKFLOW_MAX_BYTES

@@ -6,8 +6,8 @@ from pathlib import Path
 
 import pytest
 
-from swiftpm_guard.errors import InfrastructureError
-from swiftpm_guard.infra.process import Overrun, run
+from swiftpm_guard.errors import InfrastructureError, Overrun
+from swiftpm_guard.infra.process import run
 
 ENV = {"PATH": "/usr/bin:/bin"}
 
