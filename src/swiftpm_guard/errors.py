@@ -53,6 +53,25 @@ class GitError(InfrastructureError):
     """git failed for a reason that is not the user's input (exit 3)."""
 
 
+class GitFailed(GitError):
+    """git exited non-zero: `line` is its last error line made safe to show, `stderr` all
+    it said (for hints)."""
+
+    def __init__(self, command: str, line: str, stderr: bytes) -> None:
+        super().__init__(f"git {command} failed: {line}")
+        self.line = line
+        self.stderr = stderr
+
+
+class Overrun(InfrastructureError):
+    """A program we ran passed its deadline (`timeout`) or printed more than its cap; its
+    whole process group was stopped (exit 3)."""
+
+    def __init__(self, program: str, why: str, *, timeout: bool) -> None:
+        super().__init__(f"{program} {why}; stopped it")
+        self.timeout = timeout
+
+
 class GitTimeout(InfrastructureError):
     """git (and whatever it started) was stopped after its deadline (exit 3)."""
 

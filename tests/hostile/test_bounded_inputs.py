@@ -253,10 +253,10 @@ def test_a_name_too_long_for_the_file_system_in_the_template_ref_is_one_line(
 
 
 def test_materializing_a_name_too_long_is_bad_input(tmp_path: Path) -> None:
-    from swiftpm_guard.sources.refs import TreeEntry, materialize
+    from swiftpm_guard.sources.refs import RefEntry, materialize
 
     with pytest.raises(InputError) as raised:
-        materialize([TreeEntry(".Package.swift/" + "y" * 300, "file")], tmp_path)
+        materialize([RefEntry(".Package.swift/" + "y" * 300, "file")], tmp_path)
     assert "too long" in str(raised.value)
 
 

@@ -15,7 +15,7 @@ from support.published import BranchSpec, build_repo, checksum_for, nightly_vers
 from support.release import BINARY_ONLY_KEYS, PRODUCT_KEYS, all_names
 from swiftpm_guard.cli.main import main
 from swiftpm_guard.core.audit import AuditOptions, audit
-from swiftpm_guard.infra import git as gitenv
+from swiftpm_guard.infra import process
 from swiftpm_guard.report.audit import groups, to_markdown
 from swiftpm_guard.sources.published import read_published_branches
 
@@ -230,7 +230,7 @@ def test_git_processes_do_not_grow_with_branches(published, monkeypatch):
         calls.append(argv)
         return real(argv, *args, **kwargs)
 
-    monkeypatch.setattr(gitenv.subprocess, "Popen", counting)  # every git process starts there
+    monkeypatch.setattr(process.subprocess, "Popen", counting)  # every process starts there
     read_published_branches(str(repo), "swiftpm-0.7.0.202506*")
     few = len(calls)
     calls.clear()

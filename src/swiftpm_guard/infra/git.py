@@ -21,15 +21,18 @@ from __future__ import annotations
 import contextlib
 import os
 import shutil
-import signal
-import subprocess
 import tempfile
 from collections.abc import Iterable, Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 
+from swiftpm_guard.core.lines import split_lines
+from swiftpm_guard.errors import GitError, GitFailed, InfrastructureError, Overrun, UsageError
 from swiftpm_guard.errors import GitTimeout as GitTimeout  # its old home still works
-from swiftpm_guard.errors import InfrastructureError, UsageError
+from swiftpm_guard.infra import process
+from swiftpm_guard.infra.process import Done
+from swiftpm_guard.redact import redact_userinfo
+from swiftpm_guard.workflow_commands import neutralise
 
 #: Where an image or a Debian host keeps git when the job's PATH is useless.
 SYSTEM_PATH = "/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin"
@@ -224,7 +227,8 @@ class Git:
     repository (`--git-dir`: always one of our own in the action), `config` our settings (a
     header among them travels in a credentials file), `safe_directories` the folders vouched
     for, `proxy` an explicit `http.proxy` (never one from the environment). `run` is the only
-    way the package starts git.
+    way the package starts git; the operations below it (ls-remote, rev-parse, ls-tree,
+    cat-file) are the only readers of git's output formats.
     """
 
     environ: Mapping[str, str] = field(default_factory=lambda: os.environ, repr=False)
@@ -246,49 +250,142 @@ class Git:
                                credentials_file=credentials)
 
     def run(self, args: Sequence[str], *, timeout: float, cwd: str | Path | None = None,
-            stdin: bytes | None = None,
-            variables: Mapping[str, str] | None = None) -> subprocess.CompletedProcess[bytes]:
-        """git `args` in this repository; see run_git."""
+            stdin: bytes | None = None, variables: Mapping[str, str] | None = None) -> Done:
+        """git `args` in this repository, by absolute path, under a deadline (infra.process),
+        never in the caller's folder; never raises on git's own failure. The only place the
+        package starts git: a timeout is GitTimeout, a git that cannot start an
+        InfrastructureError."""
         where = ["--git-dir", self.git_dir] if self.git_dir is not None else []
-        return run_git([*where, *args], self, timeout=timeout, cwd=cwd, stdin=stdin,
-                       variables=variables)
+        argv = [find_git(self.environ), *where, *args]
+        # Never in the caller's folder (a workspace whose .git/config we did not ask for).
+        folder = cwd if cwd is not None else os.path.realpath(tempfile.gettempdir())
+        with credentials_file(self.settings()) as credentials:
+            env = self.environment(variables, credentials=credentials)
+            try:
+                return process.run(argv, env=env, cwd=folder, timeout=timeout, stdin=stdin)
+            except Overrun as overrun:
+                if overrun.timeout:
+                    raise GitTimeout(_subcommand(args), timeout) from None
+                raise GitError(f"git {_subcommand(args)}: {overrun}") from None
+
+    def output(self, args: Sequence[str], *, timeout: float, stdin: bytes | None = None,
+               cwd: str | Path | None = None,
+               variables: Mapping[str, str] | None = None) -> bytes:
+        """The output of git `args`; GitFailed when git fails."""
+        done = self.run(args, timeout=timeout, cwd=cwd, stdin=stdin, variables=variables)
+        if done.returncode != 0:
+            raise GitFailed(_subcommand(args), self.last_line(done, args), done.stderr)
+        return done.stdout
+
+    def last_line(self, done: Done, args: Sequence[str] = ()) -> str:
+        """git's last error line (else its last line) as one safe line: no header this Git
+        sends, no userinfo of a URL among `args` or anywhere, no workflow command."""
+        text = done.stderr.decode("utf-8", "replace")
+        for key, value in self.config:
+            if carries_credentials([(key, value)]):
+                text = text.replace(value, "***")
+        lines = [line.strip() for line in split_lines(_without_userinfo(text, args))
+                 if line.strip()]
+        fatal = [line for line in lines if line.startswith(("fatal:", "error:", "remote: error"))]
+        last = (fatal or lines or [f"exit status {done.returncode}"])[-1][:500]
+        return neutralise(redact_userinfo(last))
+
+    # -- operations ------------------------------------------------------------------------------
+
+    def ls_remote(self, url: str, *patterns: str, timeout: float,
+                  heads: bool = False) -> dict[str, str]:
+        """`{ref: object id}` of the remote's refs (its branches only with `heads`)."""
+        listing = self.output(["ls-remote", "--heads" if heads else "--refs",
+                               "--end-of-options", url, *patterns], timeout=timeout)
+        return parse_ls_remote(listing)
+
+    def rev_parse(self, name: str, *, timeout: float) -> str | None:
+        """The object id `name` names; None when there is none."""
+        done = self.run(["rev-parse", "--verify", "--quiet", "--end-of-options", name],
+                        timeout=timeout)
+        found = done.stdout.decode("ascii", "replace").strip()
+        return found if done.returncode == 0 and is_object_id(found) else None
+
+    def ls_tree(self, treeish: str, *paths: str, timeout: float, recursive: bool = False,
+                trees: bool = False, sizes: bool = False, full_tree: bool = False,
+                errors: str = "surrogateescape") -> list[TreeEntry]:
+        """`git ls-tree` of `treeish` (limited to `paths`): `recursive` into sub-trees,
+        listing the `trees` walked too, with blob `sizes`; paths decoded with `errors`."""
+        flags = [flag for flag, wanted in (("-r", recursive), ("-t", trees), ("-l", sizes),
+                                           ("--full-tree", full_tree)) if wanted]
+        listing = self.output(["ls-tree", "-z", *flags, treeish, "--", *paths], timeout=timeout)
+        entries = []
+        for record in filter(None, listing.split(b"\0")):
+            meta, _tab, path = record.partition(b"\t")
+            mode, kind, sha, *size = meta.decode("ascii", "replace").split()
+            known = int(size[0]) if size and size[0] != "-" else None
+            entries.append(TreeEntry(mode, kind, sha, known, path.decode("utf-8", errors)))
+        return entries
+
+    def objects(self, names: Sequence[str], *,
+                timeout: float) -> dict[str, tuple[str, bytes] | None]:
+        """`{name: (type, content)}` through one `git cat-file --batch`; None for a name that
+        names no object."""
+        wanted, data = self._batch("--batch", names, timeout)
+        found: dict[str, tuple[str, bytes] | None] = {}
+        position = 0
+        for name in wanted:
+            end = data.index(b"\n", position)
+            header = data[position:end].decode("utf-8", "replace").split(" ")
+            size = int(header[2]) if len(header) == 3 else -1  # else "<name> missing"
+            found[name] = (header[1], data[end + 1:end + 1 + size]) if size >= 0 else None
+            position = end + 1 + (size + 1 if size >= 0 else 0)
+        return found
+
+    def sizes(self, names: Sequence[str], *, timeout: float) -> dict[str, int]:
+        """`{name: size}` through one `git cat-file --batch-check`; missing names left out."""
+        wanted, data = self._batch("--batch-check", names, timeout)
+        lines = split_lines(data.decode("utf-8", "replace"))
+        return {name: int(fields[2]) for name, line in zip(wanted, lines, strict=True)
+                if len(fields := line.split(" ")) == 3}
+
+    def _batch(self, mode: str, names: Sequence[str], timeout: float) -> tuple[list[str], bytes]:
+        """`git cat-file <mode>` over `names`, each asked once (in order)."""
+        wanted = list(dict.fromkeys(names))
+        if not wanted:
+            return [], b""
+        stdin = "".join(f"{name}\n" for name in wanted).encode()
+        return wanted, self.output(["cat-file", mode], timeout=timeout, stdin=stdin)
 
 
-def run_git(args: Sequence[str], setup: Git, *, timeout: float,
-            cwd: str | Path | None = None, stdin: bytes | None = None,
-            variables: Mapping[str, str] | None = None) -> subprocess.CompletedProcess[bytes]:
-    """Run git (by absolute path) with `args`, a deadline and `setup`'s environment; never
-    raises on a git failure. The only place the package starts git.
+@dataclass(frozen=True, slots=True)
+class TreeEntry:
+    """One entry of a git tree: `mode` as git gives it, `kind` "blob", "tree" or "commit" (a
+    submodule), `size` of a blob when asked for, `path` from the listed tree's root."""
 
-    git runs in its own session so that a timeout stops git *and* the helpers it started
-    (git-remote-http, ssh, upload-pack), not just the git process: GitTimeout then. A git that
-    cannot be found or started is an InfrastructureError. The exit code is the caller's.
-    """
-    argv = [find_git(setup.environ), *args]
-    # Never in the caller's folder (a workspace whose .git/config we did not ask for).
-    folder = cwd if cwd is not None else os.path.realpath(tempfile.gettempdir())
-    with credentials_file(setup.settings()) as credentials:
-        env = setup.environment(variables, credentials=credentials)
-        try:
-            process = subprocess.Popen(
-                argv,
-                cwd=folder,
-                env=env,
-                stdin=subprocess.PIPE if stdin is not None else subprocess.DEVNULL,
-                stdout=subprocess.PIPE,
-                stderr=subprocess.PIPE,
-                start_new_session=True,
-            )
-        except OSError as error:
-            raise InfrastructureError(f"cannot run git: {error.strerror or error}") from None
-        try:
-            out, err = process.communicate(stdin, timeout=timeout)
-        except subprocess.TimeoutExpired:
-            with contextlib.suppress(ProcessLookupError):
-                os.killpg(process.pid, signal.SIGKILL)
-            process.communicate()
-            raise GitTimeout(_subcommand(args), timeout) from None
-    return subprocess.CompletedProcess(process.args, process.returncode, out, err)
+    mode: str
+    kind: str
+    sha: str
+    size: int | None
+    path: str
+
+    @property
+    def what(self) -> str:
+        """"file", "symlink", "submodule" or "dir", as the template readers name kinds."""
+        if self.kind == "blob":
+            return "symlink" if self.mode == "120000" else "file"
+        return "submodule" if self.kind == "commit" else "dir"
+
+
+def parse_tree(data: bytes, oid_bytes: int) -> list[TreeEntry]:
+    """A tree object's entries (`<mode> <name>\\0<raw object id>`, repeated); the mode as
+    stored (`40000` for a tree)."""
+    entries = []
+    i = 0
+    while i < len(data):
+        space = data.index(b" ", i)
+        nul = data.index(b"\0", space)
+        mode = data[i:space].decode("ascii", "replace")
+        kind = {"40000": "tree", "160000": "commit"}.get(mode, "blob")
+        entries.append(TreeEntry(mode, kind, data[nul + 1:nul + 1 + oid_bytes].hex(), None,
+                                 data[space + 1:nul].decode("utf-8", "surrogateescape")))
+        i = nul + 1 + oid_bytes
+    return entries
 
 
 def parse_ls_remote(listing: bytes) -> dict[str, str]:
@@ -300,6 +397,19 @@ def parse_ls_remote(listing: bytes) -> dict[str, str]:
         if ref and not ref.endswith("^{}") and is_object_id(oid):
             refs[ref] = oid
     return refs
+
+
+def _without_userinfo(message: str, args: Sequence[str]) -> str:
+    """git's message with the userinfo of any URL among `args` hidden, however git quotes it
+    (`strange hostname 'user:secret@host'` has no scheme left for a generic redaction)."""
+    for arg in args:
+        head, separator, rest = arg.partition("://")
+        text = rest if separator else head
+        userinfo = text[: text.rfind("@")] if "@" in text.split("/", 1)[0] else ""
+        for secret in sorted({userinfo, *userinfo.split(":")}, key=len, reverse=True):
+            if len(secret) >= 3:
+                message = message.replace(secret, "***")
+    return message
 
 
 _HEX = frozenset("0123456789abcdef")

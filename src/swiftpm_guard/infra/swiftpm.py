@@ -12,13 +12,10 @@ always does).
 
 from __future__ import annotations
 
-import contextlib
 import hashlib
 import json
 import os
 import posixpath
-import signal
-import subprocess
 import tempfile
 import time
 from collections.abc import Mapping, Sequence
@@ -38,7 +35,8 @@ from swiftpm_guard.core.swiftpm_evaluation import (
     UnreadableOutput,
     interpret,
 )
-from swiftpm_guard.errors import InfrastructureError, InputError, UsageError
+from swiftpm_guard.errors import InfrastructureError, InputError, Overrun, UsageError
+from swiftpm_guard.infra import process
 from swiftpm_guard.infra.fs import open_regular, read_bytes, walk
 from swiftpm_guard.limits import TREE_MAX_DEPTH
 
@@ -269,45 +267,26 @@ def _evaluation_env(home: Path) -> dict[str, str]:
 
 def run_swift(argv: Sequence[str], *, cwd: Path, env: Mapping[str, str], timeout: float,
               merge_stderr: bool = False) -> tuple[int, bytes, bytes]:
-    """`swift …` in a session of its own, with only the allow-listed part of `env`: exit code,
+    """`swift …` with only the allow-listed part of `env` (infra.process: a group of its own,
+    stopped whole past `timeout`, TERM first so the toolchain wrapper cleans up): exit code,
     stdout and stderr (empty when merged into stdout, for SwiftPM's lines in the order
-    printed). Past `timeout` the whole process group is stopped; a failure to start, an
-    overrun or a signal is InfrastructureError (exit 3)."""
+    printed). A failure to start, an overrun or a signal is InfrastructureError (exit 3)."""
     shown = " ".join(argv[1:])
     try:
-        process = subprocess.Popen(
-            list(argv), cwd=cwd, env=swift_environment(env), stdin=subprocess.DEVNULL,
-            stdout=subprocess.PIPE,
-            stderr=subprocess.STDOUT if merge_stderr else subprocess.PIPE,
-            start_new_session=True,  # so a timeout can stop swift's whole process group
-        )
-    except OSError as error:
-        raise InfrastructureError(f"cannot run {argv[0]}: {error.strerror}") from None
-    try:
-        stdout, stderr = process.communicate(timeout=timeout)
-    except subprocess.TimeoutExpired:
-        _stop_group(process)
+        done = process.run(argv, cwd=cwd, env=swift_environment(env), timeout=timeout,
+                           merge_stderr=merge_stderr, grace=5.0)
+    except Overrun as overrun:
+        if not overrun.timeout:
+            raise
         raise InfrastructureError(f"swift {shown} took longer than {timeout:.0f} s; stopped it"
                                   ) from None
-    if process.returncode < 0:
-        raise InfrastructureError(f"swift {shown} was killed by signal {-process.returncode}")
-    return process.returncode, stdout, stderr or b""
+    if done.returncode < 0:
+        raise InfrastructureError(f"swift {shown} was killed by signal {-done.returncode}")
+    return done.returncode, done.stdout, done.stderr
 
 
 def _decode(data: bytes) -> str:
     return data.decode("utf-8", errors="replace")
-
-
-def _stop_group(process: subprocess.Popen[bytes]) -> None:
-    """TERM, then KILL, the process group; the toolchain wrapper cleans up on TERM."""
-    for sig, grace in ((signal.SIGTERM, 5.0), (signal.SIGKILL, 5.0)):
-        with contextlib.suppress(ProcessLookupError):
-            os.killpg(process.pid, sig)
-        try:
-            process.communicate(timeout=grace)
-            return
-        except subprocess.TimeoutExpired:
-            continue
 
 
 #: SwiftPM prints a line or two per target; far more is not worth keeping.

@@ -12,19 +12,22 @@ branch appeared meanwhile.
 
 from __future__ import annotations
 
+import contextlib
+import dataclasses
 import enum
 import os
 import re
-import subprocess
-from collections.abc import Callable, Iterable, Mapping, Sequence
+from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
 from swiftpm_guard.core.lines import split_lines
 from swiftpm_guard.core.names import Identity, Remote, authorization_header
 from swiftpm_guard.errors import GitError as GitError  # its old home still works
-from swiftpm_guard.errors import InfrastructureError, InputError, os_problem
-from swiftpm_guard.infra.git import Git, GitTimeout, find_git, parse_ls_remote
+from swiftpm_guard.errors import GitFailed, InfrastructureError, InputError, os_problem
+from swiftpm_guard.infra.git import Git, GitTimeout, find_git
+from swiftpm_guard.infra.git import TreeEntry as TreeEntry  # what publishing's callers import
+from swiftpm_guard.infra.process import Done
 from swiftpm_guard.limits import GIT_NETWORK_SECONDS
 from swiftpm_guard.workflow_commands import neutralise
 
@@ -66,6 +69,7 @@ class PublishGit:
         # and every program-starting key neutralised); the identity is ours, never a config's.
         # In the scratch repository by its folder (cwd): ours, made by `init`.
         self._git = Git(environ=base, config=tuple(config), variables=ident, proxy=proxy)
+        self._repo = dataclasses.replace(self._git, git_dir=str(path))  # for its operations
 
     def redact(self, text: str) -> str:
         if self._token:
@@ -74,24 +78,33 @@ class PublishGit:
         return text
 
     def run(self, args: Sequence[str], *, stdin: bytes | None = None, network: bool = False,
-            env: Mapping[str, str] | None = None,
-            check: bool = True) -> subprocess.CompletedProcess[bytes]:
-        timeout = self._network_timeout if network else LOCAL_TIMEOUT
-        try:
+            env: Mapping[str, str] | None = None, check: bool = True) -> Done:
+        with self._failures(args[0], network) as timeout:
             result = self._git.run(args, cwd=self.path, variables=env, stdin=stdin,
                                    timeout=timeout)
-        except GitTimeout:
-            raise GitError(
-                f"git {args[0]} did not finish within {timeout:.0f} s (remote {self.remote})"
-            ) from None
-        except InfrastructureError as error:
-            raise GitError(str(error)) from None
         if check and result.returncode != 0:
-            raise GitError(f"git {args[0]} failed: {self.message(result)}{self._hint(result)}")
+            raise GitError(f"git {args[0]} failed: {self.message(result)}"
+                           f"{self._hint(result.stderr)}")
         return result
 
-    def _hint(self, result: subprocess.CompletedProcess[bytes]) -> str:
-        text = result.stderr.decode("utf-8", "replace")
+    @contextlib.contextmanager
+    def _failures(self, command: str, network: bool = False) -> Iterator[float]:
+        """The deadline for git `command`; its failures as one GitError naming the remote."""
+        timeout = self._network_timeout if network else LOCAL_TIMEOUT
+        try:
+            yield timeout
+        except GitTimeout:
+            raise GitError(
+                f"git {command} did not finish within {timeout:.0f} s (remote {self.remote})"
+            ) from None
+        except GitFailed as failed:
+            raise GitError(f"git {command} failed: {self.redact(failed.line)}"
+                           f"{self._hint(failed.stderr)}") from None
+        except InfrastructureError as error:
+            raise GitError(str(error)) from None
+
+    def _hint(self, stderr: bytes) -> str:
+        text = stderr.decode("utf-8", "replace")
         if self.remote.kind == "http" and re.search(r"returned error: 30[1278]\b", text):
             return (
                 " (the remote answered with a redirect: swiftpm-guard never follows one, so the "
@@ -106,21 +119,14 @@ class PublishGit:
             return f" (the remote refused the token from {source}: may it do this?)"
         return ""
 
-    def message(self, result: subprocess.CompletedProcess[bytes]) -> str:
+    def message(self, result: Done) -> str:
         """git's last meaningful stderr line, redacted, for a one-line error."""
-        lines = [
-            ln.strip()
-            for ln in split_lines(self.redact(result.stderr.decode("utf-8", "replace")))
-            if ln.strip()
-        ]
-        fatal = [ln for ln in lines if ln.startswith(("fatal:", "error:", "remote: error"))]
-        return (fatal or lines or [f"exit status {result.returncode}"])[-1][:500]
+        return self.redact(self._git.last_line(result))
 
 
 #: What we read out of the template ref into files: real ones are a few kilobytes.
 EXPORT_MAX_BYTES = 32 * 1024 * 1024
 EXPORT_MAX_FILES = 20_000
-_SHA = frozenset("0123456789abcdef")
 
 
 class PushStatus(enum.StrEnum):
@@ -134,22 +140,6 @@ class PushStatus(enum.StrEnum):
 class PushOutcome:
     status: PushStatus
     detail: str
-
-
-@dataclass(frozen=True, slots=True)
-class TreeEntry:
-    mode: str
-    kind: str  # "blob", "tree" or "commit" (a submodule)
-    sha: str
-    size: int | None
-    path: str
-
-    @property
-    def what(self) -> str:
-        """"file", "symlink", "submodule" or "dir", as the template readers name kinds."""
-        if self.kind == "blob":
-            return "symlink" if self.mode == "120000" else "file"
-        return "submodule" if self.kind == "commit" else "dir"
 
 
 class ScratchRepo(PublishGit):
@@ -169,8 +159,8 @@ class ScratchRepo(PublishGit):
 
     def ls_remote(self, patterns: Iterable[str]) -> dict[str, str]:
         """`{ref: sha}` for the remote refs matching `patterns` (full refs or `…*` globs)."""
-        result = self.run(["ls-remote", "--refs", self.remote.url, *patterns], network=True)
-        return parse_ls_remote(result.stdout)
+        with self._failures("ls-remote", network=True) as timeout:
+            return self._repo.ls_remote(self.remote.url, *patterns, timeout=timeout)
 
     def fetch(self, ref: str, *, depth: int) -> str:
         """Fetch one remote ref (shallow) and return the commit it names."""
@@ -227,51 +217,33 @@ class ScratchRepo(PublishGit):
     # -- reading objects -------------------------------------------------------------------------
 
     def rev_parse(self, name: str) -> str:
-        out = self.run(["rev-parse", "--verify", "--quiet", "--end-of-options", name])
-        return out.stdout.decode().strip()
+        found = self._resolved(name)
+        if found is None:
+            raise GitError(f"git rev-parse: {name} names no object in the scratch repository")
+        return found
+
+    def _resolved(self, name: str) -> str | None:
+        with self._failures("rev-parse") as timeout:
+            return self._repo.rev_parse(name, timeout=timeout)
 
     def parent(self, commit: str) -> str | None:
-        result = self.run(
-            ["rev-parse", "--verify", "--quiet", "--end-of-options", f"{commit}^1^{{commit}}"],
-            check=False,
-        )
-        sha = result.stdout.decode().strip()
-        return sha if result.returncode == 0 and _is_sha(sha) else None
+        return self._resolved(f"{commit}^1^{{commit}}")
 
     def tree(self, commit: str) -> list[TreeEntry]:
-        out = self.run(["ls-tree", "-r", "-l", "-z", "--full-tree", commit]).stdout
-        entries = []
-        for record in out.split(b"\0"):
-            if not record:
-                continue
-            meta, _, raw_path = record.partition(b"\t")
-            mode, kind, sha, size = meta.decode().split()
-            entries.append(
-                TreeEntry(
-                    mode,
-                    kind,
-                    sha,
-                    int(size) if size != "-" else None,
-                    raw_path.decode("utf-8", "surrogateescape"),
-                )
-            )
-        return entries
+        with self._failures("ls-tree") as timeout:
+            return self._repo.ls_tree(commit, recursive=True, sizes=True, full_tree=True,
+                                      timeout=timeout)
 
     def blobs(self, shas: Sequence[str]) -> dict[str, bytes]:
         """Blob contents, all through one `cat-file --batch` process."""
-        if not shas:
-            return {}
-        out = self.run(["cat-file", "--batch"], stdin="".join(f"{s}\n" for s in shas).encode())
-        data, position, found = out.stdout, 0, {}
-        for sha in shas:
-            end = data.index(b"\n", position)
-            header = data[position:end].decode().split()
-            if len(header) != 3 or header[1] != "blob":
+        with self._failures("cat-file") as timeout:
+            found = self._repo.objects(shas, timeout=timeout)
+        blobs = {}
+        for sha, item in found.items():
+            if item is None or item[0] != "blob":
                 raise GitError(f"git cat-file: {sha} is not a blob")
-            size = int(header[2])
-            found[sha] = data[end + 1 : end + 1 + size]
-            position = end + 1 + size + 1
-        return found
+            blobs[sha] = item[1]
+        return blobs
 
     def export(self, commit: str, wanted: Callable[[str], bool], dest: Path) -> list[TreeEntry]:
         """Write the blobs of `commit` whose path `wanted` accepts under `dest`.
@@ -325,10 +297,6 @@ class ScratchRepo(PublishGit):
         out = self.run(["commit-tree", tree, "-p", parent, "-F", "-"],
                        stdin=message.encode() + b"\n")
         return out.stdout.decode().strip()
-
-
-def _is_sha(text: str) -> bool:
-    return len(text) in (40, 64) and set(text) <= _SHA
 
 
 def _clip(path: str) -> str:

@@ -14,7 +14,6 @@ import fnmatch
 import os
 import tempfile
 from collections.abc import Iterable, Iterator, Sequence
-from dataclasses import dataclass
 from pathlib import Path, PurePosixPath
 
 from swiftpm_guard.core.audit import ManifestFile, PublishedBranch, TipCommit
@@ -24,7 +23,7 @@ from swiftpm_guard.core.model import Location, Stub
 from swiftpm_guard.core.names import ALL_KINDS, DEFAULT_BRANCH_GLOB, Remote, validate_ref_glob
 from swiftpm_guard.errors import InfrastructureError, InputError
 from swiftpm_guard.infra.fs import is_directory, resolved
-from swiftpm_guard.infra.git import Git, GitTimeout, parse_ls_remote
+from swiftpm_guard.infra.git import Git, TreeEntry, parse_tree
 from swiftpm_guard.limits import GIT_AUDIT_SECONDS, TEMPLATE_MAX_BYTES
 from swiftpm_guard.sources.template import SOURCE_SUFFIXES, STUB_DIRS
 
@@ -45,37 +44,12 @@ def classify_repo(repo: str) -> tuple[str, str]:
     return "local", str(path)
 
 
-def git(args: Sequence[str], *, git_dir: str | None = None, stdin: bytes | None = None,
-        timeout: float = GIT_TIMEOUT, config: Iterable[tuple[str, str]] = ()) -> bytes:
-    """Run git (infra.git.Git: its one environment, a deadline); output or a clear error.
-
-    The user's own git configuration (a credential helper, `url.*.insteadOf`) applies only to
-    a CLI run that sends no token (infra.git.git_environment decides); a local repository's
-    config never starts a program (hooks, fsmonitor: neutralised there)."""
-    runner = Git(git_dir=git_dir, config=tuple(config), user_config=True)
-    try:
-        result = runner.run(args, timeout=timeout, stdin=stdin)
-    except GitTimeout:
-        raise InfrastructureError(f"git {args[0]} took longer than {timeout:.0f} s; "
-                                  "stopped it") from None
-    if result.returncode != 0:
-        message = split_lines(result.stderr.decode("utf-8", "replace").strip())
-        last = message[-1] if message else f"exit code {result.returncode}"
-        raise InfrastructureError(f"git {args[0]} failed: {_without_userinfo(last, args)}")
-    return result.stdout
-
-
-def _without_userinfo(message: str, args: Sequence[str]) -> str:
-    """git's message with the userinfo of any URL among `args` hidden, however git quotes it
-    (`strange hostname 'user:secret@host'` has no scheme left for a generic redaction)."""
-    for arg in args:
-        head, separator, rest = arg.partition("://")
-        text = rest if separator else head
-        userinfo = text[: text.rfind("@")] if "@" in text.split("/", 1)[0] else ""
-        for secret in sorted({userinfo, *userinfo.split(":")}, key=len, reverse=True):
-            if len(secret) >= 3:
-                message = message.replace(secret, "***")
-    return message
+def _git(git_dir: str | None = None, config: Iterable[tuple[str, str]] = ()) -> Git:
+    """git as the audit runs it (infra.git.Git). The user's own git configuration (a
+    credential helper, `url.*.insteadOf`) applies only to a CLI run that sends no token
+    (infra.git.git_environment decides); a local repository's config never starts a program
+    (hooks, fsmonitor: neutralised there)."""
+    return Git(git_dir=git_dir, config=tuple(config), user_config=True)
 
 
 @contextlib.contextmanager
@@ -99,17 +73,18 @@ def opened_repository(repo: str, pattern: str = DEFAULT_PATTERN, *,
         return
     with tempfile.TemporaryDirectory(prefix="swiftpm-guard-audit-") as temporary:
         mirror = str(Path(temporary) / "mirror.git")
-        git(["init", "--quiet", "--bare", mirror], timeout=timeout)
+        _git().output(["init", "--quiet", "--bare", mirror], timeout=timeout)
         # In the mirror (our own config), never in the caller's folder: a workspace's
         # .git/config could name a proxy and turn off TLS checks for the token's request.
-        listing = git(["ls-remote", "--heads", where], git_dir=mirror, timeout=timeout,
-                      config=config)
-        branches = [b for b in _remote_heads(listing) if fnmatch.fnmatchcase(b, pattern)]
+        remote = _git(mirror, config)
+        heads = [ref.removeprefix("refs/heads/")
+                 for ref in remote.ls_remote(where, heads=True, timeout=timeout)]
+        branches = [b for b in heads if fnmatch.fnmatchcase(b, pattern)]
         if branches:
             refspecs = "".join(f"+refs/heads/{b}:refs/heads/{b}\n" for b in branches)
-            git(["fetch", "--quiet", "--no-tags", "--no-write-fetch-head", "--depth=1",
-                  "--stdin", where], git_dir=mirror, stdin=refspecs.encode(), timeout=timeout,
-                 config=config)
+            remote.output(["fetch", "--quiet", "--no-tags", "--no-write-fetch-head",
+                           "--depth=1", "--stdin", where], stdin=refspecs.encode(),
+                          timeout=timeout)
         yield mirror
 
 
@@ -117,21 +92,17 @@ def _local_git_dir(path: str, timeout: float) -> str:
     # A clone owned by another user (a runner's workspace, read as root) is refused as
     # "dubious ownership" unless vouched for; later calls name the git dir explicitly, which
     # git does not question.
-    out = git(["-C", path, "rev-parse", "--absolute-git-dir"], timeout=timeout,
-              config=[("safe.directory", str(Path(path).resolve()))])
+    out = _git(config=[("safe.directory", str(Path(path).resolve()))]).output(
+        ["-C", path, "rev-parse", "--absolute-git-dir"], timeout=timeout)
     return out.decode("utf-8", "surrogateescape").strip()
-
-
-def _remote_heads(listing: bytes) -> list[str]:
-    return [ref.removeprefix("refs/heads/") for ref in parse_ls_remote(listing)
-            if ref.startswith("refs/heads/")]
 
 
 def list_branches(git_dir: str, pattern: str, *,
                   timeout: float = GIT_TIMEOUT) -> list[tuple[str, str]]:
     """(branch, commit) for every local branch matching the glob, by name."""
-    out = git(["for-each-ref", "--format=%(objectname) %(objecttype) %(refname)",
-                "refs/heads/"], git_dir=git_dir, timeout=timeout)
+    out = _git(git_dir).output(["for-each-ref",
+                                "--format=%(objectname) %(objecttype) %(refname)",
+                                "refs/heads/"], timeout=timeout)
     found = []
     for line in split_lines(out.decode("utf-8", "replace")):
         oid, kind, ref = line.split(" ", 2)
@@ -143,74 +114,29 @@ def list_branches(git_dir: str, pattern: str, *,
 
 #: Stub folders nested deeper than this are not searched for sources.
 _MAX_STUB_DEPTH = 8
-_TREE, _BLOB_MODES = "40000", frozenset({"100644", "100755"})
-
-
-@dataclass(frozen=True, slots=True)
-class _Entry:
-    mode: str
-    name: str
-    oid: str
-
-
-def _parse_tree(data: bytes, oid_bytes: int) -> list[_Entry]:
-    """Git's binary tree format: `<mode> <name>\\0<raw object id>` repeated."""
-    entries = []
-    i = 0
-    while i < len(data):
-        space = data.index(b" ", i)
-        nul = data.index(b"\0", space)
-        raw = data[nul + 1:nul + 1 + oid_bytes]
-        entries.append(_Entry(data[i:space].decode(), data[space + 1:nul].decode(
-            "utf-8", "surrogateescape"), raw.hex()))
-        i = nul + 1 + oid_bytes
-    return entries
+_BLOB_MODES = frozenset({"100644", "100755"})
 
 
 class Objects:
     """`git cat-file --batch` over many objects at once; each object read at most once."""
 
     def __init__(self, git_dir: str, timeout: float) -> None:
-        self._git_dir = git_dir
+        self._git = _git(git_dir)
         self._timeout = timeout
         self.contents: dict[str, tuple[str, bytes] | None] = {}
 
     def load(self, names: Sequence[str]) -> None:
-        wanted = list(dict.fromkeys(n for n in names if n not in self.contents))
-        if not wanted:
-            return
-        out = git(["cat-file", "--batch"], git_dir=self._git_dir,
-                   stdin="".join(f"{n}\n" for n in wanted).encode(), timeout=self._timeout)
-        position = 0
-        for name in wanted:
-            end = out.index(b"\n", position)
-            header = out[position:end].decode("utf-8", "replace").split(" ")
-            position = end + 1
-            if len(header) != 3:  # "<name> missing" or "ambiguous"
-                self.contents[name] = None
-                continue
-            size = int(header[2])
-            self.contents[name] = (header[1], out[position:position + size])
-            position += size + 1
+        wanted = [name for name in names if name not in self.contents]
+        self.contents.update(self._git.objects(wanted, timeout=self._timeout))
 
     def sizes(self, oids: Sequence[str]) -> dict[str, int]:
-        wanted = list(dict.fromkeys(oids))
-        if not wanted:
-            return {}
-        out = git(["cat-file", "--batch-check"], git_dir=self._git_dir,
-                   stdin="".join(f"{o}\n" for o in wanted).encode(), timeout=self._timeout)
-        sizes = {}
-        for oid, line in zip(wanted, split_lines(out.decode()), strict=True):
-            parts = line.split(" ")
-            if len(parts) == 3:
-                sizes[oid] = int(parts[2])
-        return sizes
+        return self._git.sizes(oids, timeout=self._timeout)
 
-    def tree(self, name: str) -> list[_Entry] | None:
+    def tree(self, name: str) -> list[TreeEntry] | None:
         item = self.contents.get(name)
         if item is None or item[0] != "tree":
             return None
-        return _parse_tree(item[1], 32 if len(name) == 64 else 20)
+        return parse_tree(item[1], 32 if len(name) == 64 else 20)
 
 
 def read_branches(git_dir: str, pattern: str = DEFAULT_PATTERN, *,
@@ -221,14 +147,14 @@ def read_branches(git_dir: str, pattern: str = DEFAULT_PATTERN, *,
     objects = Objects(git_dir, timeout)
     objects.load([f"{commit}^{{tree}}" for _name, commit in branches])
     roots = {commit: objects.tree(f"{commit}^{{tree}}") or [] for _name, commit in branches}
-    manifest_oids = [e.oid for entries in roots.values() for e in entries
-                     if e.mode in _BLOB_MODES and is_manifest_name(e.name)]
+    manifest_oids = [e.sha for entries in roots.values() for e in entries
+                     if e.mode in _BLOB_MODES and is_manifest_name(e.path)]
     sizes = objects.sizes(manifest_oids)
     stub_roots = {commit: _stub_root(entries) for commit, entries in roots.items()}
     objects.load([o for o in manifest_oids if sizes.get(o, 0) <= max_manifest_bytes]
-                 + [e.oid for e in stub_roots.values() if e is not None])
-    stub_trees = [e.oid for root in stub_roots.values() if root is not None
-                  for e in objects.tree(root.oid) or [] if e.mode == _TREE]
+                 + [e.sha for e in stub_roots.values() if e is not None])
+    stub_trees = [e.sha for root in stub_roots.values() if root is not None
+                  for e in objects.tree(root.sha) or [] if e.kind == "tree"]
     has_sources = _sources(objects, stub_trees)
     result = []
     for name, commit in branches:
@@ -239,48 +165,48 @@ def read_branches(git_dir: str, pattern: str = DEFAULT_PATTERN, *,
             continue
         stubs: list[Stub] = []
         stray: list[str] = []
-        for entry in objects.tree(root.oid) or []:
-            if entry.mode == _TREE:
-                stubs.append(Stub(entry.name, Location(f"{root.name}/{entry.name}"),
-                                  has_sources.get(entry.oid, False)))
+        for entry in objects.tree(root.sha) or []:
+            if entry.kind == "tree":
+                stubs.append(Stub(entry.path, Location(f"{root.path}/{entry.path}"),
+                                  has_sources.get(entry.sha, False)))
             else:
-                stray.append(entry.name)
+                stray.append(entry.path)
         result.append(PublishedBranch(name=name, commit=commit, manifests=manifests,
-                                      stubs_dir=root.name, stubs=tuple(stubs),
+                                      stubs_dir=root.path, stubs=tuple(stubs),
                                       stray=tuple(stray)))
     return result
 
 
-def _stub_root(entries: list[_Entry]) -> _Entry | None:
-    by_name = {e.name: e for e in entries if e.mode == _TREE}
+def _stub_root(entries: list[TreeEntry]) -> TreeEntry | None:
+    by_name = {e.path: e for e in entries if e.kind == "tree"}
     return next((by_name[d] for d in STUB_DIRS if d in by_name), None)
 
 
-def _manifests(entries: list[_Entry], objects: Objects, sizes: dict[str, int],
+def _manifests(entries: list[TreeEntry], objects: Objects, sizes: dict[str, int],
                limit: int) -> tuple[ManifestFile, ...]:
-    found = sorted((e for e in entries if is_manifest_name(e.name)),
-                   key=lambda e: (e.name != "Package.swift", e.name))
-    if not found or found[0].name != "Package.swift":
-        found.insert(0, _Entry("", "Package.swift", ""))
+    found = sorted((e for e in entries if is_manifest_name(e.path)),
+                   key=lambda e: (e.path != "Package.swift", e.path))
+    if not found or found[0].path != "Package.swift":
+        found.insert(0, TreeEntry("", "blob", "", None, "Package.swift"))
     files = []
     for entry in found:
         files.append(_manifest(entry, objects, sizes, limit))
     return tuple(files)
 
 
-def _manifest(entry: _Entry, objects: Objects, sizes: dict[str, int],
+def _manifest(entry: TreeEntry, objects: Objects, sizes: dict[str, int],
               limit: int) -> ManifestFile:
-    path = entry.name
-    if not entry.oid:
+    path = entry.path
+    if not entry.sha:
         return ManifestFile(path, None, "the branch has no Package.swift")
     if entry.mode not in _BLOB_MODES:
         return ManifestFile(path, None, f"{path} is not a regular file (mode {entry.mode})")
-    if sizes.get(entry.oid, 0) > limit:
-        return ManifestFile(path, None, f"{path} is {sizes[entry.oid]} bytes, more than "
+    if sizes.get(entry.sha, 0) > limit:
+        return ManifestFile(path, None, f"{path} is {sizes[entry.sha]} bytes, more than "
                                         f"{limit}; not read")
-    item = objects.contents.get(entry.oid)
+    item = objects.contents.get(entry.sha)
     if item is None:
-        return ManifestFile(path, None, f"{path}: object {entry.oid} is missing")
+        return ManifestFile(path, None, f"{path}: object {entry.sha} is missing")
     try:
         return ManifestFile(path, item[1].decode("utf-8"))
     except UnicodeDecodeError as error:
@@ -300,9 +226,9 @@ def _sources(objects: Objects, trees: Sequence[str]) -> dict[str, bool]:
         following: list[str] = []
         for oid in level:
             entries = objects.tree(oid) or []
-            direct[oid] = any(e.mode in _BLOB_MODES and PurePosixPath(e.name).suffix
+            direct[oid] = any(e.mode in _BLOB_MODES and PurePosixPath(e.path).suffix
                               in SOURCE_SUFFIXES for e in entries)
-            children[oid] = [e.oid for e in entries if e.mode == _TREE]
+            children[oid] = [e.sha for e in entries if e.kind == "tree"]
             if not direct[oid]:
                 following += children[oid]
         level = following

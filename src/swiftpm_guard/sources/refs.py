@@ -13,7 +13,6 @@ import os
 import posixpath
 import shutil
 import stat
-import subprocess
 import tempfile
 import weakref
 from collections.abc import Callable, Mapping, Sequence
@@ -21,15 +20,21 @@ from dataclasses import dataclass, field
 from pathlib import Path, PurePosixPath
 from typing import TYPE_CHECKING, Protocol
 
-from swiftpm_guard.core.lines import split_lines
 from swiftpm_guard.core.manifest_files import ManifestSet, manifest_set
 from swiftpm_guard.core.model import Finding, Severity, Template
 from swiftpm_guard.core.names import ALL_KINDS, Remote, WorkflowSpec, strip_userinfo
-from swiftpm_guard.errors import InfrastructureError, InputError, Missing, UsageError, os_problem
-from swiftpm_guard.infra.git import Git, is_object_id, parse_ls_remote
+from swiftpm_guard.errors import (
+    GitFailed,
+    InfrastructureError,
+    InputError,
+    Missing,
+    UsageError,
+    os_problem,
+)
+from swiftpm_guard.infra.git import Git, TreeEntry, is_object_id
 from swiftpm_guard.infra.github import GitHubApiError, RetryPolicy, call
+from swiftpm_guard.infra.process import Done
 from swiftpm_guard.limits import TEMPLATE_MAX_BYTES, WORKFLOW_MAX_BYTES
-from swiftpm_guard.redact import redact_userinfo
 from swiftpm_guard.sources.artifacts import DeclaredName
 from swiftpm_guard.sources.template import STUB_DIRS, load_template
 from swiftpm_guard.sources.workflow import read_workflow_frameworks
@@ -44,9 +49,12 @@ TREE_MAX_ENTRIES = 10_000
 
 
 @dataclass(frozen=True, slots=True)
-class TreeEntry:
-    path: str  # POSIX, relative to the repository root
-    kind: str  # "file", "dir", "symlink" or "submodule"
+class RefEntry:
+    """What a RefReader lists, git's or the API's: a path (POSIX, from the repository root)
+    and its kind, "file", "dir", "symlink" or "submodule" (infra.git.TreeEntry.what)."""
+
+    path: str
+    kind: str
 
 
 class RefReader(Protocol):
@@ -57,13 +65,13 @@ class RefReader(Protocol):
 
     def read(self, path: str, *, max_bytes: int, what: str) -> bytes: ...
 
-    def tree(self, folder: str) -> list[TreeEntry] | None: ...
+    def tree(self, folder: str) -> list[RefEntry] | None: ...
 
     def kind(self, path: str) -> str | None:
         """"file", "dir", "symlink" or "submodule" for `path` itself; None when absent."""
         ...
 
-    def listing(self, folder: str) -> list[TreeEntry]:
+    def listing(self, folder: str) -> list[RefEntry]:
         """The entries directly in `folder` ("" is the root); none when it is absent."""
         ...
 
@@ -75,7 +83,7 @@ def _inside(root: Path, path: str) -> Path:
     return root.joinpath(*parts)
 
 
-def materialize(entries: list[TreeEntry], root: Path) -> None:
+def materialize(entries: list[RefEntry], root: Path) -> None:
     """Folders and (empty) regular files; symlinks and submodules only leave their folder."""
     for entry in entries:
         target = _inside(root, entry.path)
@@ -214,11 +222,12 @@ class ScratchRefs:
         folder = Path(tempfile.mkdtemp(prefix="swiftpm-guard-refs-"))
         weakref.finalize(self, shutil.rmtree, folder, True)
         for name in ("fetched.git", "read.git"):
-            done = self._git(None, "init", "--quiet", "--bare", "--template=",
-                             str(folder / name))
-            if done.returncode != 0:
+            try:
+                self._git(None).output(["init", "--quiet", "--bare", "--template=",
+                                        str(folder / name)], timeout=_GIT_TIMEOUT)
+            except InfrastructureError as error:
                 raise InfrastructureError("cannot make a scratch git repository: "
-                                          f"{_last_line(done)}")
+                                          f"{_why(error)}") from None
         borrowed = [folder / "fetched.git" / "objects"]
         if self.source.objects is not None:
             borrowed.append(self.source.objects)
@@ -229,25 +238,29 @@ class ScratchRefs:
         self._sync_shallow()
         return folder
 
-    def _git(self, git_dir: Path | None, *args: str, config: Sequence[tuple[str, str]] = (),
-             user_config: bool = False) -> subprocess.CompletedProcess[bytes]:
-        git = Git(environ=self._environ, git_dir=None if git_dir is None else str(git_dir),
-                  config=tuple(config), user_config=user_config, proxy=self.source.proxy)
+    def _git(self, git_dir: Path | None, config: Sequence[tuple[str, str]] = (),
+             user_config: bool = False) -> Git:
+        return Git(environ=self._environ, git_dir=None if git_dir is None else str(git_dir),
+                   config=tuple(config), user_config=user_config, proxy=self.source.proxy)
+
+    @property
+    def reader(self) -> Git:
+        """git in the read repository (ours; the borrowed commit-graph and multi-pack index
+        of the clone are ignored: they could lie about history)."""
+        return self._git(self._ready() / "read.git",
+                         config=(("core.commitGraph", "false"), ("core.multiPackIndex", "false")))
+
+    def git(self, *args: str) -> Done:
+        """git `args` in the read repository; a timeout or no git is judged like a git
+        failure (exit 128)."""
         try:
-            return git.run(args, timeout=_GIT_TIMEOUT)
-        except InfrastructureError as error:  # a timeout or no git: judged like a git failure
-            return subprocess.CompletedProcess(list(args), 128, b"", str(error).encode())
+            return self.reader.run(args, timeout=_GIT_TIMEOUT)
+        except InfrastructureError as error:
+            return Done(args, 128, b"", str(error).encode())
 
-    def git(self, *args: str) -> subprocess.CompletedProcess[bytes]:
-        """git `args` in the read repository (ours; the borrowed commit-graph and
-        multi-pack index of the clone are ignored: they could lie about history)."""
-        return self._git(self._ready() / "read.git", *args,
-                         config=(("core.commitGraph", "false"),
-                                 ("core.multiPackIndex", "false")))
-
-    def _remote(self, *args: str) -> subprocess.CompletedProcess[bytes]:
+    def _remote(self) -> Git:
         source = self.source
-        return self._git(self._ready() / "fetched.git", *args,
+        return self._git(self._ready() / "fetched.git",
                          config=(("http.followRedirects", "false"), *source.config),
                          user_config=source.user_config)
 
@@ -276,33 +289,32 @@ class ScratchRefs:
         local = f"refs/heads/{ref}"
         whole = history and source.objects is not None and not source.shallow
         depth = ["--depth=2147483647"] if whole else ["--depth=1"]
-        fetched = self._remote("fetch", "--no-tags", "--quiet", "--no-recurse-submodules",
-                               "--no-write-fetch-head", *depth, "--end-of-options",
-                               source.url, f"+{local}:{local}")
-        if fetched.returncode != 0:
-            return None, _last_line(fetched)
-        self._sync_shallow()
-        done = self._git(self._ready() / "fetched.git", "rev-parse", "--verify", "--quiet",
-                         f"{local}^{{commit}}")
-        sha = done.stdout.decode("ascii", "replace").strip()
-        return (sha, "") if done.returncode == 0 and is_object_id(sha) else (None, "no commit")
+        try:
+            self._remote().output(["fetch", "--no-tags", "--quiet", "--no-recurse-submodules",
+                                   "--no-write-fetch-head", *depth, "--end-of-options",
+                                   source.url, f"+{local}:{local}"], timeout=_GIT_TIMEOUT)
+            self._sync_shallow()
+            sha = self._git(self._ready() / "fetched.git").rev_parse(f"{local}^{{commit}}",
+                                                                     timeout=_GIT_TIMEOUT)
+        except InfrastructureError as error:
+            return None, _why(error)
+        return (sha, "") if sha is not None else (None, "no commit")
 
     def heads(self) -> list[str] | None:
         """The upstream's branch names; None when git cannot ask."""
         if self.source.url is None:
             return None
-        listed = self._remote("ls-remote", "--heads", "--end-of-options", self.source.url)
-        if listed.returncode != 0:
+        try:
+            listed = self._remote().ls_remote(self.source.url, heads=True, timeout=_GIT_TIMEOUT)
+        except InfrastructureError:
             return None
-        return sorted(ref.removeprefix("refs/heads/") for ref in parse_ls_remote(listed.stdout)
-                      if ref.startswith("refs/heads/"))
+        return sorted(ref.removeprefix("refs/heads/") for ref in listed)
 
 
-def _last_line(done: subprocess.CompletedProcess[bytes]) -> str:
-    """git's last line, which may quote the URL (with a checkout's credentials) or the
-    remote's own text (`remote: …`): no userinfo, no workflow command."""
-    lines = split_lines(done.stderr.decode("utf-8", "replace").strip())
-    return neutralise(redact_userinfo(lines[-1])) if lines else f"exit {done.returncode}"
+def _why(error: InfrastructureError) -> str:
+    """Why git failed, as one line (infra.git.Git.last_line: no userinfo, no workflow
+    command, which git's quoting of the URL or the remote's own text could hold)."""
+    return error.line if isinstance(error, GitFailed) else neutralise(str(error))
 
 
 def _small_file(path: Path) -> bytes | None:
@@ -408,68 +420,47 @@ class GitRef:
     def where(self) -> str:
         return self._where
 
+    def _entries(self, *paths: str, **options: bool) -> list[TreeEntry] | None:
+        """`git ls-tree` of the commit (infra.git); None when git fails."""
+        try:
+            return self.refs.reader.ls_tree(self.commit, *paths, timeout=_GIT_TIMEOUT,
+                                            errors="replace", **options)
+        except InfrastructureError:
+            return None
+
     def read(self, path: str, *, max_bytes: int, what: str) -> bytes:
-        listed = self.refs.git("ls-tree", "-z", "-l", self.commit, "--", path)
-        entry = listed.stdout.split(b"\0")[0]
-        if listed.returncode != 0 or not entry:
+        entries = self._entries(path, sizes=True)
+        if not entries:
             raise Missing(f"{what} not found in {self.where}", file=path)
-        meta, _, _name = entry.decode("utf-8", "replace").partition("\t")
-        _mode, kind, sha, size = meta.split()
-        if kind != "blob":
-            raise InputError(f"{what} is a {kind} in {self.where}, expected a file", file=path)
-        if int(size) > max_bytes:
+        entry = entries[0]
+        if entry.kind != "blob":
+            raise InputError(f"{what} is a {entry.kind} in {self.where}, expected a file",
+                             file=path)
+        if (entry.size or 0) > max_bytes:
             raise InputError(f"{what} is larger than {max_bytes} bytes; refusing to read it",
                              file=path)
-        blob = self.refs.git("cat-file", "blob", sha)
-        if blob.returncode != 0:
+        try:
+            blob = self.refs.reader.objects([entry.sha], timeout=_GIT_TIMEOUT).get(entry.sha)
+        except InfrastructureError:
+            blob = None
+        if blob is None:
             raise InputError(f"cannot read {what} from {self.where}", file=path)
-        return blob.stdout
+        return blob[1]
 
     def kind(self, path: str) -> str | None:
-        listed = self.refs.git("ls-tree", "-z", self.commit, "--", path.rstrip("/"))
-        entry = listed.stdout.split(b"\0")[0]
-        if listed.returncode != 0 or not entry:
-            return None
-        mode, kind, _rest = entry.decode("utf-8", "replace").split(" ", 2)
-        return _kind(mode, kind)
+        entries = self._entries(path.rstrip("/"))
+        return entries[0].what if entries else None
 
-    def tree(self, folder: str) -> list[TreeEntry] | None:
-        listed = self.refs.git("ls-tree", "-r", "-t", "-z", self.commit, "--",
-                               folder.rstrip("/") + "/")
-        if listed.returncode != 0:
-            return None
-        entries = []
-        for raw in filter(None, listed.stdout.split(b"\0")):
-            meta, _, path = raw.decode("utf-8", "replace").partition("\t")
-            mode, kind, _sha = meta.split()
-            entries.append(TreeEntry(path, _kind(mode, kind)))
-            if len(entries) > TREE_MAX_ENTRIES:
-                raise InputError(
-                    f"more than {TREE_MAX_ENTRIES} entries under {folder} in "
-                    f"{self.where}; not a stub folder",
-                    file=folder,
-                )
-        return entries or None
+    def tree(self, folder: str) -> list[RefEntry] | None:
+        entries = self._entries(folder.rstrip("/") + "/", recursive=True, trees=True)
+        if entries is not None and len(entries) > TREE_MAX_ENTRIES:
+            raise InputError(f"more than {TREE_MAX_ENTRIES} entries under {folder} in "
+                             f"{self.where}; not a stub folder", file=folder)
+        return [RefEntry(e.path, e.what) for e in entries or ()] or None
 
-    def listing(self, folder: str) -> list[TreeEntry]:
+    def listing(self, folder: str) -> list[RefEntry]:
         where = [folder.rstrip("/") + "/"] if folder else []
-        listed = self.refs.git("ls-tree", "-z", self.commit, "--", *where)
-        if listed.returncode != 0:
-            return []
-        entries = []
-        for raw in filter(None, listed.stdout.split(b"\0")):
-            meta, _, path = raw.decode("utf-8", "replace").partition("\t")
-            mode, kind, _sha = meta.split()
-            entries.append(TreeEntry(path, _kind(mode, kind)))
-        return entries
-
-
-def _kind(mode: str, kind: str) -> str:
-    if kind == "tree":
-        return "dir"
-    if kind == "commit":
-        return "submodule"
-    return "symlink" if mode == "120000" else "file"
+        return [RefEntry(e.path, e.what) for e in self._entries(*where) or ()]
 
 
 #: Folder listings one tree walk may request (a stub tree has one folder per product).
@@ -518,14 +509,14 @@ class ContentsRef:
         # The API answers a link to a file with that file; only other links say "symlink".
         return _KINDS.get(found.type, "file")
 
-    def listing(self, folder: str) -> list[TreeEntry]:
+    def listing(self, folder: str) -> list[RefEntry]:
         found = self._get(folder.rstrip("/"))
         if not isinstance(found, list):
             return []
-        return [TreeEntry(item.path, _KINDS.get(item.type, "file")) for item in found]
+        return [RefEntry(item.path, _KINDS.get(item.type, "file")) for item in found]
 
-    def tree(self, folder: str) -> list[TreeEntry] | None:
-        entries: list[TreeEntry] = []
+    def tree(self, folder: str) -> list[RefEntry] | None:
+        entries: list[RefEntry] = []
         pending = [folder.rstrip("/")]
         requests = 0
         while pending:
@@ -543,7 +534,7 @@ class ContentsRef:
                 continue
             for item in listing:
                 kind = _KINDS.get(item.type, "file")
-                entries.append(TreeEntry(item.path, kind))
+                entries.append(RefEntry(item.path, kind))
                 if kind == "dir":
                     pending.append(item.path)
         return entries
