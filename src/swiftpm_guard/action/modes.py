@@ -28,12 +28,10 @@ from swiftpm_guard.console import command
 from swiftpm_guard.core.manifest_files import manifest_of
 from swiftpm_guard.core.model import Annotation, Phrase, Severity
 from swiftpm_guard.core.names import manifest_path
-from swiftpm_guard.core.render import scan
 from swiftpm_guard.core.urls import UrlSettings
 from swiftpm_guard.errors import InfrastructureError, UsageError
 from swiftpm_guard.jobs.adapters import Adapters
 from swiftpm_guard.jobs.check import CheckRequest, CheckResult, RunArtifact, check
-from swiftpm_guard.jobs.placement import pull_request_into_main
 from swiftpm_guard.report import check as check_report
 from swiftpm_guard.report.check_run import (
     annotation_of,
@@ -86,7 +84,6 @@ def check_request(settings: ActionSettings) -> CheckRequest:
         urls=UrlSettings(base_url=settings.base_url, verify_zips=settings.verify_zips,
                          proxy=settings.proxy),
         verify_urls=settings.verify_urls,
-        verify_zips=settings.verify_zips,
         resolve=ResolveSettings(swift=settings.resolve_swift) if settings.resolve_swift else None,
         upstream=_upstream(settings),
     )
@@ -120,14 +117,13 @@ def run(settings: ActionSettings, adapters: Adapters) -> int:
 def run_check(settings: ActionSettings, adapters: Adapters, notes: Sequence[str] = (),
               not_pushed: str = "") -> int:
     """The check; `not_pushed` says why a publish that was asked for only checked."""
-    request = check_request(settings)
-    result = check(request, adapters)
+    result = check(check_request(settings), adapters)
     report = result.report
     files = [("report.json", check_report.to_json(report).encode())]
-    manifests = _complete_manifests(settings, result)
+    manifests = _named_files(result.complete_manifests())
     files += [(name, text.encode()) for name, text in manifests]
     manifest = manifests[0][1] if manifests else None
-    sections = _sections(settings, request, result)
+    sections = _sections(settings, result)
     reading = reading_of(settings, result)
     suffix = settings.debug_suffix
     markdown = "\n".join([*notes, check_report.to_markdown(report, suffix, reading=reading),
@@ -187,29 +183,17 @@ def job_level_of(result: CheckResult, reading: Reading
                   for line in check_report.finding_lines(f, elsewhere.get(f))))
 
 
-def _complete_manifests(settings: ActionSettings, result: CheckResult
-                        ) -> list[tuple[str, str]]:
-    """(file name, text) of every manifest, when consistent and every checksum was known (a
-    PR check has none): `Package.swift`, then the version-specific ones SwiftPM may read."""
-    if not result.rendered or settings.version is None or not result.report.consistent:
-        return []
-    if any(t.kind == "checksum" for r in result.rendered for t in scan(r.text)):
-        return []
-    return _named_files((manifest_of(r.template.path), r.text) for r in result.rendered)
-
-
 def _named_files(manifests: Iterable[tuple[str, str]]) -> list[tuple[str, str]]:
     """The first manifest as `Package.swift` (the output `manifest`), the others by name."""
     return [("Package.swift" if index == 0 else posixpath.basename(path), text)
             for index, (path, text) in enumerate(manifests)]
 
 
-def _sections(settings: ActionSettings, request: CheckRequest,
-              result: CheckResult) -> list[str]:
+def _sections(settings: ActionSettings, result: CheckResult) -> list[str]:
     sections = []
     if result.lines:
         sections.append(check_report.matrix_markdown(result.lines, settings.debug_suffix))
-    if pull_request_into_main(request):
+    if result.placement.template_side:
         sections.append(check_report.template_side_markdown(result.placement.moved,
                                                             settings.template_ref))
     if settings.version is not None and result.rendered:

@@ -49,10 +49,9 @@ from swiftpm_guard.jobs.check import (
     CheckResult,
     Sources,
     checkout_of,
-    concluded,
     evaluate,
+    gathered_from,
     read_artifacts,
-    with_hosted,
 )
 from swiftpm_guard.jobs.commit_proof import Checked, Consumer, Proof, prove_commit
 from swiftpm_guard.jobs.publish_diff import TEMPLATE_TRAILER, UPDATE_MARK, compare_with_published
@@ -406,8 +405,7 @@ def _check(repo: ScratchRepo, request: PublishRequest, refs: Mapping[str, str], 
                           found.paths, short_branch(request.template))})
     # Exactly the check's evaluation (check refuses what publish refuses): only the sources
     # differ, the template ref being read from the remote this run pushes to.
-    checked = concluded(with_hosted(evaluate(sources, request.check), request.check, adapters),
-                        request.check, checkout)
+    checked = evaluate(gathered_from(request.check, sources, checkout), adapters)
     name = short_branch(request.branch)
     return PublishResult(
         checked=checked,
