@@ -467,18 +467,22 @@ def _render(template: Template, version: str, built: Mapping[str, Artifact],
 # -- reading -------------------------------------------------------------------------------------
 
 
-def read_sources(request: CheckRequest, checkout: Checkout | None = None,
-                 scratch: Path | None = None, frameworks_ref: str | None = None) -> Sources:
+def read_sources(request: CheckRequest, checkout: Checkout, scratch: Path,
+                 frameworks_ref: str | None = None) -> Sources:
     """The templates and every artifact source the request names, shown by the paths given."""
-    templates, findings, reads, ref_paths = _templates(request, checkout, scratch)
-    artifacts = read_artifacts(request, checkout, scratch, frameworks_ref)
-    return Sources(templates=(*templates,), artifacts=artifacts.artifacts,
-                   findings=(*artifacts.findings, *findings), reads=(*reads, *artifacts.reads),
-                   ref_paths={**ref_paths, **artifacts.ref_paths})
+    return joined(_templates(request, checkout, scratch),
+                  read_artifacts(request, checkout, scratch, frameworks_ref))
 
 
-def _templates(request: CheckRequest, checkout: Checkout | None, scratch: Path | None
-               ) -> tuple[list[Template], list[Finding], list[Phrase], dict[str, str]]:
+def joined(templates: Sources, artifacts: Sources) -> Sources:
+    """The templates read and the artifacts read, as one set of sources."""
+    return Sources(templates=templates.templates, artifacts=artifacts.artifacts,
+                   findings=(*artifacts.findings, *templates.findings),
+                   reads=(*templates.reads, *artifacts.reads),
+                   ref_paths={**templates.ref_paths, **artifacts.ref_paths})
+
+
+def _templates(request: CheckRequest, checkout: Checkout, scratch: Path) -> Sources:
     """The named templates and, beside a named `Package.swift` template, every version-specific
     template or manifest (core.manifest_files): each is a manifest some SwiftPM reads."""
     templates: list[Template] = []
@@ -496,10 +500,10 @@ def _templates(request: CheckRequest, checkout: Checkout | None, scratch: Path |
         where = Phrase.of("template ", request.templates[0], " from the workspace (", branch,
                           ")") if branch else Phrase.of("template ", request.templates[0],
                                                          " from the workspace")
-        return templates, list(dict.fromkeys(findings)), [where, *_beside(found, named)], {}
+        return Sources(tuple(templates), (), tuple(dict.fromkeys(findings)),
+                       (where, *_beside(found, named)))
     from swiftpm_guard.sources.refs import load_template_from_ref, manifests_in_ref
 
-    assert checkout is not None and scratch is not None  # CheckRequest.reads_refs
     reader = checkout.reader(request.template_ref)
     found = manifests_in_ref(reader, request.templates)
     paths: dict[str, str] = {}
@@ -511,8 +515,8 @@ def _templates(request: CheckRequest, checkout: Checkout | None, scratch: Path |
         paths[template.path] = request.template_ref
         paths.update((stub.location.file, request.template_ref) for stub in template.stubs)
     where = Phrase.of("template ", request.templates[0], f" from {reader.where}")
-    beside = _beside(found, request.templates)
-    return templates, list(dict.fromkeys(findings)), [where, *beside], paths
+    return Sources(tuple(templates), (), tuple(dict.fromkeys(findings)),
+                   (where, *_beside(found, request.templates)), paths)
 
 
 def _beside(found: ManifestSet, named: tuple[str, ...]) -> list[Phrase]:
@@ -527,8 +531,8 @@ def _beside(found: ManifestSet, named: tuple[str, ...]) -> list[Phrase]:
     return [Phrase.of(*parts)]
 
 
-def read_artifacts(request: CheckRequest, checkout: Checkout | None = None,
-                   scratch: Path | None = None, frameworks_ref: str | None = None) -> Sources:
+def read_artifacts(request: CheckRequest, checkout: Checkout, scratch: Path,
+                   frameworks_ref: str | None = None) -> Sources:
     """Every artifact source (not the templates): workflows, zips, checksums, lists, a run's
     artifact. A run's artifact is downloaded and unpacked under `scratch`."""
     artifacts: list[Artifact] = []
@@ -538,7 +542,6 @@ def read_artifacts(request: CheckRequest, checkout: Checkout | None = None,
     if request.frameworks_from and request.workflows_from_refs:
         from swiftpm_guard.sources.refs import read_workflow_from_ref
 
-        assert checkout is not None and scratch is not None  # CheckRequest.reads_refs
         ref = frameworks_ref or checkout.default_branch()
         reader = checkout.reader(ref)
         for spec in request.frameworks_from:
@@ -564,7 +567,6 @@ def read_artifacts(request: CheckRequest, checkout: Checkout | None = None,
         declared = read_declared(listed, label=request.frameworks_label, path=file)
         artifacts += expand_declared(declared, request.debug_suffix)
     if request.run_artifact is not None:
-        assert checkout is not None and scratch is not None  # CheckRequest.reads_refs
         found, problems, read = _run_artifact(request.run_artifact, checkout, scratch,
                                               request.verify_zips)
         artifacts += found
@@ -610,8 +612,7 @@ def _gather_lines(request: CheckRequest, checkout: Checkout, scratch: Path,
     job or the array, or that no longer publishes and cannot be read, is skipped with a
     notice."""
     plan = _plan(request, checkout)
-    templates, template_findings, template_reads, template_paths = _templates(
-        request, checkout, scratch)
+    template = _templates(request, checkout, scratch)
     read: list[tuple[str, Sources]] = []
     skipped = [ReleaseLine(branch, skipped=why) for branch, why in plan.skipped]
     published = _publications(plan.lines, request, checkout)
@@ -633,10 +634,7 @@ def _gather_lines(request: CheckRequest, checkout: Checkout, scratch: Path,
                                        f"exactly ({error}); not checked, as it no longer "
                                        "publishes"))
             continue
-        read.append((ref, replace(artifacts, templates=tuple(templates),
-                                  findings=(*artifacts.findings, *template_findings),
-                                  reads=(*template_reads, *artifacts.reads),
-                                  ref_paths={**artifacts.ref_paths, **template_paths})))
+        read.append((ref, joined(template, artifacts)))
     for line in skipped:
         notice(f"frameworks-ref: {line.ref} skipped: {line.skipped}")
     if not any(ref in active for ref, _sources in read):
