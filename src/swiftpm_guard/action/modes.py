@@ -20,12 +20,14 @@ from swiftpm_guard.action.delivery import (
     outputs_for,
     outputs_without_manifest,
     relative,
+    with_subjects,
 )
 from swiftpm_guard.action.settings import ActionSettings
 from swiftpm_guard.console import command
 from swiftpm_guard.core.manifest_files import manifest_of
 from swiftpm_guard.core.model import Annotation, Phrase, Severity
 from swiftpm_guard.core.names import manifest_path
+from swiftpm_guard.core.subjects import subject_lines, subjects_of
 from swiftpm_guard.core.urls import UrlSettings
 from swiftpm_guard.errors import InfrastructureError, UsageError
 from swiftpm_guard.jobs.adapters import Adapters
@@ -83,6 +85,7 @@ def check_request(settings: ActionSettings) -> CheckRequest:
                          proxy=settings.proxy),
         verify_urls=settings.verify_urls,
         resolve=ResolveSettings(swift=settings.resolve_swift) if settings.resolve_swift else None,
+        download_limit=settings.download_limit,
         upstream=_upstream(settings),
     )
 
@@ -137,7 +140,9 @@ def run_check(settings: ActionSettings, adapters: Adapters, request: CheckReques
                           not_pushed=not_pushed, document=check_report.to_dict(report))
     every, placed = logs(result, suffix)
     job_level, job_level_log = job_level_of(result, reading)
-    return deliver(settings, adapters, Delivery(
+    subjects = (subjects_of(result.built, report.version, result.rendered)
+                if request.builds and report.consistent else [])
+    return deliver(settings, adapters, with_subjects(Delivery(
         files=tuple(files), log=every, annotated_log=placed,
         job_level=job_level, job_level_log=job_level_log,
         output=build_output(report, markdown, conclusion=conclusion,
@@ -146,7 +151,7 @@ def run_check(settings: ActionSettings, adapters: Adapters, request: CheckReques
         last=check_report.verdict(report) + f" (conclusion: {conclusion})",
         exit_code=exit_for(settings, report.consistent, conclusion),
         reads=result.sources.reads,
-    ))
+    ), settings, subjects))
 
 
 def reading_of(settings: ActionSettings, result: CheckResult) -> Reading:
@@ -328,7 +333,9 @@ def _deliver_publish(settings: ActionSettings, adapters: Adapters, result: Publi
                 if settings.dry_run else [])
     every, placed = logs(result.checked, suffix)
     job_level, job_level_log = job_level_of(result.checked, reading)
-    return deliver(settings, adapters, Delivery(
+    subjects = (subject_lines(result.checked.built.values(), report.version, result.manifests)
+                if report.consistent else [])
+    return deliver(settings, adapters, with_subjects(Delivery(
         files=tuple(files), log=(*every, *compared), annotated_log=placed,
         job_level=job_level, job_level_log=job_level_log,
         output=build_output(report, markdown, conclusion=conclusion,
@@ -341,7 +348,7 @@ def _deliver_publish(settings: ActionSettings, adapters: Adapters, result: Publi
         last=f"{check_report.verdict(report)} ({state})",
         exit_code=exit_for(settings, report.consistent, conclusion),
         reads=(read, *result.checked.sources.reads),
-    ))
+    ), settings, subjects))
 
 
 # -- preflight and audit -----------------------------------------------------------------------

@@ -58,6 +58,7 @@ from swiftpm_guard.core.release_lines import (
 )
 from swiftpm_guard.core.render import render, scan
 from swiftpm_guard.core.urls import UrlSettings
+from swiftpm_guard.core.weight import GrowthLimit
 from swiftpm_guard.errors import (
     GuardError,
     InfrastructureError,
@@ -72,6 +73,7 @@ from swiftpm_guard.jobs.adapters import QUIET, Adapters, noticed
 from swiftpm_guard.jobs.fixes import with_fixes
 from swiftpm_guard.jobs.placement import Placement, anchored, place, pull_request_into_main
 from swiftpm_guard.jobs.swiftpm_proof import prove
+from swiftpm_guard.jobs.weight import Published, checkout_published, with_weight
 from swiftpm_guard.sources.artifacts import (
     expand_declared,
     read_checksums,
@@ -146,6 +148,8 @@ class CheckRequest:
     urls: UrlSettings = field(default_factory=UrlSettings)  # how zip URLs are built
     verify_urls: bool = False
     resolve: ResolveSettings | None = None
+    #: `--download-growth-limit`: growth of what a consumer downloads past it is a finding.
+    download_limit: GrowthLimit | None = None
     #: The action's: the repository other refs are fetched from by URL (sources.refs), never
     #: the workspace clone's origin. None: the CLI, whose clone is the developer's own.
     upstream: Upstream | None = None
@@ -259,6 +263,9 @@ class Gathered:
     active: frozenset[str] = frozenset()  # the lines that still publish
     published: Mapping[str, Publication] = field(default_factory=dict)
     base: Gathered | None = None  # the pull request's base (None: none, or unreadable)
+    #: How the published branches are read, when `verify_urls` weighs the download against
+    #: the previous version's (jobs.weight).
+    releases: Published | None = None
 
 
 def check(request: CheckRequest, adapters: Adapters = QUIET) -> CheckResult:
@@ -276,20 +283,27 @@ def gather(request: CheckRequest, checkout: Checkout, scratch: Path,
            adapters: Adapters = QUIET) -> Gathered:
     """Every source the request names, read once: the head's (each release line's) and on a
     pull request the base's. What other refs hand over goes under `scratch`."""
+    # The published branches are read through the front end's adapters, whatever else is.
+    releases = checkout_published(checkout if request.reads_refs
+                                  else checkout_of(request, adapters)) \
+        if request.verify_urls else None
     if several_lines(request):
-        gathered = _gather_lines(request, checkout, scratch, noticed(adapters))
+        gathered = replace(_gather_lines(request, checkout, scratch, noticed(adapters)),
+                           releases=releases)
     else:
         ref = request.frameworks_refs[0] if request.frameworks_refs else None
         gathered = gathered_from(request, read_sources(request, checkout, scratch, ref),
-                                 checkout)
+                                 checkout, releases)
     if request.base_ref is None:
         return gathered
     return replace(gathered, base=_gather_base(request, checkout, scratch / "base", adapters))
 
 
-def gathered_from(request: CheckRequest, sources: Sources, checkout: Checkout) -> Gathered:
+def gathered_from(request: CheckRequest, sources: Sources, checkout: Checkout,
+                  releases: Published | None = None) -> Gathered:
     """One set of sources as gathered (publish reads its templates from the remote)."""
-    return Gathered(request, sources, checkout, builder=_builder(request, checkout, ()))
+    return Gathered(request, sources, checkout, builder=_builder(request, checkout, ()),
+                    releases=releases)
 
 
 def _gather_base(request: CheckRequest, checkout: Checkout, scratch: Path, adapters: Adapters
@@ -342,6 +356,7 @@ def _judged(gathered: Gathered, adapters: Adapters) -> CheckResult:
     request = gathered.request
     result = _judge_lines(gathered) if gathered.lines else judge(gathered.sources, request)
     result = with_hosted(result, request, adapters)
+    result = with_weight(result, request, adapters.log, gathered.releases)
     if request.version is None:  # names only: the reports say nothing about a version
         result = replace(result, report=replace(result.report, version=""))
     return result
