@@ -7,8 +7,9 @@ anything else (an unknown route, a wrong type, `annotation_level: "error"`) is r
 so the fake cannot drift from what GitHub promises.
 
 State: repositories backed by real bare git repositories (branches, refs, contents), check runs
-with their annotations, and workflow-run artifacts served as zip downloads through a 302
-redirect to another host name (so the token must not follow it).
+with their annotations, pull requests' comments (support/fake_issue_comments.py), and
+workflow-run artifacts served as zip downloads through a 302 redirect to another host name
+(so the token must not follow it).
 
 Faults are injected per operation id: 500, 502, primary and secondary rate limits (with or
 without Retry-After), 403 "Resource not accessible by integration", 422 and a hanging
@@ -19,6 +20,7 @@ from __future__ import annotations
 
 import base64
 import contextlib
+import fnmatch
 import json
 import subprocess
 import threading
@@ -30,6 +32,7 @@ from pathlib import Path
 from typing import Any
 from urllib.parse import parse_qs, quote, urlencode, urlsplit
 
+from support.fake_issue_comments import IssueComments
 from support.git_http import backend_path, http_backend, read_body
 from support.openapi import Operation, Spec, load_spec, overlay, response_errors, synthesize
 
@@ -69,11 +72,37 @@ class Artifact:
 
 
 @dataclass
+class Ruleset:
+    """A branch ruleset as GitHub keeps one: its `ref_name` include/exclude patterns
+    (`refs/heads/…` globs, `~ALL`, `~DEFAULT_BRANCH`), enforcement and rule types."""
+
+    id: int
+    include: tuple[str, ...]
+    rules: tuple[str, ...]
+    exclude: tuple[str, ...] = ()
+    enforcement: str = "active"  # "active", "evaluate" or "disabled"
+
+    def applies(self, branch: str, default_branch: str) -> bool:
+        ref = f"refs/heads/{branch}"
+
+        def hit(pattern: str) -> bool:
+            if pattern == "~ALL":
+                return True
+            if pattern == "~DEFAULT_BRANCH":
+                return branch == default_branch
+            return fnmatch.fnmatchcase(ref, pattern)
+
+        return (self.enforcement == "active" and any(map(hit, self.include))
+                and not any(map(hit, self.exclude)))
+
+
+@dataclass
 class Repo:
     full_name: str
     git_dir: Path | None
     default_branch: str = "main"
     artifacts: list[Artifact] = field(default_factory=list)
+    rulesets: list[Ruleset] = field(default_factory=list)
 
 
 class _Reply(Exception):
@@ -93,7 +122,7 @@ class _Reply(Exception):
         self.raw = raw
 
 
-class FakeGitHub:
+class FakeGitHub(IssueComments):
     def __init__(self, spec: Spec | None = None, hang_seconds: float = 10.0) -> None:
         self.spec = spec or load_spec()
         self.hang_seconds = hang_seconds
@@ -101,6 +130,7 @@ class FakeGitHub:
         self.repos: dict[str, Repo] = {}
         self.check_runs: dict[int, dict[str, Any]] = {}
         self.annotations: dict[int, list[dict[str, Any]]] = {}
+        self._issue_comments_init()
         self.requests: list[Recorded] = []
         #: git's smart HTTP requests at the server URL: (method, path, Authorization).
         self.git_requests: list[tuple[str, str, str | None]] = []
@@ -425,6 +455,22 @@ class FakeGitHub:
                 },
             ),
         )
+
+    def _op_repos_get_branch_rules(
+        self, op: Operation, repo: Repo, params: dict[str, str], query: dict[str, list[str]],
+        *_: Any,
+    ) -> _Reply:
+        """GitHub answers for any name, existing or not: the active rules that apply."""
+        rules = [
+            {"type": rule, "ruleset_source_type": "Repository",
+             "ruleset_source": repo.full_name, "ruleset_id": ruleset.id}
+            for ruleset in repo.rulesets
+            if ruleset.applies(params["branch"], repo.default_branch)
+            for rule in ruleset.rules
+        ]
+        items, links = self._page(query, rules, f"/repos/{repo.full_name}/rules/branches/"
+                                  f"{quote(params['branch'])}")
+        return _Reply(200, items, links)
 
     def _ref_object(self, op: Operation, repo: Repo, ref: str) -> dict[str, Any]:
         sha = self._git(repo, "rev-parse", "--verify", "--quiet", f"refs/{ref}")

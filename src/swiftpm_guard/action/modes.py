@@ -151,6 +151,7 @@ def run_check(settings: ActionSettings, adapters: Adapters, request: CheckReques
         last=check_report.verdict(report) + f" (conclusion: {conclusion})",
         exit_code=exit_for(settings, report.consistent, conclusion),
         reads=result.sources.reads,
+        gist="\n".join(check_report.problems_markdown(report.findings, reading)),
     ), settings, subjects))
 
 
@@ -393,7 +394,7 @@ def run_preflight(settings: ActionSettings, adapters: Adapters) -> int:
 def run_audit(settings: ActionSettings, adapters: Adapters) -> int:
     """Judge every published branch matching input `branches` and report it like a check."""
     from swiftpm_guard.core.audit import AuditOptions
-    from swiftpm_guard.jobs.audit import audit_repository
+    from swiftpm_guard.jobs.audit import audit_repository, with_protection
     from swiftpm_guard.report import audit as audit_report
     remote = _remote(settings, adapters)
     report = audit_repository(
@@ -402,6 +403,13 @@ def run_audit(settings: ActionSettings, adapters: Adapters) -> int:
                          proxy=settings.proxy)
         if settings.verify_urls else None,
         git_config=remote.git_config())
+    # The API session is the event repository's, the one `_remote` reads the branches of.
+    report = with_protection(report, adapters.github)
+    assert report.protection is not None  # with_protection always says something
+    if report.protection.unknown is not None or report.protection.missing:
+        command(actions_io.command(
+            "notice", audit_report.protection_sentence(report.protection),
+            {"title": "swiftpm-guard: branch protection"}))
     tips = [line for line in (audit_report.tip_line(b) for b in report.branches)
             if line is not None]
     findings = [audit_report.console_line(b.branch, f) for b in report.branches
