@@ -6,7 +6,7 @@ from collections.abc import Sequence
 from typing import Any
 
 from swiftpm_guard.core.model import Artifact, Finding, Template
-from swiftpm_guard.jobs.check import CheckRequest, CheckResult, Sources, evaluate
+from swiftpm_guard.jobs.check import CheckRequest, CheckResult, Sources, judge
 
 
 def request_for(templates: Sequence[Template], version: str | None, **fields: Any
@@ -21,5 +21,5 @@ def request_for(templates: Sequence[Template], version: str | None, **fields: An
 def evaluated(templates: Sequence[Template], artifacts: Sequence[Artifact],
               findings: Sequence[Finding] = (), *, version: str = "1.2.3",
               **fields: Any) -> CheckResult:
-    return evaluate(Sources(tuple(templates), tuple(artifacts), tuple(findings)),
+    return judge(Sources(tuple(templates), tuple(artifacts), tuple(findings)),
                     request_for(templates, version, **fields))

@@ -13,8 +13,6 @@ from collections.abc import Iterable, Sequence
 from typing import TYPE_CHECKING
 
 from swiftpm_guard.action.delivery import (
-    EXIT_FINDINGS,
-    EXIT_OK,
     OUT_DIR,
     Delivery,
     deliver,
@@ -29,13 +27,11 @@ from swiftpm_guard.console import command
 from swiftpm_guard.core.manifest_files import manifest_of
 from swiftpm_guard.core.model import Annotation, Phrase, Severity
 from swiftpm_guard.core.names import manifest_path
-from swiftpm_guard.core.render import scan
 from swiftpm_guard.core.subjects import subject_lines, subjects_of
 from swiftpm_guard.core.urls import UrlSettings
 from swiftpm_guard.errors import InfrastructureError, UsageError
 from swiftpm_guard.jobs.adapters import Adapters
 from swiftpm_guard.jobs.check import CheckRequest, CheckResult, RunArtifact, check
-from swiftpm_guard.jobs.placement import pull_request_into_main
 from swiftpm_guard.report import check as check_report
 from swiftpm_guard.report.check_run import (
     annotation_of,
@@ -88,7 +84,6 @@ def check_request(settings: ActionSettings) -> CheckRequest:
         urls=UrlSettings(base_url=settings.base_url, verify_zips=settings.verify_zips,
                          proxy=settings.proxy),
         verify_urls=settings.verify_urls,
-        verify_zips=settings.verify_zips,
         resolve=ResolveSettings(swift=settings.resolve_swift) if settings.resolve_swift else None,
         download_limit=settings.download_limit,
         upstream=_upstream(settings),
@@ -100,12 +95,13 @@ def run(settings: ActionSettings, adapters: Adapters) -> int:
         return run_audit(settings, adapters)
     if settings.mode == "preflight":
         return run_preflight(settings, adapters)
+    request = check_request(settings)
     if settings.mode != "publish":
-        return run_check(settings, adapters)
+        return run_check(settings, adapters, request)
     from swiftpm_guard.jobs.publish import refusal
 
     event = settings.event
-    why = refusal(check_request(settings), adapters, event=event.name, ref=event.ref,
+    why = refusal(request, adapters, event=event.name, ref=event.ref,
                   publish_refs=settings.publish_refs, triggered_by=event.run_event,
                   from_fork=event.run_from_fork)
     if why is not None:
@@ -113,24 +109,24 @@ def run(settings: ActionSettings, adapters: Adapters) -> int:
         # template PR's own template is in the workspace, which only the check reads: so
         # this is the check, said plainly.
         command(actions_io.command("notice", why, {"title": "swiftpm-guard"}))
-        return run_check(settings, adapters, notes=(note_block(why),), not_pushed=why)
-    return run_publish(settings, adapters)
+        return run_check(settings, adapters, request, notes=(note_block(why),),
+                         not_pushed=why)
+    return run_publish(settings, adapters, request)
 
 
 # -- check ---------------------------------------------------------------------------------------
 
 
-def run_check(settings: ActionSettings, adapters: Adapters, notes: Sequence[str] = (),
-              not_pushed: str = "") -> int:
+def run_check(settings: ActionSettings, adapters: Adapters, request: CheckRequest,
+              notes: Sequence[str] = (), not_pushed: str = "") -> int:
     """The check; `not_pushed` says why a publish that was asked for only checked."""
-    request = check_request(settings)
     result = check(request, adapters)
     report = result.report
     files = [("report.json", check_report.to_json(report).encode())]
-    manifests = _complete_manifests(settings, result)
+    manifests = _named_files(result.complete_manifests())
     files += [(name, text.encode()) for name, text in manifests]
     manifest = manifests[0][1] if manifests else None
-    sections = _sections(settings, request, result)
+    sections = _sections(settings, result)
     reading = reading_of(settings, result)
     suffix = settings.debug_suffix
     markdown = "\n".join([*notes, check_report.to_markdown(report, suffix, reading=reading),
@@ -193,29 +189,17 @@ def job_level_of(result: CheckResult, reading: Reading
                   for line in check_report.finding_lines(f, elsewhere.get(f))))
 
 
-def _complete_manifests(settings: ActionSettings, result: CheckResult
-                        ) -> list[tuple[str, str]]:
-    """(file name, text) of every manifest, when consistent and every checksum was known (a
-    PR check has none): `Package.swift`, then the version-specific ones SwiftPM may read."""
-    if not result.rendered or settings.version is None or not result.report.consistent:
-        return []
-    if any(t.kind == "checksum" for r in result.rendered for t in scan(r.text)):
-        return []
-    return _named_files((manifest_of(r.template.path), r.text) for r in result.rendered)
-
-
 def _named_files(manifests: Iterable[tuple[str, str]]) -> list[tuple[str, str]]:
     """The first manifest as `Package.swift` (the output `manifest`), the others by name."""
     return [("Package.swift" if index == 0 else posixpath.basename(path), text)
             for index, (path, text) in enumerate(manifests)]
 
 
-def _sections(settings: ActionSettings, request: CheckRequest,
-              result: CheckResult) -> list[str]:
+def _sections(settings: ActionSettings, result: CheckResult) -> list[str]:
     sections = []
     if result.lines:
         sections.append(check_report.matrix_markdown(result.lines, settings.debug_suffix))
-    if pull_request_into_main(request):
+    if result.placement.template_side:
         sections.append(check_report.template_side_markdown(result.placement.moved,
                                                             settings.template_ref))
     if settings.version is not None and result.rendered:
@@ -241,21 +225,15 @@ def _remote(settings: ActionSettings, adapters: Adapters) -> RepositoryRemote:
 
 
 def _upstream(settings: ActionSettings) -> Upstream:
-    """Where a check reads other refs with git: the repository at the server URL (with the
-    token when it may go there; never the clone's origin) and the commit of the event."""
-    from swiftpm_guard.jobs.remote import RepositoryRemote, repository_remote
+    from swiftpm_guard.jobs.remote import upstream_of
 
-    try:
-        remote = repository_remote(server_url=settings.server_url,
-                                   repository=settings.event.repository, token=settings.token,
-                                   push_token=settings.push_token, log=lambda _line: None)
-    except UsageError:  # plain http: read without a token (the API reads a private one)
-        remote = RepositoryRemote(f"{settings.server_url}/{settings.event.repository}.git",
-                                  "GITHUB_SERVER_URL")
-    return remote.upstream(settings.event.sha, settings.proxy)
+    return upstream_of(server_url=settings.server_url, repository=settings.event.repository,
+                       token=settings.token, push_token=settings.push_token,
+                       head=settings.event.sha, proxy=settings.proxy)
 
 
-def publish_request(settings: ActionSettings, remote: RepositoryRemote) -> PublishRequest:
+def publish_request(settings: ActionSettings, remote: RepositoryRemote,
+                    check: CheckRequest) -> PublishRequest:
     """The publish request these inputs describe (validated on construction: exit 2)."""
     from swiftpm_guard.jobs.publish import PublishRequest
 
@@ -267,7 +245,7 @@ def publish_request(settings: ActionSettings, remote: RepositoryRemote) -> Publi
             "published (the suffix is dropped to name the manifest)"
         ) from None
     return PublishRequest(
-        check=check_request(settings),
+        check=check,
         repo=remote.url,
         template_ref=settings.template_ref,
         branch_prefix=settings.branch_prefix,
@@ -287,7 +265,7 @@ def publish_request(settings: ActionSettings, remote: RepositoryRemote) -> Publi
     )
 
 
-def run_publish(settings: ActionSettings, adapters: Adapters) -> int:
+def run_publish(settings: ActionSettings, adapters: Adapters, check: CheckRequest) -> int:
     from swiftpm_guard.jobs.publish import publish
     from swiftpm_guard.report import publish as publish_report
     from swiftpm_guard.sinks.files import prepare_output_dir
@@ -298,7 +276,7 @@ def run_publish(settings: ActionSettings, adapters: Adapters) -> int:
             "allow-overwrite is on: an existing branch of this version will be replaced (only "
             "if it is still at the commit seen first; never a blind force)",
             {"title": "swiftpm-guard"}))
-    request = publish_request(settings, remote)
+    request = publish_request(settings, remote, check)
 
     def ready() -> None:
         # Every place the run writes to is checked before anything can be pushed: once the
@@ -391,9 +369,7 @@ def run_preflight(settings: ActionSettings, adapters: Adapters) -> int:
         version=settings.version, repo=remote.url, branch_prefix=settings.branch_prefix,
         token=remote.token, token_source=remote.token_source, verify_absent=urls,
         template_ref=settings.template_ref, templates=(settings.template,)), adapters)
-    document = {"branch": result.branch, "free": not result.findings,
-                "remote_commit": result.remote_commit,
-                "findings": [f.as_dict() for f in result.findings]}
+    document = result.as_dict()
     markdown = publish_report.preflight_markdown(result.branch, remote.url, result.findings)
     conclusion = "failure" if result.findings else "success"
     title = f"{result.branch} is free" if not result.findings else f"{result.branch} is taken"
@@ -407,7 +383,7 @@ def run_preflight(settings: ActionSettings, adapters: Adapters) -> int:
                                          branch=result.branch,
                                          not_pushed="preflight only checks"),
         last=f"swiftpm-guard preflight: {title}",
-        exit_code=EXIT_FINDINGS if result.findings else EXIT_OK,
+        exit_code=result.exit_code,
         reads=(Phrase.of("", remote.url, f" ({remote.where})"),),
         quiet=None if result.findings else (
             "the version is free, so the job's check run (its check or publish step's) keeps "

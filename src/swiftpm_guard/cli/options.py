@@ -143,7 +143,6 @@ def check_request(args: argparse.Namespace, templates: list[str], stubs_dir: str
                         accept_static=bool(getattr(args, "accept_static", False)),
                         urls=url_settings(args),
                         verify_urls=bool(getattr(args, "verify_urls", False)),
-                        verify_zips=bool(getattr(args, "verify_zips", False)),
                         resolve=resolve_settings(args),
                         download_limit=_growth_limit(args), **extra)
 

@@ -27,7 +27,7 @@ from swiftpm_guard.core.checks import (
 from swiftpm_guard.core.checks import (
     check as check_rendered,
 )
-from swiftpm_guard.core.manifest_files import ManifestSet, render_verbatim
+from swiftpm_guard.core.manifest_files import ManifestSet, manifest_of, render_verbatim
 from swiftpm_guard.core.model import (
     CODES,
     Artifact,
@@ -56,7 +56,7 @@ from swiftpm_guard.core.release_lines import (
     plan_lines,
     weigh,
 )
-from swiftpm_guard.core.render import render
+from swiftpm_guard.core.render import render, scan
 from swiftpm_guard.core.urls import UrlSettings
 from swiftpm_guard.core.weight import GrowthLimit
 from swiftpm_guard.errors import (
@@ -71,9 +71,9 @@ from swiftpm_guard.infra.fs import inside
 from swiftpm_guard.infra.swift_locate import validate_swift_option
 from swiftpm_guard.jobs.adapters import QUIET, Adapters, noticed
 from swiftpm_guard.jobs.fixes import with_fixes
-from swiftpm_guard.jobs.placement import Placement, anchored, place
+from swiftpm_guard.jobs.placement import Placement, anchored, place, pull_request_into_main
 from swiftpm_guard.jobs.swiftpm_proof import prove
-from swiftpm_guard.jobs.weight import checkout_published, with_weight
+from swiftpm_guard.jobs.weight import Published, checkout_published, with_weight
 from swiftpm_guard.sources.artifacts import (
     expand_declared,
     read_checksums,
@@ -147,8 +147,6 @@ class CheckRequest:
     accept_static: bool = False
     urls: UrlSettings = field(default_factory=UrlSettings)  # how zip URLs are built
     verify_urls: bool = False
-    #: `--verify-zips`: every entry of every built zip decompressed and checked (bounded).
-    verify_zips: bool = False
     resolve: ResolveSettings | None = None
     #: `--download-growth-limit`: growth of what a consumer downloads past it is a finding.
     download_limit: GrowthLimit | None = None
@@ -196,6 +194,12 @@ class CheckRequest:
                             accept_static=self.accept_static)
 
     @property
+    def verify_zips(self) -> bool:
+        """`--verify-zips`: every entry of every zip, built or hosted, decompressed and checked
+        (bounded); one setting, the URL settings'."""
+        return self.urls.verify_zips
+
+    @property
     def reads_refs(self) -> bool:
         """Whether anything is read from another ref of the repository, or through its API."""
         return bool(self.template_ref or self.workflows_from_refs or self.base_ref
@@ -234,91 +238,144 @@ class CheckResult:
     existing: frozenset[Finding] = frozenset()
     base: str | None = None
 
+    def complete_manifests(self) -> tuple[tuple[str, str], ...]:
+        """(path, text) of every manifest, when the check has a version, passed and knew every
+        checksum (a pull request's check knows none); else none."""
+        if not self.rendered or not self.report.version or not self.report.consistent:
+            return ()
+        if any(t.kind == "checksum" for r in self.rendered for t in scan(r.text)):
+            return ()
+        return tuple((manifest_of(r.template.path), r.text) for r in self.rendered)
+
+
+@dataclass(frozen=True, slots=True)
+class Gathered:
+    """Everything one check reads, read before anything is judged: the head's sources (with
+    several release lines, each line's) and, on a pull request, its base's, read the same way.
+    `evaluate` reads none of them again."""
+
+    request: CheckRequest  # what was read for
+    sources: Sources  # the head's; with several lines the first line's, with every line's reads
+    checkout: Checkout  # the clone: where fix lines read the history
+    builder: str | None = None  # who built the names: `main` (for headlines)
+    lines: tuple[tuple[str, Sources], ...] = ()  # each release line read, in order
+    skipped: tuple[ReleaseLine, ...] = ()
+    active: frozenset[str] = frozenset()  # the lines that still publish
+    published: Mapping[str, Publication] = field(default_factory=dict)
+    base: Gathered | None = None  # the pull request's base (None: none, or unreadable)
+    #: How the published branches are read, when `verify_urls` weighs the download against
+    #: the previous version's (jobs.weight).
+    releases: Published | None = None
+
 
 def check(request: CheckRequest, adapters: Adapters = QUIET) -> CheckResult:
-    """Read, render, check and prove; raises only for bad input and broken infrastructure.
-    On a pull request the base is evaluated too: what it has already is `existing`."""
-    checkout = checkout_of(request, adapters) if request.reads_refs else None
-    result = explained(_checked(request, adapters, checkout), request,
-                       checkout or checkout_of(request, QUIET), reads_refs=checkout is not None)
-    if request.base_ref is not None and checkout is not None:
-        result = _against_base(result, request, adapters, checkout)
-    return _placed(result, request, checkout)
+    """Read everything (`gather`), then judge it (`evaluate`); raises only for bad input and
+    broken infrastructure. On a pull request what the base has already is `existing`."""
+    import tempfile  # scratch for what other refs and the API hand over
+
+    checkout = checkout_of(request, adapters if request.reads_refs else QUIET)
+    with tempfile.TemporaryDirectory(prefix="swiftpm-guard-") as scratch:
+        # Templates read from a ref keep their stubs in `scratch`: judged while it is there.
+        return evaluate(gather(request, checkout, Path(scratch), adapters), adapters)
 
 
-def concluded(result: CheckResult, request: CheckRequest, checkout: Checkout | None
-              ) -> CheckResult:
-    """The last step check and publish share: who built the names, each finding's fix line,
-    and where each is shown. `checkout`: the clone other refs were read from (None: none)."""
-    result = explained(result, request, checkout or checkout_of(request, QUIET),
-                       reads_refs=checkout is not None)
-    return _placed(result, request, checkout)
-
-
-def _placed(result: CheckResult, request: CheckRequest, checkout: Checkout | None
-            ) -> CheckResult:
-    return replace(result, placement=place(result.report.findings, result.sources, request,
-                                           checkout))
-
-
-def _checked(request: CheckRequest, adapters: Adapters, checkout: Checkout | None
-             ) -> CheckResult:
-    if checkout is None:
-        result = evaluate(read_sources(request), request)
+def gather(request: CheckRequest, checkout: Checkout, scratch: Path,
+           adapters: Adapters = QUIET) -> Gathered:
+    """Every source the request names, read once: the head's (each release line's) and on a
+    pull request the base's. What other refs hand over goes under `scratch`."""
+    # The published branches are read through the front end's adapters, whatever else is.
+    releases = checkout_published(checkout if request.reads_refs
+                                  else checkout_of(request, adapters)) \
+        if request.verify_urls else None
+    if several_lines(request):
+        gathered = replace(_gather_lines(request, checkout, scratch, noticed(adapters)),
+                           releases=releases)
     else:
-        import tempfile  # scratch for what other refs and the API hand over
-
-        with tempfile.TemporaryDirectory(prefix="swiftpm-guard-") as scratch:
-            if several_lines(request):
-                result = _check_lines(request, checkout, Path(scratch), noticed(adapters))
-            else:
-                ref = request.frameworks_refs[0] if request.frameworks_refs else None
-                result = evaluate(read_sources(request, checkout, Path(scratch), ref), request)
-    result = with_hosted(result, request, adapters)
-    result = with_weight(result, request, adapters.log,
-                         checkout_published(checkout or checkout_of(request, adapters))
-                         if request.verify_urls else None)
-    if request.version is None:  # names only: the reports say nothing about a version
-        result = replace(result, report=replace(result.report, version=""))
-    return result
+        ref = request.frameworks_refs[0] if request.frameworks_refs else None
+        gathered = gathered_from(request, read_sources(request, checkout, scratch, ref),
+                                 checkout, releases)
+    if request.base_ref is None:
+        return gathered
+    return replace(gathered, base=_gather_base(request, checkout, scratch / "base", adapters))
 
 
-def explained(result: CheckResult, request: CheckRequest, checkout: Checkout, *,
-              reads_refs: bool = True) -> CheckResult:
-    """Who built the names (for headlines) and each finding's fix line."""
-    builder = _builder(request, result, checkout if reads_refs else None)
-    findings = with_fixes(result.report.findings, request, result.sources, checkout, builder)
-    return replace(result, report=replace(result.report, findings=findings), builder=builder)
+def gathered_from(request: CheckRequest, sources: Sources, checkout: Checkout,
+                  releases: Published | None = None) -> Gathered:
+    """One set of sources as gathered (publish reads its templates from the remote)."""
+    return Gathered(request, sources, checkout, builder=_builder(request, checkout, ()),
+                    releases=releases)
 
 
-def _builder(request: CheckRequest, result: CheckResult, checkout: Checkout | None
+def _gather_base(request: CheckRequest, checkout: Checkout, scratch: Path, adapters: Adapters
+                 ) -> Gathered | None:
+    """The pull request's base read the same way (`base_request`); None when there is nothing
+    to compare or it cannot be read (then every finding counts as new)."""
+    base = base_request(request)
+    if base is None:
+        return None
+    scratch.mkdir()
+    try:  # what the base skips was said for the head already: the log only
+        return gather(base, checkout, scratch, replace(adapters, notice=None))
+    except GuardError as error:
+        also = ("; template-side annotations go on the array's first entry"
+                if pull_request_into_main(request) else "")
+        adapters.log(f"cannot read the base branch {request.base_ref!r} ({error}); every "
+                     f"finding counts as new{also}")
+        return None
+
+
+def _builder(request: CheckRequest, checkout: Checkout, active_lines: Sequence[str]
              ) -> str | None:
     """Who built (or declared) the names, for headlines: `main does not build it`."""
-    active = [line.ref for line in result.lines if line.skipped is None and line.active]
-    if active:
-        return active[0]
-    if request.frameworks_from and request.workflows_from_refs and checkout is not None:
+    if active_lines:
+        return active_lines[0]
+    if request.frameworks_from and request.workflows_from_refs:
         return request.frameworks_refs[0] if request.frameworks_refs \
             else checkout.default_branch()
     return request.workspace_branch  # what the workspace's sources were built from
 
 
-def _against_base(result: CheckResult, request: CheckRequest, adapters: Adapters,
-                  checkout: Checkout) -> CheckResult:
-    """The pull request's base evaluated the same way: findings it has too are `existing`
-    (shown, but not this change's doing). Unreadable, every finding counts as new."""
-    base = base_request(request)
-    if base is None:
-        return result
-    try:  # what the base skips was said for the head already: the log only
-        before = _checked(base, replace(adapters, notice=None), checkout)
+def evaluate(gathered: Gathered, adapters: Adapters = QUIET) -> CheckResult:
+    """What gather read, judged: rendered, checked both ways, proven, the hosted zips fetched
+    (on request), compared with the base, each finding's fix line and place. The one way
+    there, for check and publish."""
+    request = gathered.request
+    result = _judged(gathered, adapters)
+    existing = _existing(result, gathered, adapters)
+    findings = with_fixes(result.report.findings, request, result.sources, gathered.checkout,
+                          gathered.builder)
+    base = gathered.base.sources if gathered.base is not None else None
+    return replace(result, report=replace(result.report, findings=findings),
+                   builder=gathered.builder,
+                   placement=place(findings, result.sources, request, base),
+                   existing=existing or frozenset(),
+                   base=request.base_ref if existing is not None else None)
+
+
+def _judged(gathered: Gathered, adapters: Adapters) -> CheckResult:
+    request = gathered.request
+    result = _judge_lines(gathered) if gathered.lines else judge(gathered.sources, request)
+    result = with_hosted(result, request, adapters)
+    result = with_weight(result, request, adapters.log, gathered.releases)
+    if request.version is None:  # names only: the reports say nothing about a version
+        result = replace(result, report=replace(result.report, version=""))
+    return result
+
+
+def _existing(result: CheckResult, gathered: Gathered, adapters: Adapters
+              ) -> frozenset[Finding] | None:
+    """The findings the pull request's base has too (shown, but not this change's doing);
+    None when there is no base to compare with."""
+    if gathered.base is None:
+        return None
+    try:
+        before = _judged(gathered.base, replace(adapters, notice=None))
     except GuardError as error:
-        adapters.log(f"cannot evaluate the base branch {request.base_ref!r} ({error}); "
+        adapters.log(f"cannot evaluate the base branch {gathered.request.base_ref!r} ({error}); "
                      "every finding counts as new")
-        return result
+        return None
     known = {identity(f) for f in before.report.findings}
-    existing = frozenset(f for f in result.report.findings if identity(f) in known)
-    return replace(result, existing=existing, base=request.base_ref)
+    return frozenset(f for f in result.report.findings if identity(f) in known)
 
 
 def base_request(request: CheckRequest) -> CheckRequest | None:
@@ -331,7 +388,7 @@ def base_request(request: CheckRequest) -> CheckRequest | None:
     quiet = replace(request, base_ref=None, verify_urls=False, resolve=None)
     if request.template_ref is None and request.workflows_from_refs:
         return replace(quiet, template_ref=base)
-    if request.template_ref is not None and request.frameworks_from and not (
+    if pull_request_into_main(request) and not (
             request.workflows_from_refs or request.artifacts or request.checksums
             or request.frameworks or request.run_artifact):
         return replace(quiet, workflows_from_refs=True, frameworks_refs=(base,))
@@ -352,8 +409,8 @@ def checkout_of(request: CheckRequest, adapters: Adapters) -> Checkout:
                     log=adapters.log)
 
 
-def evaluate(sources: Sources, request: CheckRequest) -> CheckResult:
-    """Render every template, check both ways and prove the manifests: the one way there."""
+def judge(sources: Sources, request: CheckRequest) -> CheckResult:
+    """Render every template, check both ways and prove the manifests."""
     options = request.options()
     built, _conflicts = merge_artifacts(sources.artifacts)  # the check reports conflicts
     rendered = tuple(_render(t, options.version, built, request.render_seconds)
@@ -425,18 +482,22 @@ def _render(template: Template, version: str, built: Mapping[str, Artifact],
 # -- reading -------------------------------------------------------------------------------------
 
 
-def read_sources(request: CheckRequest, checkout: Checkout | None = None,
-                 scratch: Path | None = None, frameworks_ref: str | None = None) -> Sources:
+def read_sources(request: CheckRequest, checkout: Checkout, scratch: Path,
+                 frameworks_ref: str | None = None) -> Sources:
     """The templates and every artifact source the request names, shown by the paths given."""
-    templates, findings, reads, ref_paths = _templates(request, checkout, scratch)
-    artifacts = read_artifacts(request, checkout, scratch, frameworks_ref)
-    return Sources(templates=(*templates,), artifacts=artifacts.artifacts,
-                   findings=(*artifacts.findings, *findings), reads=(*reads, *artifacts.reads),
-                   ref_paths={**ref_paths, **artifacts.ref_paths})
+    return joined(_templates(request, checkout, scratch),
+                  read_artifacts(request, checkout, scratch, frameworks_ref))
 
 
-def _templates(request: CheckRequest, checkout: Checkout | None, scratch: Path | None
-               ) -> tuple[list[Template], list[Finding], list[Phrase], dict[str, str]]:
+def joined(templates: Sources, artifacts: Sources) -> Sources:
+    """The templates read and the artifacts read, as one set of sources."""
+    return Sources(templates=templates.templates, artifacts=artifacts.artifacts,
+                   findings=(*artifacts.findings, *templates.findings),
+                   reads=(*templates.reads, *artifacts.reads),
+                   ref_paths={**templates.ref_paths, **artifacts.ref_paths})
+
+
+def _templates(request: CheckRequest, checkout: Checkout, scratch: Path) -> Sources:
     """The named templates and, beside a named `Package.swift` template, every version-specific
     template or manifest (core.manifest_files): each is a manifest some SwiftPM reads."""
     templates: list[Template] = []
@@ -454,10 +515,10 @@ def _templates(request: CheckRequest, checkout: Checkout | None, scratch: Path |
         where = Phrase.of("template ", request.templates[0], " from the workspace (", branch,
                           ")") if branch else Phrase.of("template ", request.templates[0],
                                                          " from the workspace")
-        return templates, list(dict.fromkeys(findings)), [where, *_beside(found, named)], {}
+        return Sources(tuple(templates), (), tuple(dict.fromkeys(findings)),
+                       (where, *_beside(found, named)))
     from swiftpm_guard.sources.refs import load_template_from_ref, manifests_in_ref
 
-    assert checkout is not None and scratch is not None  # CheckRequest.reads_refs
     reader = checkout.reader(request.template_ref)
     found = manifests_in_ref(reader, request.templates)
     paths: dict[str, str] = {}
@@ -469,8 +530,8 @@ def _templates(request: CheckRequest, checkout: Checkout | None, scratch: Path |
         paths[template.path] = request.template_ref
         paths.update((stub.location.file, request.template_ref) for stub in template.stubs)
     where = Phrase.of("template ", request.templates[0], f" from {reader.where}")
-    beside = _beside(found, request.templates)
-    return templates, list(dict.fromkeys(findings)), [where, *beside], paths
+    return Sources(tuple(templates), (), tuple(dict.fromkeys(findings)),
+                   (where, *_beside(found, request.templates)), paths)
 
 
 def _beside(found: ManifestSet, named: tuple[str, ...]) -> list[Phrase]:
@@ -485,8 +546,8 @@ def _beside(found: ManifestSet, named: tuple[str, ...]) -> list[Phrase]:
     return [Phrase.of(*parts)]
 
 
-def read_artifacts(request: CheckRequest, checkout: Checkout | None = None,
-                   scratch: Path | None = None, frameworks_ref: str | None = None) -> Sources:
+def read_artifacts(request: CheckRequest, checkout: Checkout, scratch: Path,
+                   frameworks_ref: str | None = None) -> Sources:
     """Every artifact source (not the templates): workflows, zips, checksums, lists, a run's
     artifact. A run's artifact is downloaded and unpacked under `scratch`."""
     artifacts: list[Artifact] = []
@@ -496,7 +557,6 @@ def read_artifacts(request: CheckRequest, checkout: Checkout | None = None,
     if request.frameworks_from and request.workflows_from_refs:
         from swiftpm_guard.sources.refs import read_workflow_from_ref
 
-        assert checkout is not None and scratch is not None  # CheckRequest.reads_refs
         ref = frameworks_ref or checkout.default_branch()
         reader = checkout.reader(ref)
         for spec in request.frameworks_from:
@@ -522,7 +582,6 @@ def read_artifacts(request: CheckRequest, checkout: Checkout | None = None,
         declared = read_declared(listed, label=request.frameworks_label, path=file)
         artifacts += expand_declared(declared, request.debug_suffix)
     if request.run_artifact is not None:
-        assert checkout is not None and scratch is not None  # CheckRequest.reads_refs
         found, problems, read = _run_artifact(request.run_artifact, checkout, scratch,
                                               request.verify_zips)
         artifacts += found
@@ -562,15 +621,14 @@ def several_lines(request: CheckRequest) -> bool:
                 and (len(refs) > 1 or any(is_glob(r) for r in refs)))
 
 
-def _check_lines(request: CheckRequest, checkout: Checkout, scratch: Path,
-                 notice: Callable[[str], None]) -> CheckResult:
-    """Each line's framework lists against the one template. A line without the workflow, the
+def _gather_lines(request: CheckRequest, checkout: Checkout, scratch: Path,
+                  notice: Callable[[str], None]) -> Gathered:
+    """The one template and each line's framework lists. A line without the workflow, the
     job or the array, or that no longer publishes and cannot be read, is skipped with a
-    notice; old lines' errors weigh as warnings."""
+    notice."""
     plan = _plan(request, checkout)
-    templates, template_findings, template_reads, template_paths = _templates(
-        request, checkout, scratch)
-    checked: list[tuple[str, CheckResult]] = []
+    template = _templates(request, checkout, scratch)
+    read: list[tuple[str, Sources]] = []
     skipped = [ReleaseLine(branch, skipped=why) for branch, why in plan.skipped]
     published = _publications(plan.lines, request, checkout)
     active = active_lines(plan.lines, checkout.default_branch(), request.active_refs,
@@ -591,33 +649,40 @@ def _check_lines(request: CheckRequest, checkout: Checkout, scratch: Path,
                                        f"exactly ({error}); not checked, as it no longer "
                                        "publishes"))
             continue
-        sources = replace(artifacts, templates=tuple(templates),
-                          findings=(*artifacts.findings, *template_findings),
-                          reads=(*template_reads, *artifacts.reads),
-                          ref_paths={**artifacts.ref_paths, **template_paths})
-        checked.append((ref, evaluate(sources, request)))
+        read.append((ref, joined(template, artifacts)))
     for line in skipped:
         notice(f"frameworks-ref: {line.ref} skipped: {line.skipped}")
-    if not any(ref in active for ref, _result in checked):
+    if not any(ref in active for ref, _sources in read):
         why = "; ".join(f"{line.ref}: {line.skipped}" for line in skipped)
         raise InputError("frameworks-ref: no release line that still publishes is left to "
                          f"check ({why or 'none matched'})")
+    reads = dict.fromkeys(phrase for _ref, sources in read for phrase in sources.reads)
+    paths: dict[str, str] = {}
+    for _ref, sources in reversed(read):  # a path every line has: named by the first
+        paths.update(sources.ref_paths)
+    return Gathered(request, replace(read[0][1], reads=tuple(reads), ref_paths=paths),
+                    checkout, builder=_builder(request, checkout,
+                                               [ref for ref, _s in read if ref in active]),
+                    lines=tuple(read), skipped=tuple(skipped), active=frozenset(active),
+                    published=published)
+
+
+def _judge_lines(gathered: Gathered) -> CheckResult:
+    """Each line's framework lists against the one template, the findings of all in one
+    report; old lines' errors weigh as warnings."""
+    active, published = gathered.active, gathered.published
+    checked = [(ref, judge(sources, gathered.request)) for ref, sources in gathered.lines]
     weighed = [LineFindings(ref, result.report.findings, ref in active,
                             None if ref in active or ref not in published
                             else str(published[ref]))
                for ref, result in checked]
     first = checked[0][1]
-    reads = dict.fromkeys(read for _ref, other in checked for read in other.sources.reads)
-    paths: dict[str, str] = {}
-    for _ref, result in reversed(checked):  # a path every line has: named by the first
-        paths.update(result.sources.ref_paths)
-    sources = replace(first.sources, reads=tuple(reads), ref_paths=paths)
     lines = tuple(ReleaseLine(line.ref, weigh(line),
                               len({a.name for a in result.sources.artifacts}),
                               active=line.active, last_published=line.last_published)
                   for line, (_ref, result) in zip(weighed, checked, strict=True))
     return replace(first, report=replace(first.report, findings=merge(weighed)),
-                   sources=sources, lines=(*lines, *skipped))
+                   sources=gathered.sources, lines=(*lines, *gathered.skipped))
 
 
 def _plan(request: CheckRequest, checkout: Checkout) -> LinePlan:

@@ -15,19 +15,16 @@ moved are listed for the summary.
 
 from __future__ import annotations
 
-import tempfile
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field, replace
-from pathlib import Path
 from typing import TYPE_CHECKING
 
+from swiftpm_guard.core.checks import base_name
 from swiftpm_guard.core.model import Artifact, Finding, Severity
-from swiftpm_guard.errors import GuardError
 from swiftpm_guard.infra.fs import exists_in
 
 if TYPE_CHECKING:
     from swiftpm_guard.jobs.check import CheckRequest, Sources
-    from swiftpm_guard.sources.refs import Checkout
 
 Place = tuple[str, int]
 #: Findings about a built name, not about the file it came in: a zip is a build's output, not
@@ -67,17 +64,19 @@ class Placement:
     elsewhere: Mapping[Finding, str] = field(default_factory=dict)
     #: Template-side findings placed on workflow lines (a pull request into `main`).
     moved: tuple[Finding, ...] = ()
+    template_side: bool = False  # whether template-side findings were placed so
 
     def of(self, finding: Finding) -> Place | None:
         return self.places.get(finding)
 
 
 def place(findings: Sequence[Finding], sources: Sources, request: CheckRequest,
-          checkout: Checkout | None) -> Placement:
+          base: Sources | None) -> Placement:
+    """Where each finding goes; `base`: what was read of a pull request's base (None: none)."""
     root = request.root.resolve()
     template_side = sources.ref_paths if pull_request_into_main(request) else {}
     heads = _workflow_lines(sources, request) if template_side else {}
-    orders = _base_orders(request, checkout) if template_side and checkout else {}
+    orders = _base_orders(base, heads, request.debug_suffix) if template_side and base else {}
     places: dict[Finding, Place] = {}
     elsewhere: dict[Finding, str] = {}
     moved: list[Finding] = []
@@ -94,7 +93,7 @@ def place(findings: Sequence[Finding], sources: Sources, request: CheckRequest,
                 places[finding] = (finding.file, finding.line or 1)
             else:
                 elsewhere[finding] = where or _place_text(finding)
-    return Placement(places, elsewhere, tuple(moved))
+    return Placement(places, elsewhere, tuple(moved), pull_request_into_main(request))
 
 
 def shown_place(finding: Finding, ref_paths: Mapping[str, str]) -> str | None:
@@ -129,22 +128,16 @@ def _workflow_lines(sources: Sources, request: CheckRequest) -> dict[str, dict[s
     return heads
 
 
-def _base_orders(request: CheckRequest, checkout: Checkout) -> dict[str, list[str]]:
-    """Each workflow's names in the pull request's base branch, in order (empty if unread)."""
-    from swiftpm_guard.sources.refs import read_workflow_from_ref
-
-    base = request.base_ref
-    assert base is not None
-    orders: dict[str, list[str]] = {}
-    try:
-        reader = checkout.reader(base)
-        with tempfile.TemporaryDirectory(prefix="swiftpm-guard-base-") as scratch:
-            for spec in request.frameworks_from:
-                names = read_workflow_from_ref(reader, spec, Path(scratch))
-                orders[spec.path] = [n.name for n in names]
-    except GuardError as error:
-        checkout.log(f"cannot read the framework list of '{base}' ({error}); "
-                     "template-side annotations go on the array's first entry")
+def _base_orders(base: Sources, heads: Mapping[str, object], suffix: str
+                 ) -> dict[str, list[str]]:
+    """Each workflow's names in the pull request's base branch, in order (as gather read
+    them)."""
+    orders: dict[str, list[str]] = {path: [] for path in heads}
+    for artifact in base.artifacts:
+        order = orders.get(artifact.origin.file) if artifact.origin_kind == "workflow" else None
+        name = base_name(artifact.name, suffix)
+        if order is not None and name not in order:  # a name and its debug twin: one
+            order.append(name)
     return orders
 
 

@@ -79,6 +79,12 @@ class PreflightResult:
     def exit_code(self) -> int:
         return 1 if self.findings else 0
 
+    def as_dict(self) -> dict[str, object]:
+        """The preflight's JSON report."""
+        return {"branch": self.branch, "free": not self.findings,
+                "remote_commit": self.remote_commit,
+                "findings": [f.as_dict() for f in self.findings]}
+
 
 def preflight(request: PreflightRequest, adapters: Adapters = QUIET) -> PreflightResult:
     """Is `<prefix><version>` free on the remote (and, with `verify_absent`, are its zip URLs

@@ -57,6 +57,18 @@ def repository_remote(*, server_url: str, repository: str, token: str | None,
     return RepositoryRemote(remote.url, "GITHUB_SERVER_URL", sent, f"input {name}")
 
 
+def upstream_of(*, server_url: str, repository: str, token: str | None,
+                push_token: str | None, head: str | None, proxy: str | None) -> Upstream:
+    """Where a check reads other refs with git: the repository at the server URL (with the
+    token when it may go there; never the clone's origin) at the event's commit `head`."""
+    try:
+        remote = repository_remote(server_url=server_url, repository=repository, token=token,
+                                   push_token=push_token, log=lambda _line: None)
+    except UsageError:  # plain http: read without a token (the API reads a private one)
+        remote = RepositoryRemote(f"{server_url}/{repository}.git", "GITHUB_SERVER_URL")
+    return remote.upstream(head, proxy)
+
+
 def own_clone_remote(root: Path, log: Callable[[str], None]) -> RepositoryRemote:
     """A rehearsal's remote: the developer's own clone's origin, with no token (nothing is
     pushed: a rehearsed publish is a dry run)."""
