@@ -252,7 +252,10 @@ def test_a_dripping_server_is_stopped_at_the_deadline() -> None:
 def test_the_json_depth_cap_is_linear_and_exact() -> None:
     from swiftpm_guard.core.json_depth import TooDeep, loads
 
-    assert loads(b'[' * 64 + b']' * 64) is not None
+    nested: list[object] = []
+    for _ in range(63):
+        nested = [nested]
+    assert loads(b'[' * 64 + b']' * 64) == nested  # 64 levels: exactly at the cap, decoded whole
     assert loads('{"k": "[[[[[[[[\\"[[[["}') == {"k": '[[[[[[[["[[[['}
     with pytest.raises(TooDeep):
         loads(b"[" * 65 + b"]" * 65)

@@ -540,6 +540,7 @@ def test_push_token_goes_only_to_the_server_url(tmp_path, http_repo, fake_github
     sent = repo.served.server.authorizations[seen:]
     assert sent and set(sent) == {repo.served.server.expected_authorization()}
     assert f"swiftpm-{NIGHTLY}" in repo.heads()
+    assert fake_github.requests
     assert all(PUSH_TOKEN not in (r.authorization or "") for r in fake_github.requests)
     for line in (result.stdout + result.stderr).splitlines():
         assert PUSH_TOKEN not in line or line == f"::add-mask::{PUSH_TOKEN}", line
