@@ -19,6 +19,7 @@ from __future__ import annotations
 
 import base64
 import contextlib
+import fnmatch
 import json
 import subprocess
 import threading
@@ -69,11 +70,37 @@ class Artifact:
 
 
 @dataclass
+class Ruleset:
+    """A branch ruleset as GitHub keeps one: its `ref_name` include/exclude patterns
+    (`refs/heads/…` globs, `~ALL`, `~DEFAULT_BRANCH`), enforcement and rule types."""
+
+    id: int
+    include: tuple[str, ...]
+    rules: tuple[str, ...]
+    exclude: tuple[str, ...] = ()
+    enforcement: str = "active"  # "active", "evaluate" or "disabled"
+
+    def applies(self, branch: str, default_branch: str) -> bool:
+        ref = f"refs/heads/{branch}"
+
+        def hit(pattern: str) -> bool:
+            if pattern == "~ALL":
+                return True
+            if pattern == "~DEFAULT_BRANCH":
+                return branch == default_branch
+            return fnmatch.fnmatchcase(ref, pattern)
+
+        return (self.enforcement == "active" and any(map(hit, self.include))
+                and not any(map(hit, self.exclude)))
+
+
+@dataclass
 class Repo:
     full_name: str
     git_dir: Path | None
     default_branch: str = "main"
     artifacts: list[Artifact] = field(default_factory=list)
+    rulesets: list[Ruleset] = field(default_factory=list)
 
 
 class _Reply(Exception):
@@ -425,6 +452,22 @@ class FakeGitHub:
                 },
             ),
         )
+
+    def _op_repos_get_branch_rules(
+        self, op: Operation, repo: Repo, params: dict[str, str], query: dict[str, list[str]],
+        *_: Any,
+    ) -> _Reply:
+        """GitHub answers for any name, existing or not: the active rules that apply."""
+        rules = [
+            {"type": rule, "ruleset_source_type": "Repository",
+             "ruleset_source": repo.full_name, "ruleset_id": ruleset.id}
+            for ruleset in repo.rulesets
+            if ruleset.applies(params["branch"], repo.default_branch)
+            for rule in ruleset.rules
+        ]
+        items, links = self._page(query, rules, f"/repos/{repo.full_name}/rules/branches/"
+                                  f"{quote(params['branch'])}")
+        return _Reply(200, items, links)
 
     def _ref_object(self, op: Operation, repo: Repo, ref: str) -> dict[str, Any]:
         sha = self._git(repo, "rev-parse", "--verify", "--quiet", f"refs/{ref}")

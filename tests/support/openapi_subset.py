@@ -1,6 +1,6 @@
 """Cut the subset the fake GitHub validates against out of GitHub's full REST API description.
 
-The full description is ~13 MB and full of `$ref`s; the fake needs 11 operations with every
+The full description is ~13 MB and full of `$ref`s; the fake needs 12 operations with every
 schema in place. The rules (the README in `github-openapi/` says why):
 
 - only the operations in OPERATIONS, in that order; path-level parameters folded into each;
@@ -34,6 +34,7 @@ OPERATIONS: tuple[tuple[str, str], ...] = (
     ("get", "/repos/{owner}/{repo}/git/ref/{ref}"),
     ("get", "/repos/{owner}/{repo}/git/matching-refs/{ref}"),
     ("get", "/repos/{owner}/{repo}/branches/{branch}"),
+    ("get", "/repos/{owner}/{repo}/rules/branches/{branch}"),
     ("get", "/repos/{owner}/{repo}/contents/{path}"),
     ("get", "/repos/{owner}/{repo}/actions/runs/{run_id}/artifacts"),
     ("get", "/repos/{owner}/{repo}/actions/artifacts/{artifact_id}/{archive_format}"),

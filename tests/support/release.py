@@ -159,24 +159,29 @@ def write_template_branch(root: Path, products: Sequence[str] = PRODUCT_KEYS,
 
 
 def write_zip(path: Path, name: str, payload_size: int = 64) -> str:
-    """A deterministic one-slice `<name>.xcframework` zip; returns its SHA-256."""
+    """A deterministic `<name>.xcframework` zip of static libraries for every platform the
+    release template declares (iOS device and simulator, macOS); returns its SHA-256.
+    `payload_size` is the device library's size (the others hold a few bytes)."""
     stamp = (2025, 1, 1, 0, 0, 0)
+    seed = hashlib.sha256(name.encode()).digest()
     with zipfile.ZipFile(path, "w", compression=zipfile.ZIP_STORED) as archive:
         archive.writestr(zipfile.ZipInfo(f"{name}.xcframework/", stamp), b"")
-        # One static-library slice, described as xcodebuild describes it: SwiftPM (and the
-        # zip content rules) accept it. write_real_zip makes the full three-slice shape.
-        plist = xcframework_plist(name, (Slice("ios-arm64", "ios"),))
+        # Static-library slices, described as xcodebuild describes them: SwiftPM (and the zip
+        # content rules) accept them. write_real_zip makes the framework-bundle shape.
+        plist = xcframework_plist(name, STATIC_SLICES)
         archive.writestr(zipfile.ZipInfo(f"{name}.xcframework/Info.plist", stamp), plist)
-        archive.writestr(zipfile.ZipInfo(f"{name}.xcframework/ios-arm64/Headers/", stamp), b"")
-        binary = zipfile.ZipInfo(f"{name}.xcframework/ios-arm64/lib{name}.a", stamp)
-        seed = hashlib.sha256(name.encode()).digest()
-        with archive.open(binary, "w", force_zip64=payload_size > 2**31) as stream:
-            block = (seed * (1 << 15))[: 1 << 20]
-            remaining = payload_size
-            while remaining > 0:
-                chunk = block[: min(len(block), remaining)]
-                stream.write(chunk)
-                remaining -= len(chunk)
+        for piece in STATIC_SLICES:
+            base = f"{name}.xcframework/{piece.identifier}/"
+            archive.writestr(zipfile.ZipInfo(f"{base}Headers/", stamp), b"")
+            binary = zipfile.ZipInfo(f"{base}lib{name}.a", stamp)
+            size = payload_size if piece is STATIC_SLICES[0] else len(seed)
+            with archive.open(binary, "w", force_zip64=size > 2**31) as stream:
+                block = (seed * (1 << 15))[: 1 << 20]
+                remaining = size
+                while remaining > 0:
+                    chunk = block[: min(len(block), remaining)]
+                    stream.write(chunk)
+                    remaining -= len(chunk)
     return hashlib.sha256(path.read_bytes()).hexdigest() if payload_size < 2**26 else ""
 
 
@@ -193,6 +198,9 @@ class Slice:
     architectures: tuple[str, ...] = ("arm64",)
     variant: str | None = None
     framework: bool = False
+    #: The deployment target its framework bundle's Info.plist states (None: the key is left
+    #: out); a static library has no Info.plist.
+    minimum_os: str | None = None
 
 
 #: iOS device and simulator as static libraries, macOS as a versioned framework bundle.
@@ -200,6 +208,14 @@ REAL_SLICES = (
     Slice("ios-arm64", "ios"),
     Slice("ios-arm64_x86_64-simulator", "ios", ("arm64", "x86_64"), "simulator"),
     Slice("macos-arm64_x86_64", "macos", ("arm64", "x86_64"), framework=True),
+)
+
+
+#: What `write_zip` holds: the platforms the release template declares, as static libraries.
+STATIC_SLICES = (
+    Slice("ios-arm64", "ios"),
+    Slice("ios-arm64_x86_64-simulator", "ios", ("arm64", "x86_64"), "simulator"),
+    Slice("macos-arm64_x86_64", "macos", ("arm64", "x86_64")),
 )
 
 
@@ -257,8 +273,12 @@ def write_real_zip(path: Path, name: str, *, slices: Sequence[Slice] = REAL_SLIC
         for piece in slices:
             base = f"{top}{piece.identifier}/"
             _add(archive, base)
-            if piece.framework:
-                _framework(archive, f"{base}{name}.framework/", name, seed, flatten_links)
+            if piece.framework and piece.platform == "macos":
+                _framework(archive, f"{base}{name}.framework/", name, seed, flatten_links,
+                           bundle_plist(name, piece))
+            elif piece.framework:
+                _shallow_framework(archive, f"{base}{name}.framework/", name, seed,
+                                   bundle_plist(name, piece))
             else:
                 _add(archive, f"{base}Headers/")
                 _add(archive, f"{base}Headers/{name}.h", f"// {name}\n".encode())
@@ -271,11 +291,48 @@ def write_real_zip(path: Path, name: str, *, slices: Sequence[Slice] = REAL_SLIC
     return hashlib.sha256(path.read_bytes()).hexdigest()
 
 
+#: SupportedPlatform (and variant) → the SDK platform an Xcode-built bundle names in
+#: CFBundleSupportedPlatforms, and the key its deployment target goes under (Apple's
+#: Information Property List reference: MinimumOSVersion, LSMinimumSystemVersion).
+_BUNDLE_PLATFORMS = {("ios", None): ("iPhoneOS", "MinimumOSVersion"),
+                     ("ios", "simulator"): ("iPhoneSimulator", "MinimumOSVersion"),
+                     ("tvos", None): ("AppleTVOS", "MinimumOSVersion"),
+                     ("tvos", "simulator"): ("AppleTVSimulator", "MinimumOSVersion"),
+                     ("xros", None): ("XROS", "MinimumOSVersion"),
+                     ("xros", "simulator"): ("XRSimulator", "MinimumOSVersion"),
+                     ("macos", None): ("MacOSX", "LSMinimumSystemVersion")}
+
+
+def bundle_plist(name: str, piece: Slice) -> bytes:
+    """A framework bundle's Info.plist as Xcode writes it (binary), its deployment target
+    under the platform's key when `piece.minimum_os` is given."""
+    sdk, key = _BUNDLE_PLATFORMS[(piece.platform, piece.variant)]
+    info: dict[str, object] = {
+        "CFBundleDevelopmentRegion": "en", "CFBundleExecutable": name,
+        "CFBundleIdentifier": f"org.example.{name}", "CFBundleInfoDictionaryVersion": "6.0",
+        "CFBundleName": name, "CFBundlePackageType": "FMWK",
+        "CFBundleShortVersionString": "1.0", "CFBundleSupportedPlatforms": [sdk],
+        "CFBundleVersion": "1"}
+    if piece.minimum_os is not None:
+        info[key] = piece.minimum_os
+    return plistlib.dumps(info, fmt=plistlib.FMT_BINARY)
+
+
+def _shallow_framework(archive: zipfile.ZipFile, bundle: str, name: str, seed: bytes,
+                       plist: bytes) -> None:
+    """An iOS-style bundle: the binary, Info.plist and Headers at its top, no symlinks."""
+    _add(archive, bundle)
+    _add(archive, f"{bundle}{name}", seed)
+    _add(archive, f"{bundle}Info.plist", plist)
+    _add(archive, f"{bundle}Headers/")
+    _add(archive, f"{bundle}Headers/{name}.h", f"// {name}\n".encode())
+
+
 def _framework(archive: zipfile.ZipFile, bundle: str, name: str, seed: bytes,
-               flatten: bool) -> None:
+               flatten: bool, plist: bytes) -> None:
     """A versioned macOS bundle: Versions/A holds the files, the rest are symlinks."""
     files = {f"{name}": seed, f"Headers/{name}.h": f"// {name}\n".encode(),
-             "Resources/Info.plist": plistlib.dumps({"CFBundleExecutable": name})}
+             "Resources/Info.plist": plist}
     _add(archive, bundle)
     _add(archive, f"{bundle}Versions/")
     for version in ("A", "Current") if flatten else ("A",):

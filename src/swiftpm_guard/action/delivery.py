@@ -8,15 +8,17 @@ from __future__ import annotations
 
 import json
 import os
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, replace
 from pathlib import Path
 
 from swiftpm_guard.action.settings import ActionSettings, in_input_names
 from swiftpm_guard.console import command, say, tell
 from swiftpm_guard.core.model import Annotation, CheckRunOutput, Phrase, Report
+from swiftpm_guard.core.subjects import SUBJECTS_FILE, subjects_text
 from swiftpm_guard.errors import InputError
 from swiftpm_guard.jobs.adapters import Adapters
+from swiftpm_guard.report.attestation import summary_lines
 from swiftpm_guard.report.check_run import fallback_note, job_summary
 from swiftpm_guard.sinks import actions_io
 from swiftpm_guard.sinks.files import write_atomically
@@ -180,6 +182,7 @@ def outputs_for(settings: ActionSettings, report: Report, report_rel: str, manif
         "pushed": "true" if pushed else "false",
         "not-pushed-reason": "" if pushed else not_pushed,
         "json": json_output(document, report_rel) if document is not None else "",
+        "attestation-subjects": "",  # set by `with_subjects` when zips were built
         "check-run-id": "",  # set by `deliver` once the check run exists
     }
 
@@ -198,6 +201,7 @@ def outputs_without_manifest(consistent: bool, report_rel: str, *, branch: str =
         "branch": branch,
         "pushed": "false",
         "not-pushed-reason": not_pushed,
+        "attestation-subjects": "",
     }
     if document is not None:
         values["json"] = json_output(document, report_rel)
@@ -220,3 +224,18 @@ def json_output(document: Mapping[str, object], report_rel: str) -> str:
 def relative(name: str) -> str:
     """A file of OUT_DIR as the outputs name it (relative to the workspace)."""
     return f"{OUT_DIR}/{name}"
+
+
+def with_subjects(delivery: Delivery, settings: ActionSettings,
+                  subjects: Sequence[tuple[str, str]]) -> Delivery:
+    """The attestation subjects (core.subjects) as a file of OUT_DIR, the output naming it,
+    and the job summary's `gh attestation verify` command for this release; none: as is."""
+    if not subjects:
+        return delivery
+    name = relative(SUBJECTS_FILE)
+    section = "\n".join(summary_lines(settings.event.repository, subjects, name))
+    brief = delivery.brief + "\n" + section if delivery.brief is not None else None
+    return replace(delivery, files=(*delivery.files,
+                                    (SUBJECTS_FILE, subjects_text(subjects).encode())),
+                   outputs={**delivery.outputs, "attestation-subjects": name},
+                   markdown=delivery.markdown + "\n" + section, brief=brief)

@@ -22,6 +22,7 @@ from swiftpm_guard.action.delivery import (
     outputs_for,
     outputs_without_manifest,
     relative,
+    with_subjects,
 )
 from swiftpm_guard.action.settings import ActionSettings
 from swiftpm_guard.console import command
@@ -29,6 +30,7 @@ from swiftpm_guard.core.manifest_files import manifest_of
 from swiftpm_guard.core.model import Annotation, Phrase, Severity
 from swiftpm_guard.core.names import manifest_path
 from swiftpm_guard.core.render import scan
+from swiftpm_guard.core.subjects import subject_lines, subjects_of
 from swiftpm_guard.core.urls import UrlSettings
 from swiftpm_guard.errors import InfrastructureError, UsageError
 from swiftpm_guard.jobs.adapters import Adapters
@@ -88,6 +90,7 @@ def check_request(settings: ActionSettings) -> CheckRequest:
         verify_urls=settings.verify_urls,
         verify_zips=settings.verify_zips,
         resolve=ResolveSettings(swift=settings.resolve_swift) if settings.resolve_swift else None,
+        download_limit=settings.download_limit,
         upstream=_upstream(settings),
     )
 
@@ -141,7 +144,9 @@ def run_check(settings: ActionSettings, adapters: Adapters, notes: Sequence[str]
                           not_pushed=not_pushed, document=check_report.to_dict(report))
     every, placed = logs(result, suffix)
     job_level, job_level_log = job_level_of(result, reading)
-    return deliver(settings, adapters, Delivery(
+    subjects = (subjects_of(result.built, report.version, result.rendered)
+                if request.builds and report.consistent else [])
+    return deliver(settings, adapters, with_subjects(Delivery(
         files=tuple(files), log=every, annotated_log=placed,
         job_level=job_level, job_level_log=job_level_log,
         output=build_output(report, markdown, conclusion=conclusion,
@@ -150,7 +155,7 @@ def run_check(settings: ActionSettings, adapters: Adapters, notes: Sequence[str]
         last=check_report.verdict(report) + f" (conclusion: {conclusion})",
         exit_code=exit_for(settings, report.consistent, conclusion),
         reads=result.sources.reads,
-    ))
+    ), settings, subjects))
 
 
 def reading_of(settings: ActionSettings, result: CheckResult) -> Reading:
@@ -350,7 +355,9 @@ def _deliver_publish(settings: ActionSettings, adapters: Adapters, result: Publi
                 if settings.dry_run else [])
     every, placed = logs(result.checked, suffix)
     job_level, job_level_log = job_level_of(result.checked, reading)
-    return deliver(settings, adapters, Delivery(
+    subjects = (subject_lines(result.checked.built.values(), report.version, result.manifests)
+                if report.consistent else [])
+    return deliver(settings, adapters, with_subjects(Delivery(
         files=tuple(files), log=(*every, *compared), annotated_log=placed,
         job_level=job_level, job_level_log=job_level_log,
         output=build_output(report, markdown, conclusion=conclusion,
@@ -363,7 +370,7 @@ def _deliver_publish(settings: ActionSettings, adapters: Adapters, result: Publi
         last=f"{check_report.verdict(report)} ({state})",
         exit_code=exit_for(settings, report.consistent, conclusion),
         reads=(read, *result.checked.sources.reads),
-    ))
+    ), settings, subjects))
 
 
 # -- preflight and audit -----------------------------------------------------------------------
@@ -410,7 +417,7 @@ def run_preflight(settings: ActionSettings, adapters: Adapters) -> int:
 def run_audit(settings: ActionSettings, adapters: Adapters) -> int:
     """Judge every published branch matching input `branches` and report it like a check."""
     from swiftpm_guard.core.audit import AuditOptions
-    from swiftpm_guard.jobs.audit import audit_repository
+    from swiftpm_guard.jobs.audit import audit_repository, with_protection
     from swiftpm_guard.report import audit as audit_report
     remote = _remote(settings, adapters)
     report = audit_repository(
@@ -419,6 +426,13 @@ def run_audit(settings: ActionSettings, adapters: Adapters) -> int:
                          proxy=settings.proxy)
         if settings.verify_urls else None,
         git_config=remote.git_config())
+    # The API session is the event repository's, the one `_remote` reads the branches of.
+    report = with_protection(report, adapters.github)
+    assert report.protection is not None  # with_protection always says something
+    if report.protection.unknown is not None or report.protection.missing:
+        command(actions_io.command(
+            "notice", audit_report.protection_sentence(report.protection),
+            {"title": "swiftpm-guard: branch protection"}))
     tips = [line for line in (audit_report.tip_line(b) for b in report.branches)
             if line is not None]
     findings = [audit_report.console_line(b.branch, f) for b in report.branches

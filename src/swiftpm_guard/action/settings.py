@@ -35,6 +35,7 @@ from swiftpm_guard.core.names import (
 )
 from swiftpm_guard.core.names import DEFAULT_BRANCH_GLOB as DEFAULT_PATTERN
 from swiftpm_guard.core.urls import validate_base_url, validate_proxy
+from swiftpm_guard.core.weight import GrowthLimit, parse_limit
 from swiftpm_guard.errors import UsageError
 from swiftpm_guard.jobs.swiftpm_proof import locate_swift, validate_swift_option
 
@@ -94,6 +95,8 @@ class ActionSettings:
     #: Input resolve: the swift that resolves a throwaway consumer, or None (no proof asked).
     resolve_swift: str | None = None
     base_url: str | None = None
+    #: Input download-growth-limit: growth of what a consumer downloads past it is a finding.
+    download_limit: GrowthLimit | None = None
     branches: str = DEFAULT_PATTERN
     #: Input config: the configuration file's path at the default branch ("" its default
     #: path, "none" no file); main.py reads it before these settings are made.
@@ -273,6 +276,9 @@ def _behaviour(value: Value) -> dict[str, Any]:
         "absent_on_403": boolean("absent-on-403", value("absent-on-403")),
         "verify_urls": boolean("verify-urls", value("verify-urls")),
         "base_url": validate_base_url(base_url, "input base-url") if base_url else None,
+        "download_limit": (parse_limit(value("download-growth-limit"),
+                                       "input download-growth-limit")
+                           if value("download-growth-limit") else None),
         "proxy": validate_proxy(value("proxy"), "input proxy") if value("proxy") else None,
     }
 
@@ -332,6 +338,7 @@ INPUTS: dict[str, str] = {
     "verify-zips": "auto",
     "resolve": "false",
     "base-url": "",
+    "download-growth-limit": "",
     "branches": DEFAULT_PATTERN,
     "config": "",  # empty: .github/swiftpm-guard.yml at the default branch, if there
     "proxy": "",
@@ -347,6 +354,7 @@ OUTPUTS = (
     "pushed",
     "not-pushed-reason",
     "json",
+    "attestation-subjects",
     "check-run-id",
 )
 MODES = ("auto", "check", "publish", "audit", "preflight")

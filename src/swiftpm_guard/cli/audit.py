@@ -15,7 +15,12 @@ import re
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from swiftpm_guard.cli.options import add_url_arguments, url_settings
+from swiftpm_guard.cli.options import (
+    DEFAULT_TOKEN_ENV,
+    add_url_arguments,
+    token_from_env,
+    url_settings,
+)
 from swiftpm_guard.console import say, tell
 from swiftpm_guard.core.checks import DEFAULT_VERSION_PATTERN
 from swiftpm_guard.core.model import CODES
@@ -28,11 +33,15 @@ from swiftpm_guard.core.names import (
 from swiftpm_guard.errors import UsageError
 from swiftpm_guard.jobs.adapters import Adapters
 from swiftpm_guard.limits import GIT_AUDIT_SECONDS as GIT_TIMEOUT
+from swiftpm_guard.workflow_commands import neutralise
 
 if TYPE_CHECKING:
     from swiftpm_guard.core.audit import AuditOptions
 
 EXIT_OK, EXIT_FINDINGS = 0, 1
+DEFAULT_API_URL = "https://api.github.com"
+_REPOSITORY = re.compile(r"[A-Za-z0-9][A-Za-z0-9-]{0,38}/[A-Za-z0-9._-]{1,100}")
+_API_URL = re.compile(r"https?://[^\s/?#]+(/[^\s?#]*)?")
 
 
 def add_parsers(commands: argparse._SubParsersAction[Any]) -> None:
@@ -55,6 +64,15 @@ def add_parsers(commands: argparse._SubParsersAction[Any]) -> None:
     parser.add_argument("--json", metavar="OUT.json", help="write the JSON report")
     parser.add_argument("--markdown", metavar="OUT.md", help="write the Markdown report")
     parser.add_argument("--quiet", "-q", action="store_true", help="print only the verdict")
+    rules = parser.add_argument_group("branch protection")
+    rules.add_argument("--rulesets", metavar="OWNER/NAME",
+                       help="ask GitHub which ruleset rules (deletion, non-fast-forward, "
+                            "creation) apply to the published branches of this repository")
+    rules.add_argument("--api-url", default=DEFAULT_API_URL, metavar="URL",
+                       help=f"the GitHub API for --rulesets (default {DEFAULT_API_URL})")
+    rules.add_argument("--token-env", default=DEFAULT_TOKEN_ENV, metavar="NAME",
+                       help="environment variable holding the token for --rulesets (default "
+                            f"{DEFAULT_TOKEN_ENV}); sent as a header, never in argv")
     add_url_arguments(parser)
 
 
@@ -68,6 +86,10 @@ def options_from(args: argparse.Namespace) -> AuditOptions:
     unknown = sorted(set(args.warn) - CODES.keys())
     if unknown:
         raise UsageError(f"--warn {unknown[0]!r} is not a finding code")
+    if args.rulesets is not None and not _REPOSITORY.fullmatch(args.rulesets):
+        raise UsageError(f"--rulesets {args.rulesets!r} is not OWNER/NAME")
+    if not _API_URL.fullmatch(args.api_url):
+        raise UsageError(f"--api-url {args.api_url!r} is not an http(s) URL")
     if not 0 < args.git_timeout <= 24 * 3600:
         raise UsageError(f"--git-timeout {args.git_timeout} is not a positive duration")
     return AuditOptions(branch_prefix=args.branch_prefix, version_pattern=args.version_pattern,
@@ -75,9 +97,10 @@ def options_from(args: argparse.Namespace) -> AuditOptions:
 
 
 def run(args: argparse.Namespace, adapters: Adapters) -> int:
-    from swiftpm_guard.jobs.audit import audit_repository
+    from swiftpm_guard.jobs.audit import audit_repository, rulesets_session, with_protection
     from swiftpm_guard.report.audit import (
         console_line,
+        protection_sentence,
         repair_lines,
         tip_line,
         to_json,
@@ -90,6 +113,14 @@ def run(args: argparse.Namespace, adapters: Adapters) -> int:
     urls = url_settings(args) if args.verify_urls else None
     report = audit_repository(args.repo, args.branches, options, urls=urls,
                               git_timeout=args.git_timeout)
+    if args.rulesets is not None:
+        token, _where = token_from_env(args)
+        session = rulesets_session(args.api_url.rstrip("/"), token, args.rulesets,
+                                   adapters.proxy)
+        try:
+            report = with_protection(report, session)
+        finally:
+            session.close()
     files: list[tuple[Path, bytes]] = []
     if args.json:
         files.append((Path(args.json), to_json(report).encode()))
@@ -105,5 +136,7 @@ def run(args: argparse.Namespace, adapters: Adapters) -> int:
                 tell(console_line(branch.branch, finding))
         for line in repair_lines(report):
             tell(line)
+        if report.protection is not None:
+            tell(neutralise(f"protection: {protection_sentence(report.protection)}"))
     say(verdict(report))
     return EXIT_OK if report.consistent else EXIT_FINDINGS

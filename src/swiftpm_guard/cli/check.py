@@ -91,6 +91,11 @@ def _report_files(args: argparse.Namespace, result: CheckResult) -> list[tuple[P
         files.append((Path(args.json), text.encode()))
     if args.markdown:
         files.append((Path(args.markdown), to_markdown(result.report, args.debug_suffix).encode()))
+    if args.attestation_subjects:
+        from swiftpm_guard.core.subjects import subjects_of, subjects_text
+
+        subjects = subjects_of(result.built, result.report.version, result.rendered)
+        files.append((Path(args.attestation_subjects), subjects_text(subjects).encode()))
     return files
 
 
@@ -100,6 +105,9 @@ def run(args: argparse.Namespace, adapters: Adapters) -> int:
     from swiftpm_guard.sinks.files import write_atomically
     is_render = args.command == "render"
     request = check_request(args, args.template, args.stubs_dir, require_checksums=is_render)
+    if args.attestation_subjects and not request.builds:
+        raise UsageError("--attestation-subjects names built zips: give --version and "
+                         "--artifacts or --checksums")
     named = [manifest_name(Path(t)) for t in request.templates]
     if is_render:  # before anything runs, for what the command line names
         _targets("--output", args.output, named)

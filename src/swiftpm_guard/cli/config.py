@@ -32,6 +32,7 @@ DESTS: dict[str, tuple[str, str]] = {
     "verify-absent": ("verify_absent", "bool"),
     "absent-on-403": ("absent_on_403", "bool"),
     "base-url": ("base_url", "str"),
+    "download-growth-limit": ("download_growth_limit", "str"),
     "branches": ("branches", "str"),
 }
 #: Where the file's setting means something else than the option of the same name.

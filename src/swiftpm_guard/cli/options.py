@@ -17,6 +17,7 @@ from swiftpm_guard.core.names import (
     validate_ref_or_glob,
 )
 from swiftpm_guard.core.urls import DEFAULT_URL_TEMPLATE, UrlSettings
+from swiftpm_guard.core.weight import GrowthLimit, parse_limit
 from swiftpm_guard.errors import UsageError
 from swiftpm_guard.limits import GIT_NETWORK_SECONDS, ZIP_VERIFY_MAX_BYTES, ZIP_VERIFY_SECONDS
 
@@ -101,6 +102,14 @@ def add_report_arguments(parser: argparse.ArgumentParser) -> None:
     out.add_argument("--json", metavar="OUT.json", help="write the JSON report")
     out.add_argument("--markdown", metavar="OUT.md", help="write the Markdown report")
     out.add_argument("--quiet", "-q", action="store_true", help="print only the verdict")
+    out.add_argument("--attestation-subjects", metavar="OUT.txt",
+                     help="write the subjects file actions/attest-build-provenance takes "
+                          "(subject-checksums): `<sha256>  <name>` per built zip and per "
+                          "rendered manifest (needs --version and zips or checksums)")
+    out.add_argument("--download-growth-limit", metavar="25%|500MB",
+                     help="what a consumer downloads may grow by this much over the previous "
+                          "published version (a share or a size; the previous size is served: "
+                          "with --verify-urls); past it: download-growth")
     swift = parser.add_argument_group("SwiftPM")
     swift.add_argument("--swift", default="auto", metavar="auto|off|PATH",
                        help="evaluate the manifest with the real SwiftPM: 'auto' uses swift on "
@@ -135,7 +144,13 @@ def check_request(args: argparse.Namespace, templates: list[str], stubs_dir: str
                         urls=url_settings(args),
                         verify_urls=bool(getattr(args, "verify_urls", False)),
                         verify_zips=bool(getattr(args, "verify_zips", False)),
-                        resolve=resolve_settings(args), **extra)
+                        resolve=resolve_settings(args),
+                        download_limit=_growth_limit(args), **extra)
+
+
+def _growth_limit(args: argparse.Namespace) -> GrowthLimit | None:
+    given = getattr(args, "download_growth_limit", None)
+    return parse_limit(given) if given else None
 
 
 def _specs(args: argparse.Namespace) -> tuple[WorkflowSpec, ...]:

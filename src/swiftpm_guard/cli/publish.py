@@ -123,6 +123,12 @@ def _files(args: argparse.Namespace, result: PublishResult) -> list[tuple[Path, 
                                    proof=result.proof.shown() if result.proof else None)
         text = to_markdown(result.report, args.debug_suffix) + "\n" + section
         files.append((Path(args.markdown), text.encode()))
+    if args.attestation_subjects:
+        from swiftpm_guard.core.subjects import subject_lines, subjects_text
+
+        subjects = subject_lines(result.checked.built.values(), result.report.version,
+                                 result.manifests)
+        files.append((Path(args.attestation_subjects), subjects_text(subjects).encode()))
     return files
 
 

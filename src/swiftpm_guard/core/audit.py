@@ -373,6 +373,53 @@ class BranchAudit:
         return any(f.severity is Severity.ERROR for f in self.findings)
 
 
+#: The ruleset rules that keep a published branch what apps pinned: nobody deletes it,
+#: force-pushes it, or creates one under a published name (GitHub's rule types).
+KEEPING_RULES = ("deletion", "non_fast_forward", "creation")
+
+
+@dataclass(frozen=True, slots=True)
+class BranchRules:
+    """The active ruleset rules GitHub applies to one branch name: (rule type, ruleset id)."""
+
+    branch: str
+    rules: tuple[tuple[str, int | None], ...]
+
+
+@dataclass(frozen=True, slots=True)
+class Protection:
+    """Whether rulesets keep the published branches: which of KEEPING_RULES apply to every
+    branch asked about, or why that could not be told."""
+
+    asked: tuple[str, ...]  # the branch names GitHub was asked about
+    covered: tuple[str, ...] = ()  # of KEEPING_RULES, in that order
+    rulesets: tuple[int, ...] = ()  # the rulesets those rules come from
+    unknown: str | None = None  # set when it could not be told: why
+
+    @property
+    def missing(self) -> tuple[str, ...]:
+        return () if self.unknown else tuple(r for r in KEEPING_RULES if r not in self.covered)
+
+
+def protection(answers: Sequence[BranchRules]) -> Protection:
+    """A rule counts only when it applies to every branch asked about: a ruleset whose
+    pattern misses some published branches leaves those open."""
+    if not answers:
+        return Protection(asked=(), unknown="no published branch to ask about")
+    types = [{kind for kind, _id in answer.rules} for answer in answers]
+    covered = tuple(rule for rule in KEEPING_RULES if all(rule in kinds for kinds in types))
+    rulesets = sorted({ruleset for answer in answers for kind, ruleset in answer.rules
+                       if kind in covered and ruleset is not None})
+    return Protection(asked=tuple(a.branch for a in answers), covered=covered,
+                      rulesets=tuple(rulesets))
+
+
+def branches_to_ask(branches: Sequence[str]) -> tuple[str, ...]:
+    """The oldest and the newest published branch: two calls whatever the count, and a
+    ruleset pattern that covers both ends covers what lies between in all but odd cases."""
+    return tuple(dict.fromkeys((branches[0], branches[-1]))) if branches else ()
+
+
 @dataclass(frozen=True, slots=True)
 class AuditReport:
     source: str
@@ -380,6 +427,8 @@ class AuditReport:
     branches: tuple[BranchAudit, ...]
     #: Set when `--verify-urls` fetched the branches' zips.
     hosted: HostedStats | None = None
+    #: Set when GitHub was asked which rulesets apply to the published branches.
+    protection: Protection | None = None
 
     @property
     def consistent(self) -> bool:

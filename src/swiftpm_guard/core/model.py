@@ -56,6 +56,21 @@ class Finding:
 
 
 @dataclass(frozen=True, slots=True)
+class Slice:
+    """One library of a built XCFramework, as its `Info.plist` lists it (`AvailableLibraries`),
+    with the minimum OS its own bundle's `Info.plist` states (None: not stated, or a static
+    library, whose minimum is only in its Mach-O load commands, which the guard does not read)."""
+
+    identifier: str  # LibraryIdentifier: `ios-arm64_x86_64-simulator`
+    platform: str  # SupportedPlatform: `ios`, `macos`, `tvos`, `watchos`, `xros`
+    variant: str | None  # SupportedPlatformVariant: `simulator`, `maccatalyst`, or none
+    architectures: tuple[str, ...]
+    path: str = ""  # LibraryPath: `X.framework`, `libX.a`
+    minimum_os: str | None = None
+    minimum_from: str | None = None  # the Info.plist (in the zip) that stated it
+
+
+@dataclass(frozen=True, slots=True)
 class Artifact:
     """One built (or declared) binary: a name and, when known, its SHA-256.
 
@@ -71,6 +86,11 @@ class Artifact:
     #: Which kind of source named it, when the reader knew better than its shape shows
     #: (`"workflow"` for a `frameworks-from` array); see `origin_kind`.
     source: str | None = None
+    #: The zip's size in bytes, when a built zip was read (what a consumer downloads for it).
+    size: int | None = None
+    #: The libraries its XCFramework holds, when a built zip was read and its Info.plist
+    #: decoded (None: not known, as from a checksums file or a declared name).
+    slices: tuple[Slice, ...] | None = None
 
     @property
     def origin_kind(self) -> str:
@@ -172,6 +192,36 @@ class HostedStats:
 
 
 @dataclass(frozen=True, slots=True)
+class DownloadWeight:
+    """What a consumer downloads: SwiftPM fetches every binary target of a package, used or
+    not (release and debug twins alike), so the release's weight is the sum of them all.
+    `bytes` is None when no size is known (names only, a checksums file); `previous_bytes`
+    when the previous published version's served sizes were not fetched (`previous_note`
+    says why)."""
+
+    bytes: int | None
+    zips: int
+    measured: str  # "built zips" or "served" (the bytes --verify-urls fetched)
+    unsized: tuple[str, ...] = ()  # names asked for whose size is not known
+    previous_version: str | None = None
+    previous_bytes: int | None = None
+    previous_note: str | None = None
+    limit: str | None = None  # the growth limit as given (`25%`, `500MB`)
+
+    @property
+    def change(self) -> int | None:
+        if self.bytes is None or self.previous_bytes is None:
+            return None
+        return self.bytes - self.previous_bytes
+
+    def as_dict(self) -> dict[str, object]:
+        return {"bytes": self.bytes, "zips": self.zips, "measured": self.measured,
+                "unsized": list(self.unsized), "previous_version": self.previous_version,
+                "previous_bytes": self.previous_bytes, "previous_note": self.previous_note,
+                "change": self.change, "limit": self.limit}
+
+
+@dataclass(frozen=True, slots=True)
 class Report:
     version: str
     templates: tuple[TemplateSummary, ...]
@@ -188,6 +238,8 @@ class Report:
     artifacts: tuple[Artifact, ...] = ()
     #: Set when `--verify-urls` ran.
     hosted: HostedStats | None = None
+    #: What a consumer downloads, when a version was checked.
+    weight: DownloadWeight | None = None
 
     @property
     def declared(self) -> tuple[str, ...]:
@@ -332,6 +384,11 @@ CODES: dict[str, str] = {
     "url-exists": "--verify-absent: a zip URL of this version already exists",
     "zip-plist": "a zip's <name>.xcframework/Info.plist is missing or not XCFramework metadata",
     "zip-library-missing": "a library path the xcframework's Info.plist lists is not in the zip",
+    "missing-slice": "with SwiftPM: a binary target's XCFramework has no library for a "
+    "platform (device or simulator) the manifest's platforms: declares, so an app building "
+    "for it fails to link",
+    "slice-minimum-os": "with SwiftPM: a library of a binary target's XCFramework states a "
+    "minimum OS (its framework's Info.plist) above the one the manifest's platforms: declares",
     "zip-symlinks": "a macOS framework in a zip stores copies where its symlinks belong",
     "zip-link": "a symlink entry whose target, resolved in the archive, leaves it or its "
     "framework bundle (an absolute path, .. past the root)",
@@ -349,6 +406,9 @@ CODES: dict[str, str] = {
     "rendered or checked (a root Package.swift when the template sits in a folder)",
     "commit-proof": "publish: a clone of the commit built, or SwiftPM's evaluation of it, is "
     "not what the check judged",
+    "download-growth": "the bytes a consumer downloads (every binary target, debug twins "
+    "included) grew past --download-growth-limit since the previous published version (a "
+    "notice when that version's size is not known)",
     "branch-exists": "publish: the swiftpm-<version> branch is already on the remote (or appeared "
     "while publishing); published versions are never rewritten without --allow-overwrite",
 }

@@ -33,6 +33,7 @@ from swiftpm_guard.core.model import (
     SwiftStatus,
     TemplateSummary,
 )
+from swiftpm_guard.core.platform_slices import Platform, coverage_findings
 from swiftpm_guard.core.render import LEFT, manifest_line
 from swiftpm_guard.errors import UnreadableOutput as UnreadableOutput  # old home works
 
@@ -109,6 +110,8 @@ class Evaluation:
     targets: tuple[EvaluatedTarget, ...]
     diagnostics: tuple[Diagnostic, ...]
     dumped: bool = True
+    #: The manifest's `platforms:` as SwiftPM evaluated them (empty: none declared).
+    platforms: tuple[Platform, ...] = ()
 
     @property
     def ok(self) -> bool:
@@ -123,9 +126,9 @@ def interpret(dump: CommandResult, describe: CommandResult) -> Evaluation:
     """Both runs → one Evaluation; raises UnreadableOutput when neither makes sense."""
     if dump.returncode != 0:
         return Evaluation((), (), _diagnostics(dump), dumped=False)
-    products, targets = _parse_dump(dump.stdout)
+    products, targets, platforms = _parse_dump(dump.stdout)
     diagnostics = _diagnostics(describe) if describe.returncode != 0 else ()
-    return Evaluation(products, targets, diagnostics)
+    return Evaluation(products, targets, diagnostics, platforms=platforms)
 
 
 def _diagnostics(result: CommandResult) -> tuple[Diagnostic, ...]:
@@ -163,7 +166,8 @@ def _clean(message: str) -> str:
     return message
 
 
-def _parse_dump(text: str) -> tuple[tuple[EvaluatedProduct, ...], tuple[EvaluatedTarget, ...]]:
+def _parse_dump(text: str) -> tuple[tuple[EvaluatedProduct, ...], tuple[EvaluatedTarget, ...],
+                                    tuple[Platform, ...]]:
     try:
         data = json_depth.loads(text)
         products = tuple(
@@ -171,11 +175,13 @@ def _parse_dump(text: str) -> tuple[tuple[EvaluatedProduct, ...], tuple[Evaluate
             for p in data["products"]
         )
         targets = tuple(_target(t) for t in data["targets"])
-    except (ValueError, KeyError, TypeError) as error:
+        platforms = tuple(Platform(str(p["platformName"]), str(p["version"]))
+                          for p in data.get("platforms") or ())
+    except (ValueError, KeyError, TypeError, AttributeError) as error:
         raise UnreadableOutput(
             f"dump-package printed no manifest JSON we can read: {type(error).__name__}: {error}"
         ) from None
-    return products, targets
+    return products, targets, platforms
 
 
 def _target(data: dict[str, Any]) -> EvaluatedTarget:
@@ -298,6 +304,21 @@ def target_findings(rendered: Rendered, evaluation: Evaluation, built: Mapping[s
     return findings
 
 
+def slice_findings(rendered: Rendered, evaluation: Evaluation, built: Mapping[str, Artifact],
+                   version: str, *, names_only: bool = False) -> list[Finding]:
+    """Platform coverage (core.platform_slices) of the built zip each binary target's URL
+    names, against the platforms SwiftPM evaluates: what every consumer downloads and links."""
+    files = zip_files(built, version, names_only=names_only)
+    asked = {p.name: p.location.line for p in reversed(rendered.placeholders)}
+    findings: list[Finding] = []
+    for target in evaluation.binary_targets:
+        artifact = files.get(url_file(target.url)) if target.url is not None else None
+        if artifact is not None:
+            findings += coverage_findings(target.name, evaluation.platforms, artifact,
+                                          rendered.template.path, _checksum_line(target, asked))
+    return findings
+
+
 def _checksum_line(target: EvaluatedTarget, asked: Mapping[str, int | None]) -> int | None:
     """The template line of the placeholder the checksum came from, else of the target's."""
     token = _TOKEN.fullmatch(target.checksum or "")
@@ -393,6 +414,8 @@ def apply_evaluations(report: Report, evaluated: Sequence[tuple[Rendered, Evalua
         findings += diagnostic_findings(rendered, evaluation.diagnostics)
         findings += target_findings(rendered, evaluation, built, options.version,
                                     names_only=options.names_only)
+        findings += slice_findings(rendered, evaluation, built, options.version,
+                                   names_only=options.names_only)
     if not evaluated or not all(e.dumped for _r, e in evaluated):
         return replace(report, swiftpm=status,
                                findings=report.findings + _warn(findings, options))

@@ -56,6 +56,8 @@ class Library:
     identifier: str
     path: str
     platform: str
+    variant: str | None = None
+    architectures: tuple[str, ...] = ()
 
 
 def decode_xcframework(data: bytes) -> tuple[Library, ...] | str:
@@ -81,7 +83,8 @@ def decode_xcframework(data: bytes) -> tuple[Library, ...] | str:
             if key in item and not isinstance(item[key], str):
                 return f"AvailableLibraries[{number}] {key} is not a string"
         libraries.append(Library(item["LibraryIdentifier"], item["LibraryPath"],
-                                 item["SupportedPlatform"]))
+                                 item["SupportedPlatform"], item.get("SupportedPlatformVariant"),
+                                 tuple(architectures)))
     return tuple(libraries)
 
 

@@ -6,11 +6,16 @@ from __future__ import annotations
 
 import dataclasses
 from collections.abc import Sequence
+from typing import TYPE_CHECKING
 
 from swiftpm_guard.core.audit import (
     AuditOptions,
     AuditReport,
+    BranchRules,
+    Protection,
     audit,
+    branches_to_ask,
+    protection,
     with_findings,
 )
 from swiftpm_guard.core.model import Finding, HostedStats, Severity
@@ -18,6 +23,9 @@ from swiftpm_guard.core.urls import HostedZip, UrlSettings, zips_of_published
 from swiftpm_guard.errors import InputError
 from swiftpm_guard.redact import shown_location
 from swiftpm_guard.sources.published import GIT_TIMEOUT, read_published_with_tips
+
+if TYPE_CHECKING:
+    from swiftpm_guard.infra.github import GitHubSession
 
 
 def audit_repository(repo: str, pattern: str, options: AuditOptions, *,
@@ -63,3 +71,31 @@ def url_findings(report: AuditReport,
         if finding is not None:
             found[branch_name].append(finding)
     return found, stats
+
+
+def with_protection(report: AuditReport, github: GitHubSession | None) -> AuditReport:
+    """The report with what rulesets GitHub applies to its oldest and newest branch; without
+    an API session, or a token that may not read the rules, it says it could not tell."""
+    if github is None:
+        return dataclasses.replace(report, protection=Protection(
+            asked=(), unknown="no GitHub API session to ask (a rehearsal, or no token)"))
+    from swiftpm_guard.sources.rulesets import RulesUnreadable, branch_rules
+
+    asked = branches_to_ask([b.branch for b in report.branches])
+    answers: list[BranchRules] = []
+    try:
+        for branch in asked:
+            answers.append(branch_rules(github.client, github.repository, branch,
+                                        github.policy))
+    except RulesUnreadable as error:
+        return dataclasses.replace(report, protection=Protection(asked=asked,
+                                                                 unknown=str(error)))
+    return dataclasses.replace(report, protection=protection(answers))
+
+
+def rulesets_session(api_url: str, token: str | None, repository: str,
+                     proxy: str | None) -> GitHubSession:
+    """The API session the command line asks the rules through (the action has its own)."""
+    from swiftpm_guard.infra.github import GitHubSession, RetryPolicy
+
+    return GitHubSession(api_url, token, repository, RetryPolicy().for_run(), proxy=proxy)

@@ -58,6 +58,7 @@ from swiftpm_guard.core.release_lines import (
 )
 from swiftpm_guard.core.render import render
 from swiftpm_guard.core.urls import UrlSettings
+from swiftpm_guard.core.weight import GrowthLimit
 from swiftpm_guard.errors import (
     GuardError,
     InfrastructureError,
@@ -72,6 +73,7 @@ from swiftpm_guard.jobs.adapters import QUIET, Adapters, noticed
 from swiftpm_guard.jobs.fixes import with_fixes
 from swiftpm_guard.jobs.placement import Placement, anchored, place
 from swiftpm_guard.jobs.swiftpm_proof import prove
+from swiftpm_guard.jobs.weight import checkout_published, with_weight
 from swiftpm_guard.sources.artifacts import (
     expand_declared,
     read_checksums,
@@ -148,6 +150,8 @@ class CheckRequest:
     #: `--verify-zips`: every entry of every built zip decompressed and checked (bounded).
     verify_zips: bool = False
     resolve: ResolveSettings | None = None
+    #: `--download-growth-limit`: growth of what a consumer downloads past it is a finding.
+    download_limit: GrowthLimit | None = None
     #: The action's: the repository other refs are fetched from by URL (sources.refs), never
     #: the workspace clone's origin. None: the CLI, whose clone is the developer's own.
     upstream: Upstream | None = None
@@ -271,6 +275,9 @@ def _checked(request: CheckRequest, adapters: Adapters, checkout: Checkout | Non
                 ref = request.frameworks_refs[0] if request.frameworks_refs else None
                 result = evaluate(read_sources(request, checkout, Path(scratch), ref), request)
     result = with_hosted(result, request, adapters)
+    result = with_weight(result, request, adapters.log,
+                         checkout_published(checkout or checkout_of(request, adapters))
+                         if request.verify_urls else None)
     if request.version is None:  # names only: the reports say nothing about a version
         result = replace(result, report=replace(result.report, version=""))
     return result

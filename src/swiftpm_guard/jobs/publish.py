@@ -57,6 +57,7 @@ from swiftpm_guard.jobs.check import (
 from swiftpm_guard.jobs.commit_proof import Checked, Consumer, Proof, prove_commit
 from swiftpm_guard.jobs.publish_diff import TEMPLATE_TRAILER, UPDATE_MARK, compare_with_published
 from swiftpm_guard.jobs.resolve import resolve_targets
+from swiftpm_guard.jobs.weight import scratch_published, with_weight
 from swiftpm_guard.sinks.git_push import (
     NETWORK_TIMEOUT,
     GitError,
@@ -406,8 +407,10 @@ def _check(repo: ScratchRepo, request: PublishRequest, refs: Mapping[str, str], 
                           found.paths, short_branch(request.template))})
     # Exactly the check's evaluation (check refuses what publish refuses): only the sources
     # differ, the template ref being read from the remote this run pushes to.
-    checked = concluded(with_hosted(evaluate(sources, request.check), request.check, adapters),
-                        request.check, checkout)
+    hosted = with_hosted(evaluate(sources, request.check), request.check, adapters)
+    weighed = with_weight(hosted, request.check, adapters.log,
+                          scratch_published(repo) if request.check.verify_urls else None)
+    checked = concluded(weighed, request.check, checkout)
     name = short_branch(request.branch)
     return PublishResult(
         checked=checked,

@@ -14,12 +14,15 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 
 from swiftpm_guard.core.audit import (
+    KEEPING_RULES,
     NIGHTLY_RE,
     AuditReport,
     BranchAudit,
+    Protection,
 )
 from swiftpm_guard.core.model import Finding, Phrase, Severity
 from swiftpm_guard.report import markdown as md
+from swiftpm_guard.report import mermaid
 from swiftpm_guard.report.check import SCHEMA_VERSION, TOOL, finding_line
 from swiftpm_guard.workflow_commands import neutralise
 
@@ -73,7 +76,14 @@ def to_dict(report: AuditReport) -> dict[str, object]:
             for b in report.branches
         ],
         "verify_urls": report.hosted.as_dict() if report.hosted else None,
+        "protection": _protection_dict(report.protection) if report.protection else None,
     }
+
+
+def _protection_dict(protection: Protection) -> dict[str, object]:
+    return {"asked": list(protection.asked), "covered": list(protection.covered),
+            "missing": list(protection.missing), "rulesets": list(protection.rulesets),
+            "unknown": protection.unknown}
 
 
 def to_json(report: AuditReport) -> str:
@@ -228,6 +238,7 @@ def to_markdown(report: AuditReport, *, sound_groups: bool = True) -> str:
         lines += [f"Hosted zips (verify-urls): {md.text(report.hosted.sentence())}.", ""]
     all_groups = groups(report)
     lines += _timeline(all_groups, sound_groups)
+    lines += ["", picture(report, all_groups).rstrip("\n")]
     problems = [g for g in all_groups if g.signature]
     if problems:
         lines += ["", "#### Findings", ""]
@@ -240,6 +251,8 @@ def to_markdown(report: AuditReport, *, sound_groups: bool = True) -> str:
         lines += [finding_line(f) for f in sorted(first.findings, key=_order)]
         lines.append("")
     lines += repair_markdown(report)
+    if report.protection is not None:
+        lines += ["", "#### Branch protection", "", *protection_markdown(report)]
     if any(b.tip is not None for b in report.branches):
         lines += ["", "Each branch's tip commit, author and date: the JSON report "
                   "(`branches[].tip`) and the log."]
@@ -317,3 +330,137 @@ def tip_line(branch: BranchAudit) -> str | None:
 def repair_lines(report: AuditReport) -> list[str]:
     """The repair advice for a log: `repair: …` lines."""
     return [neutralise(f"repair: {line.plain()}") for line in repair(report)]
+
+
+# -- the picture: a Mermaid timeline of the published versions ----------------------------------
+
+#: At most this many periods in the picture: past it, runs of sound groups become one period,
+#: then the rest is counted (the list above and the JSON report have every branch).
+PICTURE_MAX_PERIODS = 30
+_STATUS = {"error": "broken", "warning": "warnings only", "": "sound"}
+#: Light enough for dark label text, told apart without reading: red, amber, green, grey.
+_COLOURS = {"broken": "#ffb4b4", "warnings only": "#ffe08a", "sound": "#b8e6c4",
+            "more": "#d8dce0"}
+
+
+def _status(group: Group) -> str:
+    severities = {sev for sev, _code, _subject in group.signature}
+    return _STATUS["error" if "error" in severities else "warning" if severities else ""]
+
+
+def _periods(all_groups: Sequence[Group]) -> list[tuple[str, mermaid.Period]]:
+    """(status, period) per group; consecutive sound groups merged when there are too many."""
+    merge = len(all_groups) > PICTURE_MAX_PERIODS
+    found: list[tuple[str, list[Group]]] = []
+    for group in all_groups:
+        status = _status(group)
+        if merge and status == "sound" and found and found[-1][0] == "sound":
+            found[-1][1].append(group)
+        else:
+            found.append((status, [group]))
+    periods = []
+    for status, run in found:
+        if len(run) == 1:
+            group = run[0]
+            periods.append((status, mermaid.Period(group.label, (group.problem,))))
+            continue
+        count = sum(len(g.branches) for g in run)
+        first, last = run[0].branches[0], run[-1].branches[-1]
+        periods.append((status, mermaid.Period(
+            f"{count} branches, {first.version or first.branch} … {last.version or last.branch}",
+            ("sound",))))
+    if len(periods) > PICTURE_MAX_PERIODS:
+        rest = len(periods) - PICTURE_MAX_PERIODS + 1
+        periods = [*periods[:PICTURE_MAX_PERIODS - 1],
+                   ("more", mermaid.Period(f"and {rest} more", ("in the list above",)))]
+    return periods
+
+
+def picture(report: AuditReport, all_groups: Sequence[Group] | None = None) -> str:
+    """The published versions in order as a Mermaid timeline, GitHub draws it in a summary:
+    a section per run of broken, warned or sound groups, so the broken ones stand out."""
+    runs: list[tuple[str, list[mermaid.Period]]] = []
+    for status, period in _periods(groups(report) if all_groups is None else all_groups):
+        if runs and runs[-1][0] == status:
+            runs[-1][1].append(period)
+        else:
+            runs.append((status, [period]))
+    seen: dict[str, int] = {}
+    sections = []
+    for status, periods in runs:
+        # Mermaid merges sections of one name: the second run of a status is numbered.
+        seen[status] = seen.get(status, 0) + 1
+        name = status if seen[status] == 1 else f"{status} ({seen[status]})"
+        sections.append(mermaid.Section(name, tuple(periods), _COLOURS[status]))
+    return mermaid.timeline(f"{report.pattern or 'published'} branches by version", sections)
+
+
+# -- branch protection: which ruleset rules keep the published branches -------------------------
+
+#: What a rule left out lets anyone with write access do.
+_OPEN_TO = {"deletion": "delete a published branch",
+            "non_fast_forward": "force-push over a published branch",
+            "creation": "create a branch under a version before its publish job does"}
+_RULE_WORDS = {"deletion": "deletion", "non_fast_forward": "force-push (non-fast-forward)",
+               "creation": "creation"}
+
+
+def ruleset_body(pattern: str) -> str:
+    """A ruleset for `POST /repos/{owner}/{repo}/rulesets` that keeps the published
+    branches: no deletion, no force-push, creation only by bypass actors."""
+    return json.dumps({
+        "name": "published SwiftPM branches", "target": "branch", "enforcement": "active",
+        "conditions": {"ref_name": {"include": [f"refs/heads/{pattern}"], "exclude": []}},
+        "rules": [{"type": rule} for rule in KEEPING_RULES],
+    }, indent=2)
+
+
+def protection_sentence(protection: Protection) -> str:
+    """One plain line for a log, the verdict's neighbour."""
+    if protection.unknown is not None:
+        return ("could not tell whether a ruleset protects the published branches: "
+                f"{protection.unknown}")
+    asked = ", ".join(protection.asked)
+    if not protection.missing:
+        rulesets = ", ".join(str(r) for r in protection.rulesets) or "?"
+        return (f"a ruleset protects the published branches ({asked}): deletion, force-push "
+                f"and creation restricted (ruleset {rulesets})")
+    missing = ", ".join(_RULE_WORDS[r] for r in protection.missing)
+    return (f"the published branches ({asked}) are open to {missing}: no active ruleset "
+            "restricts it")
+
+
+def protection_markdown(report: AuditReport) -> list[str]:
+    """The branch protection section's lines: covered, open, or could not tell; and how."""
+    protection = report.protection
+    if protection is None:
+        return []
+    pattern = report.pattern or "swiftpm-*"
+    if protection.unknown is not None:
+        return [f"Could not tell whether a ruleset protects the published branches: "
+                f"{md.text(protection.unknown)}. A token that can read the repository "
+                "(metadata: read) can read the rules that apply to a branch."]
+    asked = ", ".join(md.code(b) for b in protection.asked)
+    rows = [f"- {'✅' if rule in protection.covered else '❌'} {_RULE_WORDS[rule]} "
+            f"({md.code(rule)})" for rule in KEEPING_RULES]
+    if not protection.missing:
+        rulesets = ", ".join(str(r) for r in protection.rulesets)
+        return [f"Active rulesets (ruleset {rulesets}) keep the published branches "
+                f"({asked} asked):", "", *rows]
+    can = " or ".join(_OPEN_TO[rule] for rule in protection.missing)
+    extend = (f" (or add the rules marked ❌ to ruleset {protection.rulesets[0]})"
+              if len(protection.rulesets) == 1 else "")
+    return [
+        f"**The published branches are not fully protected** ({asked} asked): anyone with "
+        f"write access can {can}; apps pin these branches' commits in Package.resolved.",
+        "", *rows, "",
+        f"How to add a ruleset{extend}: Settings → Rules → Rulesets → New branch ruleset, "
+        f"target {md.code('refs/heads/' + pattern)}, enforcement Active, with Restrict "
+        "creations, Restrict deletions and Block force pushes; or with the GitHub CLI in the "
+        "clone:",
+        "", "```sh", "gh api --method POST 'repos/{owner}/{repo}/rulesets' --input - <<'JSON'",
+        ruleset_body(pattern), "JSON", "```", "",
+        "With creation restricted only the ruleset's bypass actors create matching branches: "
+        "give the identity that publishes (a GitHub App or deploy key) bypass, or leave "
+        "creation out.",
+    ]

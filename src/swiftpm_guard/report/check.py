@@ -12,6 +12,7 @@ from collections.abc import Iterable, Sequence
 from swiftpm_guard import __version__
 from swiftpm_guard.core.checks import base_name
 from swiftpm_guard.core.model import Artifact, Finding, ReleaseLine, Report, Severity
+from swiftpm_guard.core.weight import sentence
 from swiftpm_guard.report.gist import Problem, Reading, headline, problems
 from swiftpm_guard.report.markdown import cell, code, message, text
 from swiftpm_guard.workflow_commands import neutralise
@@ -49,6 +50,7 @@ def to_dict(report: Report) -> dict[str, object]:
         "checksums": {a.name: a.sha256 for a in report.artifacts if a.sha256 is not None},
         "origins": {a.name: origin_of(a) for a in report.artifacts},
         "verify_urls": report.hosted.as_dict() if report.hosted else None,
+        "download": report.weight.as_dict() if report.weight else None,
     }
 
 
@@ -152,6 +154,8 @@ def verdict(report: Report) -> str:
         counts += f" ({report.counts_source})"
     if report.hosted is not None:
         counts += f"; {report.hosted.sentence()}"
+    if report.weight is not None:
+        counts += f"; {sentence(report.weight)}"
     if report.consistent:
         state = "consistent"
     elif only_branch_exists(report):
@@ -249,6 +253,8 @@ def to_markdown(report: Report, debug_suffix: str = "_debug", *, sound_rows: boo
         lines += [_swift_line(report), ""]
     if report.hosted is not None:
         lines += [f"Hosted zips (verify-urls): {text(report.hosted.sentence())}.", ""]
+    if report.weight is not None:
+        lines += [f"Download weight: {text(sentence(report.weight))}.", ""]
     return "\n".join([*lines, *problems_markdown(report.findings, reading)]) + "\n"
 
 

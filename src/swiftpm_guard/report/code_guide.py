@@ -81,6 +81,14 @@ GUIDE: dict[str, tuple[str, str]] = {
                   "Info.plist is missing or not XCFramework metadata."),
     "zip-library-missing": ("error", "Rebuild the XCFramework: a library its Info.plist lists "
                             "is not in the zip."),
+    "missing-slice": ("error", "Build the XCFramework with a library for the platform the "
+                      "finding names (`xcodebuild archive` for its device and its simulator "
+                      "destination, each passed to `xcodebuild -create-xcframework`), or drop "
+                      "the platform from the manifest's `platforms:`."),
+    "slice-minimum-os": ("error", "Build the library with a deployment target no higher than "
+                         "the manifest's (`IPHONEOS_DEPLOYMENT_TARGET`, "
+                         "`MACOSX_DEPLOYMENT_TARGET`, …), or raise the platform's version in "
+                         "`platforms:`."),
     "zip-symlinks": ("error", "Zip with `-y` so a macOS framework keeps its symlinks."),
     "zip-link": ("error", "Zip with `-y` from inside the build folder, so each symlink points "
                  "at a file in its own bundle (never an absolute path or `..` out)."),
@@ -99,6 +107,10 @@ GUIDE: dict[str, tuple[str, str]] = {
                            "checked."),
     "commit-proof": ("error", "Nothing was pushed. The commit publish built differs from what "
                      "its check judged: report it with the log."),
+    "download-growth": ("error", "Stop shipping what consumers do not need (SwiftPM downloads "
+                        "every binary target of the package, used or not, debug twins "
+                        "included: move rarely used frameworks to another package), or raise "
+                        "`download-growth-limit` when the growth is meant."),
     "branch-exists": ("error", "Release another version, or add a commit on top with "
                       "`update: true` (`publish --update`); a published version is never "
                       "rewritten unless `allow-overwrite` says so."),

@@ -6,7 +6,7 @@ import os
 import re
 import time
 from collections.abc import Iterable, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from io import BufferedReader
 from pathlib import Path
 
@@ -125,8 +125,7 @@ def _scan_batch(zips: list[Path], shown: str, pool_size: int, verify: bool,
             raise failed
         for zip_file in opened:
             if zip_file.stream is not None:
-                zip_file.findings += _judge(zip_file.stream, zip_file.name, zip_file.shown,
-                                            verify)
+                _judge(zip_file, verify)
     finally:
         for zip_file in opened:
             if zip_file.stream is not None:
@@ -179,10 +178,11 @@ def _open_and_hash(path: Path, shown: str, deadline: float) -> _Opened:
     # name swapped for a FIFO meanwhile is never opened again.
     with open_regular(path, display=shown, what="zip") as stream:
         checksum = _sha256_stream(stream, shown, deadline)
+        size = os.fstat(stream.fileno()).st_size  # the bytes hashed: what a consumer fetches
         kept = os.fdopen(os.dup(stream.fileno()), "rb")
     artifact = Artifact(name=name, sha256=checksum, origin=Location(shown),
                         file_name=display_name(path.name),
-                        version=display_name(match.group("version")))
+                        version=display_name(match.group("version")), size=size)
     return _Opened(name, shown, artifact, kept, [])
 
 
@@ -317,14 +317,21 @@ def signature_summary(notices: Sequence[Finding], folder: str) -> Finding | None
                    message=message, file=folder)
 
 
-def _judge(stream: BufferedReader, name: str, shown: str, full: bool) -> list[Finding]:
+def _judge(zip_file: _Opened, full: bool) -> None:
+    """The zip's content findings, and the libraries its XCFramework holds on its artifact."""
     # Only with zips: the rules read plists and zip directories, modules a list needs not load.
+    from swiftpm_guard.core.platform_slices import read_slices
     from swiftpm_guard.core.zip_rules import content_findings
     from swiftpm_guard.sources.zip_archive import FullCheck, ZipProblem, read_zip_bounded
 
+    assert zip_file.stream is not None and zip_file.artifact is not None
+    name, shown = zip_file.name, zip_file.shown
     try:
-        contents = read_zip_bounded(stream.fileno(), FullCheck() if full else None)
+        contents = read_zip_bounded(zip_file.stream.fileno(), FullCheck() if full else None)
     except ZipProblem as problem:
-        return [_layout(name, shown, f"not a zip in the shape the guard accepts (SwiftPM's "
-                                     f"unzip may read it another way, or refuse it): {problem}")]
-    return content_findings(contents, shown, name)
+        zip_file.findings.append(_layout(
+            name, shown, f"not a zip in the shape the guard accepts (SwiftPM's unzip may read "
+            f"it another way, or refuse it): {problem}"))
+        return
+    zip_file.findings += content_findings(contents, shown, name)
+    zip_file.artifact = replace(zip_file.artifact, slices=read_slices(contents, name))

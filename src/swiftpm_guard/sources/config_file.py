@@ -27,6 +27,7 @@ from swiftpm_guard.core.names import (
     validate_ref_or_glob,
 )
 from swiftpm_guard.core.urls import validate_base_url
+from swiftpm_guard.core.weight import parse_limit
 from swiftpm_guard.errors import InputError, UsageError
 
 #: Where the action and the CLI look for it when no path is named.
@@ -109,6 +110,7 @@ KEYS: dict[str, _Key] = {
     "verify-absent": _Key("bool"),
     "absent-on-403": _Key("bool"),
     "base-url": _Key("str", lambda v: validate_base_url(v, "base-url")),
+    "download-growth-limit": _Key("str", lambda v: parse_limit(v, "download-growth-limit")),
     "branches": _Key("str", lambda v: validate_ref_glob(v, "branches")),
 }
 

@@ -106,8 +106,10 @@ def test_audit_of_the_sound_branches_only(tmp_path, repo, fake_github):
     assert step.outputs()["consistent"] == "true"
     # The check run carries the whole timeline; the job summary beside it only counts the
     # sound branches and links to it (one table, not two, in one job's view).
-    assert "3 nightlies" in run["output"]["summary"]
-    assert "3 nightlies" not in step.summary()
+    assert "- 3 nightlies" in run["output"]["summary"]
+    assert "- 3 nightlies" not in step.summary()
+    # The picture is the job summary's own (issue 35): every group, drawn, not listed.
+    assert "        3 nightlies, 2025-06-01 … 06-03 : sound\n" in step.summary()
     assert "3 sound branches" in step.summary() and "The whole report is in the check run" \
         in step.summary()
     assert "How to repair" not in run["output"]["summary"] and "repair:" not in result.stderr
@@ -118,3 +120,46 @@ def test_audit_without_matching_branches_is_bad_input(tmp_path, repo, fake_githu
     assert result.returncode == 2, result.stdout + result.stderr
     assert "no branch matches 'release-*'" in result.stdout
     assert fake_github.check_runs == {}
+
+
+def test_audit_says_which_rulesets_keep_the_published_branches(tmp_path, repo, fake_github):
+    """Issue 35: the event repository's rules for the oldest and newest published branch,
+    asked with the action's token; the job summary draws the versions as a timeline."""
+    from support.fake_github import Ruleset
+
+    fake_github.repos[REPOSITORY].rulesets.append(
+        Ruleset(31, ("refs/heads/swiftpm-*",), ("deletion", "non_fast_forward")))
+    step, workspace, result = _run(tmp_path, repo, fake_github)
+    assert result.returncode == 1, result.stdout + result.stderr
+    asked = fake_github.calls("repos/get-branch-rules")
+    assert [r.path.rsplit("/", 1)[-1] for r in asked] == ["swiftpm-1.2.2", "swiftpm-1.2.4.20250603"]
+    assert {r.authorization for r in asked} == {f"token {TOKEN}"}
+    report = json.loads((workspace / step.outputs()["report"]).read_text())
+    assert report["protection"] == {
+        "asked": ["swiftpm-1.2.2", "swiftpm-1.2.4.20250603"],
+        "covered": ["deletion", "non_fast_forward"], "missing": ["creation"],
+        "rulesets": [31], "unknown": None}
+    notice = ("::notice title=swiftpm-guard%3A branch protection::the published branches "
+              "(swiftpm-1.2.2, swiftpm-1.2.4.20250603) are open to creation: no active ruleset "
+              "restricts it")
+    assert notice in result.stdout.splitlines()
+    run = fake_github.only_check_run()
+    for shown in (rendered_text(run["output"]["summary"]), rendered_text(step.summary())):
+        assert "The published branches are not fully protected" in shown
+        assert "❌ creation (creation)" in shown and "✅ deletion (deletion)" in shown
+    summary = step.summary()
+    assert summary.count("```mermaid\n%%{init: ") == 1 and summary.count("\ntimeline\n") == 1
+    assert "    section broken\n        release 1.2.3 : 2 placeholders left\n" in summary
+
+
+def test_audit_that_may_not_read_the_rules_says_it_could_not_tell(tmp_path, repo, fake_github):
+    fake_github.inject("repos/get-branch-rules", "not-accessible")
+    step, workspace, result = _run(tmp_path, repo, fake_github, branches="swiftpm-1.2.4.*")
+    assert result.returncode == 0, result.stdout + result.stderr  # not an error exit
+    report = json.loads((workspace / step.outputs()["report"]).read_text())
+    assert report["protection"]["unknown"] == ("read the rules for branch swiftpm-1.2.4.20250601: "
+                                               "HTTP 403: Resource not accessible by integration")
+    assert ("::notice title=swiftpm-guard%3A branch protection::could not tell whether a ruleset "
+            "protects the published branches") in result.stdout
+    assert "Could not tell whether a ruleset protects the published branches" in \
+        rendered_text(fake_github.only_check_run()["output"]["summary"])

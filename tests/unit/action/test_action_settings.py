@@ -95,6 +95,7 @@ def test_defaults(tmp_path):
         "verify-zips",
         "resolve",
         "base-url",
+        "download-growth-limit",
         "branches",
         "push-token",
         "publish-refs",
@@ -105,7 +106,7 @@ def test_defaults(tmp_path):
         "config",
         "proxy",
     }
-    assert settings.proxy is None
+    assert settings.proxy is None and settings.download_limit is None
     assert settings.push_token is None and settings.publish_refs == ()
     assert settings.exclude_paths == (".github/",) and settings.update is False
     assert settings.swift == "auto" and settings.allow_overwrite is False

@@ -125,6 +125,7 @@ def test_json_dict_is_exactly_the_documented_shape():
         "source": "repo",
         "pattern": "swiftpm-*",
         "verify_urls": None,
+        "protection": None,
         "branches": [
             {"branch": "swiftpm-1.0.0", "version": "1.0.0", "findings": [
                 {"code": "placeholder-left", "severity": "error", "subject": "x",

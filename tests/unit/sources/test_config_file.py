@@ -80,6 +80,7 @@ def test_an_empty_file_sets_nothing(text):
     ("pr-conclusion: maybe\n", 1, "must be one of auto, neutral, failure; got 'maybe'"),
     ("branch-prefix: -x\n", 1, "branch-prefix '-x' cannot start a branch name"),
     ("base-url: ftp://host/\n", 1, "base-url"),
+    ("\ndownload-growth-limit: lots\n", 2, "download-growth-limit 'lots' is not a share"),
     # the file itself
     ("- template-ref\n", 1, "a mapping of setting: value"),
     ("a: b: c\n", 1, "not YAML"),
