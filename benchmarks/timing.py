@@ -57,12 +57,22 @@ def run_timed(argv: list[str], ok: Collection[int] = (0,)) -> tuple[float, int]:
 
 def run_parallel(commands: list[list[str]]) -> tuple[float, int]:
     """Wall seconds for processes started together (no RSS: reported as 0)."""
+    return run_together(commands).seconds, 0
+
+
+def run_together(commands: list[list[str]]) -> Timed:
+    """Processes started together: wall seconds until the last ends, their CPU seconds
+    summed (no RSS: reported as 0)."""
     start = time.perf_counter()
     processes = [subprocess.Popen(c, stdout=subprocess.DEVNULL) for c in commands]
+    cpu = 0.0
     for process in processes:
-        if process.wait() != 0:
+        _pid, status, usage = os.wait4(process.pid, 0)
+        process.returncode = os.waitstatus_to_exitcode(status)
+        cpu += usage.ru_utime + usage.ru_stime
+        if process.returncode != 0:
             raise SystemExit(f"{process.args} failed")
-    return time.perf_counter() - start, 0
+    return Timed(time.perf_counter() - start, cpu, 0)
 
 
 def warm(paths: list[Path]) -> None:

@@ -7,8 +7,9 @@ anything else (an unknown route, a wrong type, `annotation_level: "error"`) is r
 so the fake cannot drift from what GitHub promises.
 
 State: repositories backed by real bare git repositories (branches, refs, contents), check runs
-with their annotations, and workflow-run artifacts served as zip downloads through a 302
-redirect to another host name (so the token must not follow it).
+with their annotations, pull requests' comments (support/fake_issue_comments.py), and
+workflow-run artifacts served as zip downloads through a 302 redirect to another host name
+(so the token must not follow it).
 
 Faults are injected per operation id: 500, 502, primary and secondary rate limits (with or
 without Retry-After), 403 "Resource not accessible by integration", 422 and a hanging
@@ -31,6 +32,7 @@ from pathlib import Path
 from typing import Any
 from urllib.parse import parse_qs, quote, urlencode, urlsplit
 
+from support.fake_issue_comments import IssueComments
 from support.git_http import backend_path, http_backend, read_body
 from support.openapi import Operation, Spec, load_spec, overlay, response_errors, synthesize
 
@@ -120,7 +122,7 @@ class _Reply(Exception):
         self.raw = raw
 
 
-class FakeGitHub:
+class FakeGitHub(IssueComments):
     def __init__(self, spec: Spec | None = None, hang_seconds: float = 10.0) -> None:
         self.spec = spec or load_spec()
         self.hang_seconds = hang_seconds
@@ -128,6 +130,7 @@ class FakeGitHub:
         self.repos: dict[str, Repo] = {}
         self.check_runs: dict[int, dict[str, Any]] = {}
         self.annotations: dict[int, list[dict[str, Any]]] = {}
+        self._issue_comments_init()
         self.requests: list[Recorded] = []
         #: git's smart HTTP requests at the server URL: (method, path, Authorization).
         self.git_requests: list[tuple[str, str, str | None]] = []

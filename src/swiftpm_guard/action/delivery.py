@@ -18,8 +18,9 @@ from swiftpm_guard.core.model import Annotation, CheckRunOutput, Phrase, Report
 from swiftpm_guard.core.subjects import SUBJECTS_FILE, subjects_text
 from swiftpm_guard.errors import InputError
 from swiftpm_guard.jobs.adapters import Adapters
+from swiftpm_guard.report import markdown as md
 from swiftpm_guard.report.attestation import summary_lines
-from swiftpm_guard.report.check_run import fallback_note, job_summary
+from swiftpm_guard.report.check_run import fallback_note, job_summary, note
 from swiftpm_guard.sinks import actions_io
 from swiftpm_guard.sinks.files import write_atomically
 
@@ -54,6 +55,9 @@ class Delivery:
     #: their lines of `log` (`job_level_log`) are left out.
     job_level: tuple[Annotation, ...] = ()
     job_level_log: tuple[str, ...] = ()
+    #: The findings in Markdown for the pull-request comment (input pr-comment); None: this
+    #: mode comments nothing.
+    gist: str | None = None
 
 
 def deliver(settings: ActionSettings, adapters: Adapters, delivery: Delivery) -> int:
@@ -67,6 +71,8 @@ def deliver(settings: ActionSettings, adapters: Adapters, delivery: Delivery) ->
                                                   delivery.job_level)
     else:
         notes, url, commands, run_id = [f"> No check run: {delivery.quiet}."], None, False, None
+    if delivery.gist is not None and settings.pr_comment:
+        notes = [*notes, *_pr_comment(settings, adapters, output, delivery.gist, url)]
     carried = frozenset((*delivery.annotated_log, *delivery.job_level_log)) if commands \
         else frozenset()
     for line in delivery.log:
@@ -144,6 +150,36 @@ def _check_run(settings: ActionSettings, adapters: Adapters, output: CheckRunOut
         command(line)
     return ([fallback_note(posted.reason, len(rest))], posted.url, posted.annotations == 0,
             posted.run_id)
+
+
+def _pr_comment(settings: ActionSettings, adapters: Adapters, output: CheckRunOutput,
+                gist: str, check_run_url: str | None) -> list[str]:
+    """The check's gist as this guard's comment on the pull request (created, or edited when
+    the findings changed); the summary's notes when there is none."""
+    from swiftpm_guard.report.pr_comment import comment
+    from swiftpm_guard.sinks.pr_comment import Commented, post_pr_comment
+
+    event = settings.event
+    if not event.is_pull_request or event.pr_number is None:
+        return []  # only a pull request has a conversation
+    wanted = comment(check_name=settings.check_name, template=settings.template,
+                     conclusion=output.conclusion, title=output.title,
+                     gist=in_input_names(gist), check_run_url=check_run_url)
+    if adapters.check_runs is not None:  # a rehearsal (a dry run too) shows what it would say
+        done = Commented("recorded", adapters.check_runs.record_comment(wanted.body))
+    elif settings.dry_run:
+        done = Commented(reason="dry-run: no pull-request comment was written")
+    elif not settings.token or adapters.github is None:
+        done = Commented(reason="no github-token: no pull-request comment was written")
+    else:
+        done = post_pr_comment(adapters.github, event.repository, event.pr_number,
+                               body=wanted.body, ours=wanted.ours, current=wanted.current)
+    if done.reason is None:
+        tell(f"swiftpm-guard: pull-request comment {done.done}: {done.url}")
+        return []
+    command(actions_io.command("notice" if done.expected else "warning", done.reason,
+                               {"title": "swiftpm-guard"}))
+    return [note(f"No pull-request comment: {md.text(done.reason)}.")]
 
 
 def out_folder(settings: ActionSettings) -> Path:

@@ -155,6 +155,7 @@ def run_check(settings: ActionSettings, adapters: Adapters, notes: Sequence[str]
         last=check_report.verdict(report) + f" (conclusion: {conclusion})",
         exit_code=exit_for(settings, report.consistent, conclusion),
         reads=result.sources.reads,
+        gist="\n".join(check_report.problems_markdown(report.findings, reading)),
     ), settings, subjects))
 
 

@@ -8,7 +8,8 @@ with them, with a recording sink instead of the GitHub API: the same settings, m
 delivery as on a runner. publish (and `auto` where it would publish) runs as a dry run. DIR
 gets `check-run.json` (the check run's title, summary, conclusion and annotations),
 `summary.md` (the job summary), `outputs.json` (the exit code and the step outputs),
-`outputs.txt` (the outputs as the runner's file holds them) and `event.json` (the payload).
+`outputs.txt` (the outputs as the runner's file holds them), `event.json` (the payload) and,
+for a pull request with input pr-comment, `pr-comment.md` (the comment it would post).
 The reports the action leaves in the workspace (`.swiftpm-guard/`) stay in the clone, as on a
 runner.
 """
@@ -172,7 +173,7 @@ def read_outputs(text: str) -> dict[str, str]:
 
 def run(args: argparse.Namespace, adapters: Adapters) -> int:
     from swiftpm_guard.action.main import main
-    from swiftpm_guard.sinks.check_run_file import CheckRunRecording
+    from swiftpm_guard.sinks.check_run_file import COMMENT_FILE, CheckRunRecording
 
     out = Path(args.out)
     try:
@@ -181,6 +182,7 @@ def run(args: argparse.Namespace, adapters: Adapters) -> int:
         raise UsageError(f"--out {args.out!r} cannot be created: {error.strerror}") from None
     env = runner_env(args, out)
     (out / "check-run.json").unlink(missing_ok=True)
+    (out / COMMENT_FILE).unlink(missing_ok=True)
     recording = CheckRunRecording(out / "check-run.json", args.server_url)
     code = main(env, check_runs=recording)
     outputs = read_outputs((out / "outputs.txt").read_text(encoding="utf-8"))
@@ -188,6 +190,7 @@ def run(args: argparse.Namespace, adapters: Adapters) -> int:
     (out / "outputs.json").write_text(json.dumps(document, indent=2, ensure_ascii=False) + "\n",
                                       encoding="utf-8")
     made = "check-run.json, " if recording.recorded else ""
+    made += f"{COMMENT_FILE}, " if recording.comment is not None else ""
     say(f"rehearsal: exit {code}; wrote {made}summary.md and outputs.json to {out} "
         "(nothing posted, nothing pushed)")
     return code

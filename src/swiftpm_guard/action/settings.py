@@ -104,6 +104,8 @@ class ActionSettings:
     #: Input proxy: the only proxy the API, the downloads and git go through (never one the
     #: job's environment names).
     proxy: str | None = None
+    #: Input pr-comment: the check's gist as one comment per pull request, edited in place.
+    pr_comment: bool = False
 
     def __post_init__(self) -> None:
         if not self.workspace.is_dir():
@@ -280,6 +282,7 @@ def _behaviour(value: Value) -> dict[str, Any]:
                                        "input download-growth-limit")
                            if value("download-growth-limit") else None),
         "proxy": validate_proxy(value("proxy"), "input proxy") if value("proxy") else None,
+        "pr_comment": boolean("pr-comment", value("pr-comment")),
     }
 
 
@@ -342,6 +345,7 @@ INPUTS: dict[str, str] = {
     "branches": DEFAULT_PATTERN,
     "config": "",  # empty: .github/swiftpm-guard.yml at the default branch, if there
     "proxy": "",
+    "pr-comment": "false",
 }
 #: Every output the action writes (action.yml declares the same, tested).
 OUTPUTS = (

@@ -3,7 +3,8 @@
 Grammar libraries written in C can crash or go quadratic on hostile text, and a pull request's
 Jinja template can loop for hours: only a separate process can be stopped from outside. The
 child sends back one pickled `Ended` and leaves through `os._exit`, so it never flushes the
-parent's buffers, runs its exit handlers or returns into its stack.
+parent's buffers, runs its exit handlers or returns into its stack. Several children may run
+side by side (`run_bounded_each`: one zip each, as many as there are CPUs).
 """
 
 from __future__ import annotations
@@ -14,7 +15,7 @@ import pickle
 import select
 import signal
 import time
-from collections.abc import Callable
+from collections.abc import Callable, Generator, Iterable
 from dataclasses import dataclass
 from typing import Any, Generic, Literal, TypeVar
 
@@ -56,6 +57,98 @@ class Ended(Generic[T]):
 def run_bounded(function: Callable[..., T], *args: Any, seconds: float,
                 memory_bytes: int = DEFAULT_MEMORY_BYTES) -> Ended[T]:
     """`function(*args)` in a forked child; how it ended. Keep the result plain data."""
+    [(_index, ended)] = list(run_bounded_each([(function, args)], seconds=seconds, workers=1,
+                                              memory_bytes=memory_bytes))
+    return ended
+
+
+def run_bounded_each(calls: Iterable[tuple[Callable[..., Any], tuple[Any, ...]]], *,
+                     seconds: float, workers: int, memory_bytes: int = DEFAULT_MEMORY_BYTES
+                     ) -> Generator[tuple[int, Ended[Any]], None, None]:
+    """Each `(function, args)` in its own forked child, `workers` side by side, each under
+    `seconds` from its start; `(position in calls, how it ended)` as each one ends. `calls`
+    is read only when a child may start (so a caller can open a file per call just in time);
+    children still running when the caller stops are killed. Call it with no other threads."""
+    pending = enumerate(calls)
+    running: dict[int, _Child] = {}  # by the read end of its pipe
+    ended: list[tuple[int, Ended[Any]]] = []
+    poller = select.poll()
+    try:
+        while True:
+            while len(running) < workers and (call := next(pending, None)) is not None:
+                index, (function, args) = call
+                child = _start(index, function, args, seconds, memory_bytes)
+                running[child.channel] = child
+                poller.register(child.channel, select.POLLIN)
+            yield from ended  # once the next children run: the caller's work overlaps theirs
+            ended.clear()
+            if not running:
+                return
+            left = min(child.deadline for child in running.values()) - time.monotonic()
+            ready = [fd for fd, _event in poller.poll(max(left, 0) * 1000)] if left > 0 else []
+            for child in list(running.values()):
+                if child.channel in ready:
+                    reply = child.read()
+                elif time.monotonic() >= child.deadline:
+                    reply = None
+                else:
+                    continue
+                if reply is _MORE:
+                    continue
+                poller.unregister(child.channel)
+                del running[child.channel]
+                ended.append((child.index, child.end(reply)))
+    finally:
+        for child in running.values():
+            child.end(None)
+
+
+#: What `_Child.read` returns while the child's reply is still coming (compared by identity),
+#: and for a reply over MAX_REPLY_BYTES.
+_MORE = b"\0more"
+_OVERSIZE = b"\0oversize"
+
+
+@dataclass(slots=True)
+class _Child:
+    """One forked child: the read end of its pipe, its deadline and what it wrote so far."""
+
+    index: int
+    pid: int
+    channel: int
+    deadline: float
+    chunks: list[bytes]
+    size: int = 0
+
+    def read(self) -> bytes:
+        """What one read brings: _MORE while it writes, all it wrote at end of file."""
+        chunk = os.read(self.channel, 1 << 20)
+        if not chunk:
+            return b"".join(self.chunks)
+        self.size += len(chunk)
+        if self.size > MAX_REPLY_BYTES:
+            return _OVERSIZE
+        self.chunks.append(chunk)
+        return _MORE
+
+    def end(self, reply: bytes | None) -> Ended[Any]:
+        """How it ended, from its whole reply (None: it did not answer in time); reaped."""
+        os.close(self.channel)
+        if reply is None or reply is _OVERSIZE:
+            _reap(self.pid, kill=True)
+            if reply is None:
+                return Ended("timeout")
+            return Ended("raised",
+                         detail=f"answered with more than {MAX_REPLY_BYTES >> 20} MiB")
+        status = _reap(self.pid, kill=False)
+        if not reply:
+            return Ended("died", detail=_death(status))
+        ended: Ended[Any] = pickle.loads(reply)
+        return ended
+
+
+def _start(index: int, function: Callable[..., Any], args: tuple[Any, ...], seconds: float,
+           memory_bytes: int) -> _Child:
     read_fd, write_fd = os.pipe()
     deadline = time.monotonic() + seconds
     pid = os.fork()
@@ -63,20 +156,7 @@ def run_bounded(function: Callable[..., T], *args: Any, seconds: float,
         os.close(read_fd)
         _serve(write_fd, function, args, memory_bytes)
     os.close(write_fd)
-    try:
-        reply = _read_reply(read_fd, deadline)
-    finally:
-        os.close(read_fd)
-    if reply is None or reply is _OVERSIZE:
-        _reap(pid, kill=True)
-        if reply is None:
-            return Ended("timeout")
-        return Ended("raised", detail=f"answered with more than {MAX_REPLY_BYTES >> 20} MiB")
-    status = _reap(pid, kill=False)
-    if not reply:
-        return Ended("died", detail=_death(status))
-    ended: Ended[T] = pickle.loads(reply)
-    return ended
+    return _Child(index, pid, read_fd, deadline, [])
 
 
 def call_isolated(function: Callable[..., T], *args: Any, file: str, seconds: float,
@@ -171,29 +251,6 @@ def _write_all(channel: int, data: bytes) -> None:
     while view:
         view = view[os.write(channel, view):]
     os.close(channel)
-
-
-#: What `_read_reply` returns for a reply over MAX_REPLY_BYTES (compared by identity).
-_OVERSIZE = b"\0oversize"
-
-
-def _read_reply(channel: int, deadline: float) -> bytes | None:
-    """Everything the child wrote, up to end of file; None when the deadline passed first."""
-    poller = select.poll()
-    poller.register(channel, select.POLLIN)
-    chunks: list[bytes] = []
-    size = 0
-    while True:
-        left = deadline - time.monotonic()
-        if left <= 0 or not poller.poll(left * 1000):
-            return None
-        chunk = os.read(channel, 1 << 20)
-        if not chunk:
-            return b"".join(chunks)
-        size += len(chunk)
-        if size > MAX_REPLY_BYTES:
-            return _OVERSIZE
-        chunks.append(chunk)
 
 
 def _reap(pid: int, *, kill: bool) -> int:

@@ -21,6 +21,11 @@ class CheckRunSink(Protocol):
         none (a dry run). Returns what posting it would have returned."""
         ...
 
+    def record_comment(self, body: str) -> str:
+        """Keep the pull-request comment the step would post (input pr-comment); returns
+        where it was kept."""
+        ...
+
 
 def _quiet(_line: str) -> None:
     return None

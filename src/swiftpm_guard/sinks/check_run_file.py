@@ -1,5 +1,6 @@
 """A rehearsal's check run: what the action would send to the Checks API, written to a JSON
-file instead (`swiftpm-guard rehearse`). Nothing is posted."""
+file instead (`swiftpm-guard rehearse`), and its pull-request comment to a Markdown file.
+Nothing is posted."""
 
 from __future__ import annotations
 
@@ -12,6 +13,8 @@ from swiftpm_guard.sinks.files import write_atomically
 
 #: Stands where GitHub's address of the check run would be (only GitHub assigns its id).
 REHEARSAL_RUN = "runs/rehearsal"
+#: The pull-request comment (input pr-comment), beside the check run's file.
+COMMENT_FILE = "pr-comment.md"
 
 
 class CheckRunRecording:
@@ -22,6 +25,7 @@ class CheckRunRecording:
         self.path = path
         self.server_url = server_url.rstrip("/")
         self.recorded: list[dict[str, object]] = []
+        self.comment: str | None = None
 
     def record(self, target: CheckRunTarget, output: CheckRunOutput,
                skipped: str | None) -> Posted:
@@ -42,3 +46,10 @@ class CheckRunRecording:
         write_atomically([(self.path, text.encode())])
         url = f"{self.server_url}/{target.repository}/{REHEARSAL_RUN}"
         return Posted(url=url, annotations=len(output.annotations))
+
+    def record_comment(self, body: str) -> str:
+        """The pull-request comment, as its Markdown, in `pr-comment.md` beside `path`."""
+        target = self.path.with_name(COMMENT_FILE)
+        write_atomically([(target, body.encode())])
+        self.comment = body
+        return str(target)

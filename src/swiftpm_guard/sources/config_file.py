@@ -109,6 +109,7 @@ KEYS: dict[str, _Key] = {
     "verify-zips": _Key("bool", also=("auto",)),
     "verify-absent": _Key("bool"),
     "absent-on-403": _Key("bool"),
+    "pr-comment": _Key("bool"),
     "base-url": _Key("str", lambda v: validate_base_url(v, "base-url")),
     "download-growth-limit": _Key("str", lambda v: parse_limit(v, "download-growth-limit")),
     "branches": _Key("str", lambda v: validate_ref_glob(v, "branches")),

@@ -180,8 +180,8 @@ def read_zip_bounded(fd: int, full: FullCheck | None = None) -> ZipContents:
     makes zipfile or zlib run away is stopped and refused. Call it with no other threads."""
     from swiftpm_guard.infra.bounded import run_bounded
 
-    seconds = ZIP_READ_SECONDS + (full.seconds if full else 0) + _CHILD_SLACK_SECONDS
-    ended = run_bounded(_answer, fd, full, seconds=seconds)
+    seconds = child_seconds(full)
+    ended = run_bounded(contents_or_problem, fd, full, seconds=seconds)
     if ended.kind != "ok" or ended.value is None:
         raise ZipProblem(f"reading it {ended.failure(seconds)}")
     if isinstance(ended.value, str):
@@ -189,7 +189,13 @@ def read_zip_bounded(fd: int, full: FullCheck | None = None) -> ZipContents:
     return ended.value
 
 
-def _answer(fd: int, full: FullCheck | None) -> ZipContents | str:
+def child_seconds(full: FullCheck | None) -> float:
+    """How long a child reading one zip may live before it is stopped."""
+    return ZIP_READ_SECONDS + (full.seconds if full else 0) + _CHILD_SLACK_SECONDS
+
+
+def contents_or_problem(fd: int, full: FullCheck | None) -> ZipContents | str:
+    """What a bounded child answers: the contents, or why the zip is refused."""
     try:
         return _contents(fd, full)
     except ZipProblem as problem:

@@ -210,3 +210,31 @@ def test_preflight_rehearses_and_a_bad_input_is_the_action_s_exit_2(tmp_path, or
     assert not (out / "check-run.json").exists()
     assert json.loads((out / "outputs.json").read_text()) == {"exit_code": 2, "outputs": {}}
     assert _refs(origin.bare) == before
+
+
+def test_rehearsing_a_pull_request_with_pr_comment_writes_the_comment_it_would_post(
+        tmp_path, origin):
+    workspace = clone(origin, "main", tmp_path / "workspace")
+    git(workspace, "checkout", "-q", "-b", "topic")
+    (workspace / WORKFLOW).write_text(workflow_text([*ALL_KEYS, "kernels_new"]))
+    commit_all(workspace, "build kernels_new")
+    out = tmp_path / "pr"
+    done = _rehearse(workspace, out, "--event", "pull_request", "--base", "main",
+                     f"--input=frameworks-from={FRAMEWORKS_FROM}", "--input=accept-static=true",
+                     "--input=pr-comment=true")
+    assert done.returncode == 1, done.stdout + done.stderr
+    body = (out / "pr-comment.md").read_text()
+    lines = body.split("\n")
+    assert re.fullmatch(r"<!-- swiftpm-guard pr-comment key=[0-9a-f]{16} findings=[0-9a-f]{16} -->",
+                        lines[0])
+    assert lines[1] == ("### ❌ SwiftPM manifest: kernels\\_new: main builds it; no template has "
+                        "its product")
+    assert lines[3] == ("Conclusion **failure** for `Package.swift.template` · [the check run]"
+                        f"(<https://github.com/{REPOSITORY}/runs/rehearsal>)")
+    assert "`unclaimed-artifact`" in body
+    assert "wrote check-run.json, pr-comment.md, summary.md and outputs.json" in done.stdout
+    assert "::notice" not in done.stdout  # nothing was refused: it was kept, not posted
+    # Without the input (or on a push) no comment file is left from an earlier rehearsal.
+    again = _rehearse(workspace, out, "--event", "pull_request", "--base", "main",
+                      f"--input=frameworks-from={FRAMEWORKS_FROM}", "--input=accept-static=true")
+    assert again.returncode == 1 and not (out / "pr-comment.md").exists()

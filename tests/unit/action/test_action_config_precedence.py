@@ -41,6 +41,14 @@ def test_an_input_given_as_false_wins_over_the_file_s_true(tmp_path):
     assert settings.accept_static is False
 
 
+def test_pr_comment_from_the_file_and_an_input_of_false_over_it(tmp_path):
+    on = {**FILE, "pr-comment": "true"}
+    assert ActionSettings.from_env(_env(tmp_path, **{"pr-comment": ""}), on).pr_comment is True
+    given = _env(tmp_path, **{"pr-comment": "false"})
+    assert ActionSettings.from_env(given, on).pr_comment is False
+    assert ActionSettings.from_env(_env(tmp_path, frameworks="x")).pr_comment is False
+
+
 def test_sources_from_the_file_satisfy_the_check(tmp_path):
     with pytest.raises(UsageError, match="give at least one source input"):
         ActionSettings.from_env(_env(tmp_path))

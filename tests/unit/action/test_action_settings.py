@@ -65,7 +65,7 @@ def test_defaults(tmp_path):
     assert settings.pr_conclusion == "auto" and settings.dry_run is False
     assert settings.token is None and settings.branch is None
     assert settings.details_url == "https://github.com/o/r/actions/runs/9"
-    assert settings.accept_static is False
+    assert settings.accept_static is False and settings.pr_comment is False
     assert set(INPUTS) == {
         "mode",
         "accept-static",
@@ -86,6 +86,7 @@ def test_defaults(tmp_path):
         "check-name",
         "check-run",
         "pr-conclusion",
+        "pr-comment",
         "github-token",
         "dry-run",
         "swift",
@@ -226,6 +227,7 @@ def test_multi_line_inputs(tmp_path):
         ({"branches": "a..b"}, "input branches 'a..b' is not a branch glob"),
         ({"pr-conclusion": "success"}, "input pr-conclusion must be one of auto, neutral, failure"),
         ({"dry-run": "yes"}, "input dry-run must be true or false, got 'yes'"),
+        ({"pr-comment": "on"}, "input pr-comment must be true or false, got 'on'"),
         ({"version": "1.0.0;rm -rf /"}, "input version '1.0.0;rm -rf /' is not a safe version"),
         ({"version": "../x"}, "input version '../x' is not a safe version"),
         # What github.ref_name gives on a tag: bad usage with a hint, not 21 findings.

@@ -11,10 +11,11 @@ import signal
 import subprocess
 import sys
 import time
+from pathlib import Path
 
 from swiftpm_guard.errors import InputError
 from swiftpm_guard.infra import bounded
-from swiftpm_guard.infra.bounded import Ended, run_bounded
+from swiftpm_guard.infra.bounded import Ended, run_bounded, run_bounded_each
 
 
 def _add(a: int, b: int) -> int:
@@ -121,3 +122,54 @@ def _nested() -> Ended[int]:
 def test_a_child_may_bound_a_child_of_its_own():
     assert run_bounded(_nested, seconds=20) == Ended("ok", Ended("ok", 42))
 
+
+
+# -- several children side by side ---------------------------------------------------------------
+
+
+def _meet(folder: str, me: str, other: str) -> bool:
+    """Leave a mark, then wait (at most 10 s) for the other child's: True only when both
+    children ran at the same time."""
+    Path(folder, me).touch()
+    waited = time.monotonic() + 10
+    while time.monotonic() < waited:
+        if Path(folder, other).exists():
+            return True
+        time.sleep(0.01)
+    return False
+
+
+def test_children_run_side_by_side_and_each_end_comes_back_with_its_position(tmp_path):
+    calls = [(_meet, (str(tmp_path), "a", "b")), (_segfault, ()), (_meet, (str(tmp_path), "b", "a")),
+             (_add, (2, 3))]
+    ended = dict(run_bounded_each(calls, seconds=20, workers=3))
+    assert ended == {0: Ended("ok", True), 1: Ended("died", detail="crashed (SIGSEGV)"),
+                     2: Ended("ok", True), 3: Ended("ok", 5)}
+
+
+def test_one_worker_runs_one_child_at_a_time_and_reads_the_calls_as_it_goes(tmp_path):
+    pulled: list[int] = []
+
+    def calls():
+        for number in range(3):
+            pulled.append(number)
+            yield _add, (number, 0)
+
+    seen = []
+    for number, ended in run_bounded_each(calls(), seconds=20, workers=1):
+        seen.append((number, ended.value, list(pulled)))
+    # The next child starts before an end is handed over; none starts before a slot is free.
+    assert seen == [(0, 0, [0, 1]), (1, 1, [0, 1, 2]), (2, 2, [0, 1, 2])]
+
+
+def test_a_stalled_child_times_out_alone_and_a_caller_stopping_early_leaves_none(forks):
+    children = run_bounded_each([(_sleep, ()), (_add, (1, 2))], seconds=2, workers=2)
+    assert next(children) == (1, Ended("ok", 3))
+    assert next(children) == (0, Ended("timeout"))
+    stopped = run_bounded_each([(_add, (1, 1)), (_sleep, ())], seconds=60, workers=2)
+    first = next(stopped)
+    assert first == (0, Ended("ok", 2))
+    started = time.monotonic()
+    stopped.close()  # the sleeping child is killed and reaped, not waited for
+    assert time.monotonic() - started < 5
+    assert len(forks.pids) == 4 and forks.all_reaped()

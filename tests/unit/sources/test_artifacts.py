@@ -1,4 +1,6 @@
 import hashlib
+import os
+import signal
 import time
 import zipfile
 from pathlib import Path
@@ -133,3 +135,34 @@ def test_hashing_stops_at_its_deadline_naming_the_zip(tmp_path: Path) -> None:
     with zip_file.open("rb") as stream:  # within its deadline: the digest
         digest = artifacts._sha256_stream(stream, "out/kernels-1.0.zip", time.monotonic() + 60)
     assert digest == hashlib.sha256(zip_file.read_bytes()).hexdigest()
+
+
+def _crash(_fd: int, _full: object) -> None:
+    os.kill(os.getpid(), signal.SIGSEGV)
+
+
+def test_a_zip_whose_reading_crashes_its_child_is_still_hashed_and_judged_unreadable(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    from swiftpm_guard.sources import zip_archive
+
+    expected = {n: write_zip(tmp_path / f"{n}-1.0.0.zip", n) for n in ("a", "b", "c")}
+    monkeypatch.setattr(zip_archive, "contents_or_problem", _crash)  # the child's reading
+    artifacts, findings = scan_artifact_dir(tmp_path, display="out", workers=2)
+    assert {a.name: a.sha256 for a in artifacts} == expected
+    assert sorted((f.code, f.file, f.subject) for f in findings) == [
+        ("zip-layout", f"out/{n}-1.0.0.zip", n) for n in ("a", "b", "c")]
+    assert all(f.message.endswith("reading it crashed (SIGSEGV)") for f in findings)
+
+
+def test_hashing_past_its_deadline_in_the_child_is_the_one_line_error(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    from swiftpm_guard.sources import artifacts
+
+    for name in ("a", "b"):
+        write_zip(tmp_path / f"{name}-1.0.0.zip", name)
+    monkeypatch.setattr(artifacts, "HASH_SECONDS", -1.0)
+    with pytest.raises(InputError) as raised:
+        scan_artifact_dir(tmp_path, display="out")
+    assert str(raised.value).startswith("out/a-1.0.0.zip: hashing the zips took longer than")

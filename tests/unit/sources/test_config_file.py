@@ -66,6 +66,7 @@ def test_an_empty_file_sets_nothing(text):
     # wrong type
     ("accept-static: yes\n", 1, "accept-static must be true or false, got 'yes'"),
     ("accept-static: 'true'\n", 1, "accept-static must be true or false"),
+    ("\npr-comment: on\n", 2, "pr-comment must be true or false, got 'on'"),
     ("verify-zips: sometimes\n", 1, "verify-zips must be true or false or auto"),
     ("check-name: 5\n", 1, "check-name must be a non-empty string, got '5'"),
     ("template-ref: [a, b]\n", 1, "template-ref must be a non-empty string, got a list"),
