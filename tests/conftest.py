@@ -2,6 +2,7 @@ import os
 import sys
 from collections.abc import Iterator
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 import pytest
 
@@ -14,7 +15,11 @@ from support.report_schemas import (  # noqa: F401  (hooks and fixture, by name)
     pytest_terminal_summary,
     validate_written_reports,
 )
+from support.runner_job import Job
 from support.tiers import TierSummary
+
+if TYPE_CHECKING:  # the fake (and jsonschema) only where a test asks for it
+    from support.fake_github import FakeGitHub
 
 
 def pytest_configure(config: pytest.Config) -> None:
@@ -40,3 +45,10 @@ def caches_in_tmp(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Path]:
 @pytest.fixture
 def release(tmp_path: Path) -> Release:
     return write_release(tmp_path / "release")
+
+
+@pytest.fixture
+def runner(tmp_path: Path, fake_github: "FakeGitHub") -> Job:
+    """The steps of one job on the runner, against the test's fake GitHub API
+    (support/runner_job.py): `runner.run(workspace, event, payload, sha=…, inputs=…)`."""
+    return Job(tmp_path / "job", fake_github.url)

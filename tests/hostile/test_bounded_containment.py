@@ -23,8 +23,9 @@ from typing import Any
 
 import pytest
 
-from support.actions_env import push_payload, runner_env
+from support.actions_env import push_payload
 from support.release import Release, xcframework_plist
+from support.runner_job import Job
 from support.zip_server import Route, serve_zips
 from support.zips import many_entries_zip
 from swiftpm_guard.cli.main import main
@@ -94,10 +95,11 @@ def test_a_zip_swapped_for_a_fifo_after_hashing_cannot_block(
 
 
 def _action_env(tmp_path: Path, payload_path: Path) -> dict[str, str]:
-    step = runner_env(tmp_path, api_url="http://127.0.0.1:9", workspace=tmp_path,
-                      event_name="push", payload=push_payload(ref="refs/heads/main",
-                                                              before=SHA, after=SHA),
-                      sha=SHA, ref="refs/heads/main", inputs={"mode": "check"})
+    step = Job(tmp_path, "http://127.0.0.1:9").step(
+        tmp_path, "push",
+        push_payload(ref="refs/heads/main",
+                     before=SHA, after=SHA),
+        sha=SHA, inputs={"mode": "check"})
     return {**step.env, "GITHUB_EVENT_PATH": str(payload_path)}
 
 
@@ -252,7 +254,10 @@ def test_a_dripping_server_is_stopped_at_the_deadline() -> None:
 def test_the_json_depth_cap_is_linear_and_exact() -> None:
     from swiftpm_guard.core.json_depth import TooDeep, loads
 
-    assert loads(b'[' * 64 + b']' * 64) is not None
+    nested: list[object] = []
+    for _ in range(63):
+        nested = [nested]
+    assert loads(b'[' * 64 + b']' * 64) == nested  # 64 levels: exactly at the cap, decoded whole
     assert loads('{"k": "[[[[[[[[\\"[[[["}') == {"k": '[[[[[[[["[[[['}
     with pytest.raises(TooDeep):
         loads(b"[" * 65 + b"]" * 65)
@@ -353,10 +358,10 @@ def test_the_action_against_a_dripping_api_ends_within_its_run_budget(
     served.mkdir(parents=True)
     (served / f"{REPOSITORY.split('/')[1]}.git").symlink_to(origin.bare)
     with serve_drip(interval=0.5, seconds=90) as server, serve_git(tmp_path / "served") as git:
-        step = runner_env(
-            tmp_path / "step", api_url=server.url, workspace=workspace, event_name="push",
-            payload=push_payload(ref="refs/heads/main", before=origin.main, after=origin.main),
-            sha=origin.main, ref="refs/heads/main",
+        step = Job(tmp_path / "step", server.url).step(
+            workspace, "push",
+            push_payload(ref="refs/heads/main", before=origin.main, after=origin.main),
+            sha=origin.main,
             inputs={"mode": "check", "frameworks-from": FRAMEWORKS_FROM,
                     "github-token": "ghs_dripToken0123456789"})
         step.env["GITHUB_SERVER_URL"] = git.rstrip("/")

@@ -17,6 +17,7 @@ from pathlib import Path
 import pytest
 
 from support.release import Release
+from support.runner_job import Job
 from swiftpm_guard.errors import InputError
 from swiftpm_guard.sources.artifacts import sha256_file
 
@@ -306,7 +307,7 @@ def test_inside_the_workspace_refuses_loops_long_names_and_escapes(tmp_path: Pat
 def test_the_action_reports_a_symlink_loop_input_as_bad_input(
     tmp_path: Path, capsys: pytest.CaptureFixture[str], inputs: dict[str, str]
 ) -> None:
-    from support.actions_env import REPOSITORY, clone, make_origin, push_payload, runner_env
+    from support.actions_env import REPOSITORY, clone, make_origin, push_payload
     from support.fake_fixture import fake_github_fixture
     from swiftpm_guard.action import main as action
     from swiftpm_guard.infra.github import RetryPolicy
@@ -319,16 +320,11 @@ def test_the_action_reports_a_symlink_loop_input_as_bad_input(
         (workspace / "loop-a").symlink_to("loop-b")
         (workspace / "loop-b").symlink_to("loop-a")
         (tmp_path / "step").mkdir()
-        step = runner_env(
-            tmp_path / "step",
-            api_url=fake.url,
-            workspace=workspace,
-            event_name="push",
-            payload=push_payload(ref="refs/heads/main", before=origin.main, after=origin.main),
+        step = Job(tmp_path / "step", fake.url).step(
+            workspace, "push",
+            push_payload(ref="refs/heads/main", before=origin.main, after=origin.main),
             sha=origin.main,
-            ref="refs/heads/main",
-            inputs={"github-token": "ghs_loopToken0123456789", "version": "1.2.3", **inputs},
-        )
+            inputs={"github-token": "ghs_loopToken0123456789", "version": "1.2.3", **inputs})
         code = action.main(step.env, policy=RetryPolicy(attempts=1, request_timeout=5,
                                                         seconds_between_writes=None))
         out = capsys.readouterr().out

@@ -27,11 +27,11 @@ from support.actions_env import (
     git,
     make_origin,
     pull_request_payload,
-    runner_env,
 )
 from support.fake_fixture import fake_github_fixture
 from support.fake_github import FakeGitHub
 from support.release import Release
+from support.runner_job import Job
 
 TOKEN = "ghs_stubSymlinkToken0123456"
 #: What lies behind the link: names that must never be shown.
@@ -131,7 +131,7 @@ def fake_github() -> Iterator[FakeGitHub]:
 
 
 def test_the_action_never_shows_what_a_stub_root_link_points_at(
-    tmp_path: Path, fake_github: FakeGitHub, capsys: pytest.CaptureFixture[str]
+    tmp_path: Path, fake_github: FakeGitHub, capsys: pytest.CaptureFixture[str], runner
 ) -> None:
     """A template PR whose `.Package.swift` links to the runner's files (the workspace)."""
     from swiftpm_guard.action import main as action
@@ -150,17 +150,9 @@ def test_the_action_never_shows_what_a_stub_root_link_points_at(
         number=21, head_sha=head, head_ref="link-stubs", base_ref="swiftpm",
         base_sha=origin.swiftpm,
     )
-    (tmp_path / "step").mkdir()
-    step = runner_env(
-        tmp_path / "step",
-        api_url=fake_github.url,
-        workspace=workspace,
-        event_name="pull_request",
-        payload=payload,
-        sha=head,
-        ref="refs/pull/21/merge",
-        inputs={"frameworks-from": FRAMEWORKS_FROM, "github-token": TOKEN},
-    )
+    step = runner.step(
+        workspace, "pull_request", payload, sha=head, ref="refs/pull/21/merge",
+        inputs={"frameworks-from": FRAMEWORKS_FROM, "github-token": TOKEN})
     action.main(step.env, policy=RetryPolicy(attempts=1, request_timeout=5,
                                              seconds_between_writes=None))
     out, err = capsys.readouterr()
@@ -191,17 +183,10 @@ def _push_check_with_a_link(tmp_path: Path, fake_github: FakeGitHub,
     commit_all(branch, f"{linked} is a link")
     git(branch, "push", "-q", "origin", "swiftpm")
     workspace = clone(origin, "main", tmp_path / "workspace")
-    (tmp_path / "step").mkdir()
-    step = runner_env(
-        tmp_path / "step",
-        api_url=fake_github.url,
-        workspace=workspace,
-        event_name="push",
-        payload=push_payload(ref="refs/heads/main", before=origin.main, after=origin.main),
-        sha=origin.main,
-        ref="refs/heads/main",
-        inputs={"frameworks-from": FRAMEWORKS_FROM, "github-token": TOKEN},
-    )
+    step = Job(tmp_path / "job", fake_github.url).step(
+        workspace, "push",
+        push_payload(ref="refs/heads/main", before=origin.main, after=origin.main),
+        sha=origin.main, inputs={"frameworks-from": FRAMEWORKS_FROM, "github-token": TOKEN})
     code = action.main(step.env, policy=RetryPolicy(attempts=1, request_timeout=5,
                                                     seconds_between_writes=None))
     out, err = capsys.readouterr()

@@ -31,7 +31,6 @@ from support.actions_env import (
     git,
     make_origin,
     push_payload,
-    runner_env,
 )
 from support.fake_fixture import fake_github_fixture
 from support.fake_github import FakeGitHub
@@ -44,6 +43,7 @@ from support.runner_commands import (
     parse_v2,
     split_lines,
 )
+from support.runner_job import Job
 from swiftpm_guard.core.model import Finding, Severity
 from swiftpm_guard.errors import InputError
 from swiftpm_guard.report.check import console_line
@@ -294,16 +294,9 @@ def _action_step(tmp_path: Path, fake: FakeGitHub, names: list[str]):
     workspace = clone(origin, "main", tmp_path / "workspace")
     os.rename(out, workspace / "out")
     after = commit_all(workspace, "zips")
-    return runner_env(
-        tmp_path / "step",
-        api_url=fake.url,
-        workspace=workspace,
-        event_name="push",
-        payload=push_payload(ref="refs/heads/main", before=origin.main, after=after),
-        sha=after,
-        ref="refs/heads/main",
-        inputs={"version": "1.2.3", "artifacts": "out", "github-token": TOKEN},
-    )
+    return Job(tmp_path / "step", fake.url).step(
+        workspace, "push", push_payload(ref="refs/heads/main", before=origin.main, after=after),
+        sha=after, inputs={"version": "1.2.3", "artifacts": "out", "github-token": TOKEN})
 
 
 @pytest.mark.parametrize("check_run", ["healthy", "refused"])

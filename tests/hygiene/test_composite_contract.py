@@ -36,4 +36,5 @@ def test_every_input_reaches_the_entrypoint_and_every_output_comes_from_it():
 
 
 def test_every_step_runs_in_bash_which_every_runner_os_has():
-    assert all(step["shell"] == "bash" for step in COMPOSITE["runs"]["steps"])
+    steps = COMPOSITE["runs"]["steps"]
+    assert steps and all(step["shell"] == "bash" for step in steps)

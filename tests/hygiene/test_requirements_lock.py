@@ -48,4 +48,6 @@ def test_every_runtime_dependency_is_pinned_with_hashes_and_satisfies_pyproject(
 
 
 def test_every_pin_has_a_hash():
-    assert all(hashes > 0 for _version, hashes in _locked().values())
+    locked = _locked()
+    assert locked, "requirements.lock: no pins read"
+    assert all(hashes > 0 for _version, hashes in locked.values())

@@ -14,10 +14,11 @@ from pathlib import Path
 
 import pytest
 
-from support.actions_env import REPOSITORY, clone, make_origin, push_payload, runner_env
+from support.actions_env import REPOSITORY, clone, make_origin, push_payload
 from support.composite import declared_inputs, run_composite
 from support.git_http import serve_git
 from support.release import BINARY_ONLY_KEYS, PRODUCT_KEYS, all_names, write_zip
+from support.runner_job import Job
 
 ROOT = Path(__file__).resolve().parents[2]
 
@@ -64,11 +65,11 @@ def _job(tmp_path: Path, runner_temp: Path, frameworks: list[str], served: tuple
     (workspace / "out").mkdir()
     for name in all_names([*PRODUCT_KEYS, *BINARY_ONLY_KEYS]):
         write_zip(workspace / "out" / f"{name}-1.2.3.zip", name)
-    step = runner_env(tmp_path, api_url="http://127.0.0.1:9/unreachable", workspace=workspace,
-                      event_name="push", sha=origin.main, ref="refs/heads/main",
-                      payload=push_payload(ref="refs/heads/main", before="0" * 40,
-                                           after=origin.main),
-                      inputs={})
+    step = Job(tmp_path, "http://127.0.0.1:9/unreachable").step(
+        workspace, "push",
+        push_payload(ref="refs/heads/main", before="0" * 40,
+                     after=origin.main),
+        sha=origin.main, inputs={})
     env = {**step.env, "RUNNER_TEMP": str(runner_temp), "RUNNER_OS": "Linux",
            "GITHUB_SERVER_URL": server_url}
     env["PATH"] = path_prefix + env["PATH"]

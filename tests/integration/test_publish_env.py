@@ -92,7 +92,7 @@ def test_inherited_git_environment_and_global_config_are_ignored(remote, release
     ).stdout
     assert shown.strip() == "Release Bot|Release Bot"
     if remote.server is not None:
-        assert all(
+        assert remote.server.authorizations and all(
             a == remote.server.expected_authorization() for a in remote.server.authorizations
         )
 

@@ -18,13 +18,12 @@ from support.actions_env import (
     Origin,
     git,
     run_entrypoint,
-    runner_env,
-    schedule_payload,
 )
 from support.fake_github import FakeGitHub
 from support.markdown import rendered_text
 from support.published import BranchSpec, build_repo, nightly_versions
 from support.release import BINARY_ONLY_KEYS, PRODUCT_KEYS
+from support.runner_job import Job
 
 TOKEN = "ghs_e2eAuditToken0123456789"
 BROKEN = "swiftpm-1.2.3"
@@ -52,18 +51,8 @@ def repo(request, tmp_path: Path, fake_github: FakeGitHub) -> Iterator[Served]:
 
 def _run(tmp_path: Path, repo: Served, fake: FakeGitHub, **inputs: str):
     workspace = repo.clone("main", tmp_path / "workspace")
-    step = repo.point(
-        runner_env(
-            tmp_path,
-            api_url=fake.url,
-            workspace=workspace,
-            event_name="schedule",
-            payload=schedule_payload(),
-            sha=repo.origin.main,
-            ref="refs/heads/main",
-            inputs={"mode": "audit", "github-token": TOKEN, **inputs},
-        )
-    )
+    step = Job(tmp_path, fake.url, served=repo).step(
+        workspace, sha=repo.origin.main, inputs={"mode": "audit", "github-token": TOKEN, **inputs})
     return step, workspace, run_entrypoint(step, workspace)
 
 

@@ -20,11 +20,9 @@ from support.actions_env import (
     Origin,
     Step,
     clone,
-    dispatch_payload,
     make_origin,
     push_payload,
     run_entrypoint,
-    runner_env,
 )
 from support.fake_github import FakeGitHub
 
@@ -52,20 +50,19 @@ def _run_capped(step: Step, cwd: Path, address_space: int) -> subprocess.Complet
                           preexec_fn=cap)
 
 
-def test_a_30_mb_commit_message_is_read_in_bounded_memory(tmp_path, origin, fake_github):
+def test_a_30_mb_commit_message_is_read_in_bounded_memory(tmp_path, origin, fake_github, runner):
     workspace = clone(origin, "main", tmp_path / "workspace")
     payload = push_payload(ref="refs/heads/main", before=origin.main, after=origin.main)
     payload["head_commit"]["message"] = "x" * 30_000_000  # inside the 32 MiB payload cap
-    step = runner_env(tmp_path, api_url=fake_github.url, workspace=workspace,
-                      event_name="push", payload=payload, sha=origin.main,
-                      ref="refs/heads/main", inputs={"frameworks-from": FRAMEWORKS_FROM})
+    step = runner.step(workspace, "push", payload, sha=origin.main,
+                       inputs={"frameworks-from": FRAMEWORKS_FROM})
     result = _run_capped(step, workspace, ADDRESS_SPACE)
     assert result.returncode == 0, result.stdout + result.stderr
     assert "MemoryError" not in result.stderr
     assert step.outputs()["consistent"] == "true"
 
 
-def test_a_sparse_terabyte_zip_is_refused_before_hashing(tmp_path, origin, fake_github):
+def test_a_sparse_terabyte_zip_is_refused_before_hashing(tmp_path, origin, fake_github, runner):
     from support.release import write_zip
 
     workspace = clone(origin, "main", tmp_path / "workspace")
@@ -74,11 +71,13 @@ def test_a_sparse_terabyte_zip_is_refused_before_hashing(tmp_path, origin, fake_
     write_zip(out / "kernels-1.2.3.zip", "kernels")
     with (out / "huge-1.2.3.zip").open("wb") as sparse:
         sparse.truncate(1 << 40)  # a terabyte that takes no disk
-    step = runner_env(tmp_path, api_url=fake_github.url, workspace=workspace,
-                      event_name="workflow_dispatch", payload=dispatch_payload({}),
-                      sha=origin.main, ref="refs/heads/main",
-                      inputs={"mode": "check", "version": "1.2.3", "artifacts": "out",
-                              "frameworks-from": FRAMEWORKS_FROM, "github-token": TOKEN})
+    step = runner.step(
+        workspace,
+        "workflow_dispatch",
+        sha=origin.main,
+        inputs={"mode": "check", "version": "1.2.3", "artifacts": "out",
+                "frameworks-from": FRAMEWORKS_FROM, "github-token": TOKEN},
+    )
     started = time.monotonic()
     result = run_entrypoint(step, workspace)
     took = time.monotonic() - started

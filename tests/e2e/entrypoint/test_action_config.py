@@ -19,9 +19,9 @@ from support.actions_env import (
     pull_request_payload,
     push_payload,
     run_entrypoint,
-    runner_env,
 )
 from support.fake_github import FakeGitHub
+from support.runner_job import Job
 
 TOKEN = "ghs_e2eConfigToken0123456789"
 CONFIG = ".github/swiftpm-guard.yml"
@@ -54,10 +54,11 @@ def origin(tmp_path: Path, fake_github: FakeGitHub) -> Origin:
 def _push_step(tmp_path: Path, fake: FakeGitHub, origin: Origin, main: str,
                inputs: dict[str, str]):
     workspace = clone(origin, "main", tmp_path / "workspace")
-    step = runner_env(tmp_path, api_url=fake.url, workspace=workspace, event_name="push",
-                      payload=push_payload(ref="refs/heads/main", before=origin.main,
-                                           after=main),
-                      sha=main, ref="refs/heads/main", inputs={"github-token": TOKEN, **inputs})
+    step = Job(tmp_path, fake.url).step(
+        workspace, "push",
+        push_payload(ref="refs/heads/main", before=origin.main,
+                     after=main),
+        sha=main, inputs={"github-token": TOKEN, **inputs})
     return step, workspace
 
 
@@ -94,7 +95,7 @@ def test_without_a_file_the_defaults_hold(tmp_path, origin, fake_github):
 
 
 def test_a_pull_request_cannot_change_the_settings_its_check_runs_with(tmp_path, origin,
-                                                                       fake_github):
+                                                                       fake_github, runner):
     main = _with_config(tmp_path, origin, ON_MAIN)
     workspace = clone(origin, "main", tmp_path / "workspace")
     git(workspace, "checkout", "-q", "-b", "loosen")
@@ -103,10 +104,8 @@ def test_a_pull_request_cannot_change_the_settings_its_check_runs_with(tmp_path,
     head = commit_all(workspace, "my own settings")
     payload = pull_request_payload(number=7, head_sha=head, head_ref="loosen", base_ref="main",
                                    base_sha=main)
-    step = runner_env(tmp_path, api_url=fake_github.url, workspace=workspace,
-                      event_name="pull_request", payload=payload, sha=head,
-                      ref="refs/pull/7/merge", inputs={"github-token": TOKEN})
-    result = run_entrypoint(step, workspace)
+    _step, result = runner.run(workspace, "pull_request", payload, sha=head,
+                               ref="refs/pull/7/merge", inputs={"github-token": TOKEN})
     assert result.returncode == 0, result.stdout + result.stderr
     run = fake_github.only_check_run()
     assert run["name"] == "Guard (from main)" and run["head_sha"] == head

@@ -25,16 +25,14 @@ from support.actions_env import (
     REPOSITORY,
     Origin,
     clone,
-    dispatch_payload,
     make_origin,
     push_payload,
     run_entrypoint,
-    runner_env,
-    schedule_payload,
 )
 from support.fake_github import FakeGitHub
 from support.recording_proxy import recording_proxy
 from support.release import BINARY_ONLY_KEYS, PRODUCT_KEYS, all_names, write_zip
+from support.runner_job import Job
 from support.tls import make_test_ca
 
 TOKEN = "ghs_e2eEnvironmentToken0123456789"
@@ -68,12 +66,11 @@ def _dispatch(tmp_path: Path, origin: Origin, fake: FakeGitHub, inputs: dict[str
     """A dispatch that checks run 4242's artifact: every kind of request the action makes."""
     fake.add_artifact(REPOSITORY, 4242, "frameworks", _artifact_zip(tmp_path / "built"))
     workspace = clone(origin, "main", tmp_path / "workspace")
-    step = runner_env(tmp_path, api_url=fake.url, workspace=workspace,
-                      event_name="workflow_dispatch", payload=dispatch_payload({}),
-                      sha=origin.main, ref="refs/heads/main",
-                      inputs={"mode": "check", "version": VERSION, "run-id": "4242",
-                              "artifact-name": "frameworks", "frameworks-from": FRAMEWORKS_FROM,
-                              "github-token": TOKEN, **inputs})
+    step = Job(tmp_path, fake.url).step(
+        workspace, "workflow_dispatch", sha=origin.main,
+        inputs={"mode": "check", "version": VERSION, "run-id": "4242",
+                "artifact-name": "frameworks", "frameworks-from": FRAMEWORKS_FROM,
+                "github-token": TOKEN, **inputs})
     return workspace, step
 
 
@@ -161,7 +158,7 @@ def _watch(folder: Path, stop: threading.Event, seen: set[str]) -> None:
             continue  # a folder went while being listed: it was seen
 
 
-def test_a_publish_creates_nothing_under_the_jobs_tmpdir(tmp_path, fake_github):
+def test_a_publish_creates_nothing_under_the_jobs_tmpdir(tmp_path, fake_github, runner):
     with served("path", make_origin(tmp_path / "remote"), tmp_path / "srv", TOKEN) as repo:
         fake_github.add_repo(REPOSITORY, git_dir=repo.bare)
         fake_github.add_token(TOKEN)
@@ -169,10 +166,8 @@ def test_a_publish_creates_nothing_under_the_jobs_tmpdir(tmp_path, fake_github):
         (workspace / "out").mkdir()
         for name in all_names([*PRODUCT_KEYS, *BINARY_ONLY_KEYS]):
             write_zip(workspace / "out" / f"{name}-{VERSION}.zip", name)
-        step = repo.point(runner_env(
-            tmp_path, api_url=fake_github.url, workspace=workspace, event_name="schedule",
-            payload=schedule_payload(), sha=repo.origin.main, ref="refs/heads/main",
-            inputs={"version": VERSION, "artifacts": "out", "github-token": TOKEN}))
+        step = runner.using(repo).step(
+            workspace, inputs={"version": VERSION, "artifacts": "out", "github-token": TOKEN})
         job_tmp = workspace / "tmp"  # a folder an earlier step's process can watch and write
         job_tmp.mkdir()
         step.env["TMPDIR"] = str(job_tmp)
@@ -194,7 +189,7 @@ def test_a_publish_creates_nothing_under_the_jobs_tmpdir(tmp_path, fake_github):
 
 
 def test_what_the_action_starts_gets_neither_the_jobs_ca_hook_nor_its_tmpdir(tmp_path,
-                                                                            fake_github):
+                                                                            fake_github, runner):
     """A stand-in `swift` (input swift; the action runs it where it runs SwiftPM) records its
     environment: the job's SWIFTPM_GUARD_CA_FILE and TMPDIR are not in it."""
     origin = make_origin(tmp_path / "remote")
@@ -206,12 +201,15 @@ def test_what_the_action_starts_gets_neither_the_jobs_ca_hook_nor_its_tmpdir(tmp
     swift.write_text(f'#!/bin/sh\nenv >> "{log}"\n'
                      """echo '{"name": "p", "products": [], "targets": []}'\n""")
     swift.chmod(0o755)
-    step = runner_env(tmp_path, api_url=fake_github.url, workspace=workspace,
-                      event_name="push", sha=origin.main, ref="refs/heads/main",
-                      payload=push_payload(ref="refs/heads/main", before="0" * 40,
-                                           after=origin.main),
-                      inputs={"frameworks-from": FRAMEWORKS_FROM, "github-token": TOKEN,
-                              "swift": str(swift)})
+    step = runner.step(
+        workspace,
+        "push",
+        push_payload(ref="refs/heads/main", before="0" * 40,
+                     after=origin.main),
+        sha=origin.main,
+        inputs={"frameworks-from": FRAMEWORKS_FROM, "github-token": TOKEN,
+                "swift": str(swift)},
+    )
     planted = workspace / "ca.pem"
     planted.write_text("not a CA\n")
     step.env["SWIFTPM_GUARD_CA_FILE"] = str(planted)

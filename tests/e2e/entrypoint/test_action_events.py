@@ -31,8 +31,6 @@ from support.actions_env import (
     make_origin,
     pull_request_payload,
     push_payload,
-    run_entrypoint,
-    runner_env,
     schedule_payload,
 )
 from support.fake_github import READ, FakeGitHub
@@ -84,7 +82,7 @@ def _assert_token_never_logged(result, token: str) -> None:
 
 @pytest.mark.parametrize(("pr_conclusion", "expected_exit"), [("neutral", 0), ("failure", 1)])
 def test_pull_request_from_the_same_repo_changing_the_workflow(
-    tmp_path, origin, fake_github, pr_conclusion, expected_exit
+    tmp_path, origin, fake_github, pr_conclusion, expected_exit, runner
 ):
     workspace, head, merge = _pr_into_main(tmp_path, origin, [*ALL_KEYS, "kernels_new"])
     assert git(workspace, "branch", "-r") == "origin/main"  # as actions/checkout leaves it
@@ -95,12 +93,10 @@ def test_pull_request_from_the_same_repo_changing_the_workflow(
         base_ref="main",
         base_sha=origin.main,
     )
-    step = runner_env(
-        tmp_path,
-        api_url=fake_github.url,
-        workspace=workspace,
-        event_name="pull_request",
-        payload=payload,
+    step, result = runner.run(
+        workspace,
+        "pull_request",
+        payload,
         sha=merge,
         ref="refs/pull/12/merge",
         inputs={
@@ -109,7 +105,6 @@ def test_pull_request_from_the_same_repo_changing_the_workflow(
             "pr-conclusion": pr_conclusion,
         },
     )
-    result = run_entrypoint(step, workspace)
     assert result.returncode == expected_exit, result.stdout + result.stderr
 
     run = fake_github.only_check_run()
@@ -154,7 +149,7 @@ def test_pull_request_from_the_same_repo_changing_the_workflow(
     _assert_token_never_logged(result, TOKEN)
 
 
-def test_pull_request_into_the_template_branch(tmp_path, origin, fake_github):
+def test_pull_request_into_the_template_branch(tmp_path, origin, fake_github, runner):
     """The PR adds a product to the template: template from the PR, frameworks from main."""
     workspace = clone(origin, "swiftpm", tmp_path / "workspace")
     git(workspace, "checkout", "-q", "-b", "add-kernels-new")
@@ -167,17 +162,14 @@ def test_pull_request_into_the_template_branch(tmp_path, origin, fake_github):
         base_ref="swiftpm",
         base_sha=origin.swiftpm,
     )
-    step = runner_env(
-        tmp_path,
-        api_url=fake_github.url,
-        workspace=workspace,
-        event_name="pull_request",
-        payload=payload,
+    step, result = runner.run(
+        workspace,
+        "pull_request",
+        payload,
         sha=head,
         ref="refs/pull/13/merge",
         inputs={"frameworks-from": FRAMEWORKS_FROM, "github-token": TOKEN},
     )
-    result = run_entrypoint(step, workspace)
     # pr-conclusion auto: a PR into the template branch changes the template, so it fails
     # (with `neutral` it merged green: how eight nightlies broke).
     assert result.returncode == 1, result.stdout + result.stderr
@@ -205,7 +197,8 @@ def test_pull_request_into_the_template_branch(tmp_path, origin, fake_github):
     assert "from origin/main" in step.summary()
 
 
-def test_pull_request_from_a_fork_falls_back_to_workflow_commands(tmp_path, origin, fake_github):
+def test_pull_request_from_a_fork_falls_back_to_workflow_commands(tmp_path, origin, fake_github,
+                                                                  runner):
     workspace, head, merge = _pr_into_main(tmp_path, origin, [*ALL_KEYS, "kernels_new"])
     payload = pull_request_payload(
         number=14,
@@ -215,17 +208,14 @@ def test_pull_request_from_a_fork_falls_back_to_workflow_commands(tmp_path, orig
         base_sha=origin.main,
         head_repo="forker/executorch",
     )
-    step = runner_env(
-        tmp_path,
-        api_url=fake_github.url,
-        workspace=workspace,
-        event_name="pull_request",
-        payload=payload,
+    step, result = runner.run(
+        workspace,
+        "pull_request",
+        payload,
         sha=merge,
         ref="refs/pull/14/merge",
         inputs={"frameworks-from": FRAMEWORKS_FROM, "github-token": READ_TOKEN},
     )
-    result = run_entrypoint(step, workspace)
     assert result.returncode == 1, result.stdout + result.stderr  # it brings the error
 
     assert fake_github.check_runs == {}
@@ -249,38 +239,30 @@ def test_pull_request_from_a_fork_falls_back_to_workflow_commands(tmp_path, orig
     _assert_token_never_logged(result, READ_TOKEN)
 
 
-def test_without_a_token_nothing_is_asked_of_the_api(tmp_path, origin, fake_github):
+def test_without_a_token_nothing_is_asked_of_the_api(tmp_path, origin, fake_github, runner):
     workspace, head, merge = _pr_into_main(tmp_path, origin, [*ALL_KEYS, "kernels_new"])
     payload = pull_request_payload(
         number=15, head_sha=head, head_ref="x", base_ref="main", base_sha=origin.main
     )
-    step = runner_env(
-        tmp_path,
-        api_url=fake_github.url,
-        workspace=workspace,
-        event_name="pull_request",
-        payload=payload,
+    step, result = runner.run(
+        workspace,
+        "pull_request",
+        payload,
         sha=merge,
         ref="refs/pull/15/merge",
         inputs={"frameworks-from": FRAMEWORKS_FROM},
     )
-    result = run_entrypoint(step, workspace)
     assert result.returncode == 1, result.stderr  # the pull request brings the error
     assert fake_github.requests == []  # git fetched the template; nothing else was needed
     assert len(_stdout_lines(result.stdout, "::error file=")) == 1  # twins on one line
     assert "no github-token" in step.summary()
 
 
-def test_schedule_check_of_a_consistent_release(tmp_path, origin, fake_github):
+def test_schedule_check_of_a_consistent_release(tmp_path, origin, fake_github, runner):
     workspace = clone(origin, "main", tmp_path / "workspace")
-    step = runner_env(
-        tmp_path,
-        api_url=fake_github.url,
-        workspace=workspace,
-        event_name="schedule",
-        payload=schedule_payload(),
+    step, result = runner.run(
+        workspace,
         sha=origin.main,
-        ref="refs/heads/main",
         inputs={
             "mode": "check",
             "version": "1.2.3.20250101",
@@ -288,7 +270,6 @@ def test_schedule_check_of_a_consistent_release(tmp_path, origin, fake_github):
             "github-token": TOKEN,
         },
     )
-    result = run_entrypoint(step, workspace)
     assert result.returncode == 0, result.stdout + result.stderr
     run = fake_github.only_check_run()
     assert run["head_sha"] == origin.main and run["conclusion"] == "success"
@@ -311,20 +292,17 @@ def test_schedule_check_of_a_consistent_release(tmp_path, origin, fake_github):
     ],
 )
 def test_auto_mode_publishes_on_schedule_and_dispatch(
-    tmp_path, origin, fake_github, event, payload
+    tmp_path, origin, fake_github, event, payload, runner
 ):
     workspace = clone(origin, "main", tmp_path / "workspace")
     (workspace / "out").mkdir()
     for name in all_names(ALL_KEYS):
         write_zip(workspace / "out" / f"{name}-1.2.3.zip", name)
-    step = runner_env(
-        tmp_path,
-        api_url=fake_github.url,
-        workspace=workspace,
-        event_name=event,
-        payload=payload,
+    step, result = runner.run(
+        workspace,
+        event,
+        payload,
         sha=origin.main,
-        ref="refs/heads/main",
         inputs={
             "version": "1.2.3",
             "artifacts": "out",
@@ -332,7 +310,6 @@ def test_auto_mode_publishes_on_schedule_and_dispatch(
             "github-token": TOKEN,
         },
     )
-    result = run_entrypoint(step, workspace)
     assert result.returncode == 0, result.stdout + result.stderr
     pushed = git(origin.bare, "rev-parse", "refs/heads/swiftpm-1.2.3")
     assert git(origin.bare, "rev-parse", f"{pushed}^") == origin.swiftpm
@@ -344,22 +321,18 @@ def test_auto_mode_publishes_on_schedule_and_dispatch(
     _assert_token_never_logged(result, TOKEN)
 
 
-def test_push_that_drops_a_framework_fails_the_check(tmp_path, origin, fake_github):
+def test_push_that_drops_a_framework_fails_the_check(tmp_path, origin, fake_github, runner):
     workspace = clone(origin, "main", tmp_path / "workspace")
     kept = [k for k in ALL_KEYS if k != "kernels_llm"]
     (workspace / WORKFLOW).write_text(workflow_text(kept))
     after = commit_all(workspace, "stop building kernels_llm")
-    step = runner_env(
-        tmp_path,
-        api_url=fake_github.url,
-        workspace=workspace,
-        event_name="push",
-        payload=push_payload(ref="refs/heads/main", before=origin.main, after=after),
+    step, result = runner.run(
+        workspace,
+        "push",
+        push_payload(ref="refs/heads/main", before=origin.main, after=after),
         sha=after,
-        ref="refs/heads/main",
         inputs={"frameworks-from": FRAMEWORKS_FROM, "github-token": TOKEN},
     )
-    result = run_entrypoint(step, workspace)
     assert result.returncode == 1, result.stdout + result.stderr  # auto on push = check
     run = fake_github.only_check_run()
     assert run["head_sha"] == after and run["conclusion"] == "failure"
@@ -386,20 +359,18 @@ def _artifact_zip(tmp_path: Path, version: str) -> bytes:
     return buffer.getvalue()
 
 
-def test_workflow_dispatch_with_inputs_checks_a_runs_artifact(tmp_path, origin, fake_github):
+def test_workflow_dispatch_with_inputs_checks_a_runs_artifact(tmp_path, origin, fake_github,
+                                                              runner):
     version = "1.2.3"
     fake_github.add_artifact(REPOSITORY, 4242, "frameworks", _artifact_zip(tmp_path, version))
     fake_github.add_artifact(REPOSITORY, 4242, "logs", b"not this one")
     workspace = clone(origin, "main", tmp_path / "workspace")
     inputs = {"version": version, "run-id": "4242"}
-    step = runner_env(
-        tmp_path,
-        api_url=fake_github.url,
-        workspace=workspace,
-        event_name="workflow_dispatch",
-        payload=dispatch_payload(inputs),
+    step, result = runner.run(
+        workspace,
+        "workflow_dispatch",
+        dispatch_payload(inputs),
         sha=origin.main,
-        ref="refs/heads/main",
         inputs={
             "mode": "check",
             **inputs,
@@ -408,7 +379,6 @@ def test_workflow_dispatch_with_inputs_checks_a_runs_artifact(tmp_path, origin, 
             "github-token": TOKEN,
         },
     )
-    result = run_entrypoint(step, workspace)
     assert result.returncode == 0, result.stdout + result.stderr
     run = fake_github.only_check_run()
     assert run["conclusion"] == "success" and run["head_sha"] == origin.main

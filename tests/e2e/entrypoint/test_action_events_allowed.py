@@ -23,10 +23,10 @@ from support.actions_env import (
     make_origin,
     pull_request_payload,
     run_entrypoint,
-    runner_env,
 )
 from support.fake_github import FakeGitHub
 from support.release import BINARY_ONLY_KEYS, PRODUCT_KEYS, all_names, write_zip
+from support.runner_job import Job
 from swiftpm_guard.action.settings import INPUTS as DECLARED
 
 TOKEN = "ghs_e2eEventsToken0123456789"
@@ -54,9 +54,9 @@ def _workspace(tmp_path: Path, repo: Served, branch: str = "main") -> Path:
 def _step(tmp_path: Path, fake: FakeGitHub, repo: Served, workspace: Path, event: str,
           payload: dict, inputs: dict[str, str], ref: str = "refs/heads/main"):
     (tmp_path / "step").mkdir(exist_ok=True)
-    step = runner_env(tmp_path / "step", api_url=fake.url, workspace=workspace,
-                      event_name=event, payload=payload, sha=repo.origin.main, ref=ref,
-                      inputs={"github-token": TOKEN, **inputs})
+    step = Job(tmp_path / "step", fake.url).step(
+        workspace, event, payload, sha=repo.origin.main, ref=ref,
+        inputs={"github-token": TOKEN, **inputs})
     for name, default in DECLARED.items():  # the runner passes every declared input
         step.env.setdefault(f"INPUT_{name.upper()}", default)
     return repo.point(step)

@@ -26,9 +26,6 @@ from support.actions_env import (
     git,
     pull_request_payload,
     push_payload,
-    run_entrypoint,
-    runner_env,
-    schedule_payload,
 )
 from support.executorch_examples import (
     EXAMPLES,
@@ -43,6 +40,7 @@ from support.release import all_names, write_zip
 from support.zip_server import Route, ZipServer, serve_zips
 
 API_TOKEN = "ghs_examplesApiToken0123456789ab"
+TOKENS = {"github-token": API_TOKEN}
 PUSH_TOKEN = "github_pat_examplesPushToken01234"
 NIGHTLY = "1.2.0.20250101"
 SECRETS = {"secrets.GH_PYTORCHBOT_CHERRY_PICK_TOKEN": PUSH_TOKEN}
@@ -76,15 +74,6 @@ def _build(folder: Path, version: str, zips: ZipServer, names=FRAMEWORKS) -> Pat
     return folder
 
 
-def _run(fake: FakeGitHub, folder: Path, workspace: Path, event: str, payload, inputs, *,
-         sha: str, ref: str):
-    folder.mkdir(parents=True)
-    step = runner_env(folder, api_url=fake.url, workspace=workspace, event_name=event,
-                      payload=payload, sha=sha, ref=ref,
-                      inputs={"github-token": API_TOKEN, **inputs})
-    return step, run_entrypoint(step, workspace)
-
-
 def _conclusions(fake: FakeGitHub) -> dict[str, str]:
     return {run["name"]: run["conclusion"] for run in fake.check_runs.values()}
 
@@ -105,16 +94,15 @@ _ALL_VALUES = ("env.VERSION", "needs.set-version.outputs.release-branch", "input
 
 
 def test_the_upload_job_checks_preflights_and_publishes_the_nightly(tmp_path, lines, zips,
-                                                                    fake_github):
+                                                                    fake_github, runner):
     workspace = _checkout(lines, "main", tmp_path / "workspace")
     _build(workspace / "frameworks-ios", NIGHTLY, zips)
     steps = guard_steps(UPLOAD, {"env.VERSION": NIGHTLY,
                                  "needs.set-version.outputs.release-branch":
                                      "refs/heads/release/1.2", **SECRETS})
     assert [s["mode"] for s in steps] == ["check", "preflight", "publish"]
-    for index, inputs in enumerate(steps):
-        step, result = _run(fake_github, tmp_path / f"step-{index}", workspace, "schedule",
-                            schedule_payload(), inputs, sha=lines.main, ref="refs/heads/main")
+    for inputs in steps:
+        step, result = runner.using(inputs=TOKENS).run(workspace, sha=lines.main, inputs=inputs)
         assert result.returncode == 0, (inputs["mode"], result.stdout + result.stderr)
         assert step.outputs()["consistent"] == "true", inputs["mode"]
     assert step.outputs()["pushed"] == "true"
@@ -124,7 +112,7 @@ def test_the_upload_job_checks_preflights_and_publishes_the_nightly(tmp_path, li
 
 
 def test_the_upload_job_on_a_release_line_checks_the_release(tmp_path, lines, zips,
-                                                             fake_github):
+                                                             fake_github, runner):
     """A push to release/1.0: the check step only (PUBLISHING is false on a push)."""
     workspace = _checkout(lines, "release/1.0", tmp_path / "workspace")
     _build(workspace / "frameworks-ios", "1.0.1", zips)
@@ -133,13 +121,14 @@ def test_the_upload_job_on_a_release_line_checks_the_release(tmp_path, lines, zi
                                      "refs/heads/release/1.0", **SECRETS})[0]
     payload = push_payload(ref="refs/heads/release/1.0", before=lines.release_10,
                            after=lines.release_10)
-    _step, result = _run(fake_github, tmp_path / "step", workspace, "push", payload, check,
-                         sha=lines.release_10, ref="refs/heads/release/1.0")
+    _step, result = runner.using(inputs=TOKENS).run(
+        workspace, "push", payload, sha=lines.release_10, ref="refs/heads/release/1.0",
+        inputs=check)
     assert result.returncode == 0, result.stdout + result.stderr
     assert _conclusions(fake_github) == {"swiftpm-guard (before upload)": "success"}
 
 
-def test_the_template_pr_check_runs_on_every_release_line(tmp_path, lines, fake_github):
+def test_the_template_pr_check_runs_on_every_release_line(tmp_path, lines, fake_github, runner):
     """A pull request into `swiftpm`: main and release/1.0 must be read (they publish);
     release/0.7's drift weighs as warnings; release/0.6, unreadable and no longer publishing,
     is a notice and the run goes on (not exit 2)."""
@@ -150,8 +139,8 @@ def test_the_template_pr_check_runs_on_every_release_line(tmp_path, lines, fake_
     head = commit_all(workspace, "README")
     payload = pull_request_payload(number=7, head_sha=head, head_ref="docs", base_ref="swiftpm",
                                    base_sha=lines.swiftpm)
-    step, result = _run(fake_github, tmp_path / "step", workspace, "pull_request", payload,
-                        inputs, sha=head, ref="refs/pull/7/merge")
+    step, result = runner.using(inputs=TOKENS).run(
+        workspace, "pull_request", payload, sha=head, ref="refs/pull/7/merge", inputs=inputs)
     log = result.stdout + result.stderr
     assert result.returncode == 0, log
     (run,) = fake_github.check_runs.values()
@@ -166,7 +155,7 @@ def test_the_template_pr_check_runs_on_every_release_line(tmp_path, lines, fake_
     assert step.outputs()["consistent"] == "true"
 
 
-def test_the_pr_check_of_a_pull_request_into_main(tmp_path, lines, fake_github):
+def test_the_pr_check_of_a_pull_request_into_main(tmp_path, lines, fake_github, runner):
     (inputs,) = guard_steps(EXAMPLES / "swiftpm-pr-check.yml", {})
     workspace = _checkout(lines, "main", tmp_path / "workspace")
     git(workspace, "checkout", "-q", "-b", "docs")
@@ -174,13 +163,13 @@ def test_the_pr_check_of_a_pull_request_into_main(tmp_path, lines, fake_github):
     head = commit_all(workspace, "README")
     payload = pull_request_payload(number=8, head_sha=head, head_ref="docs", base_ref="main",
                                    base_sha=lines.main)
-    _step, result = _run(fake_github, tmp_path / "step", workspace, "pull_request", payload,
-                         inputs, sha=head, ref="refs/pull/8/merge")
+    _step, result = runner.using(inputs=TOKENS).run(
+        workspace, "pull_request", payload, sha=head, ref="refs/pull/8/merge", inputs=inputs)
     assert result.returncode == 0, result.stdout + result.stderr
     assert set(_conclusions(fake_github).values()) == {"success"}
 
 
-def test_the_line_template_pr_check(tmp_path, lines, fake_github):
+def test_the_line_template_pr_check(tmp_path, lines, fake_github, runner):
     (inputs,) = guard_steps(EXAMPLES / "swiftpm-line-pr-check.yml", {})
     workspace = _checkout(lines, "template/0.7", tmp_path / "workspace")
     git(workspace, "checkout", "-q", "-b", "docs")
@@ -188,13 +177,13 @@ def test_the_line_template_pr_check(tmp_path, lines, fake_github):
     head = commit_all(workspace, "README")
     payload = pull_request_payload(number=9, head_sha=head, head_ref="docs",
                                    base_ref="template/0.7", base_sha=lines.template_07)
-    _step, result = _run(fake_github, tmp_path / "step", workspace, "pull_request", payload,
-                         inputs, sha=head, ref="refs/pull/9/merge")
+    _step, result = runner.using(inputs=TOKENS).run(
+        workspace, "pull_request", payload, sha=head, ref="refs/pull/9/merge", inputs=inputs)
     assert result.returncode == 0, result.stdout + result.stderr
     assert set(_conclusions(fake_github).values()) == {"success"}
 
 
-def test_the_republish_dry_run_from_a_runs_artifact(tmp_path, lines, zips, fake_github):
+def test_the_republish_dry_run_from_a_runs_artifact(tmp_path, lines, zips, fake_github, runner):
     built = _build(tmp_path / "built", "1.0.1", zips)
     archive = io.BytesIO()
     with zipfile.ZipFile(archive, "w") as stored:
@@ -205,9 +194,9 @@ def test_the_republish_dry_run_from_a_runs_artifact(tmp_path, lines, zips, fake_
     (inputs,) = guard_steps(EXAMPLES / "swiftpm-republish.yml",
                             {f"inputs.{k}": v for k, v in dispatched.items()} | SECRETS)
     workspace = _checkout(lines, "main", tmp_path / "workspace")
-    step, result = _run(fake_github, tmp_path / "step", workspace, "workflow_dispatch",
-                        dispatch_payload(dispatched), inputs, sha=lines.main,
-                        ref="refs/heads/main")
+    step, result = runner.using(inputs=TOKENS).run(
+        workspace, "workflow_dispatch", dispatch_payload(dispatched), sha=lines.main,
+        inputs=inputs)
     assert result.returncode == 0, result.stdout + result.stderr
     assert step.outputs()["pushed"] == "false"
     assert step.outputs()["consistent"] == "true"
@@ -217,7 +206,7 @@ def test_the_republish_dry_run_from_a_runs_artifact(tmp_path, lines, zips, fake_
 
 
 def test_without_plain_expressions_the_line_that_publishes_is_refused(tmp_path, lines, zips,
-                                                                      fake_github):
+                                                                      fake_github, runner):
     """What the examples' plain-expressions is for: main publishes, so its list must be read
     exactly, and without the vouched expression it cannot be (exit 2, naming the input)."""
     workspace = _checkout(lines, "main", tmp_path / "workspace")
@@ -226,8 +215,7 @@ def test_without_plain_expressions_the_line_that_publishes_is_refused(tmp_path, 
                                  "needs.set-version.outputs.release-branch":
                                      "refs/heads/release/1.2", **SECRETS})[0]
     del check["plain-expressions"]
-    _step, result = _run(fake_github, tmp_path / "step", workspace, "schedule",
-                         schedule_payload(), check, sha=lines.main, ref="refs/heads/main")
+    _step, result = runner.using(inputs=TOKENS).run(workspace, sha=lines.main, inputs=check)
     assert result.returncode == 2, result.stdout + result.stderr
     assert "${{ needs.set-version.outputs.version }}" in result.stdout
     assert "name it in input plain-expressions" in result.stdout

@@ -30,8 +30,6 @@ from support.actions_env import (
     line_of,
     pull_request_payload,
     run_entrypoint,
-    runner_env,
-    schedule_payload,
 )
 from support.executorch import (
     FIXED_CHECKSUM,
@@ -50,6 +48,7 @@ from support.zip_server import Route, serve_zips
 
 API_TOKEN = "ghs_e2eApiToken0123456789abcdef"
 PUSH_TOKEN = "github_pat_e2ePushToken0123456789"
+TOKENS = {"github-token": API_TOKEN, "push-token": PUSH_TOKEN}
 NIGHTLY = "1.2.0.20250101"
 
 
@@ -95,15 +94,6 @@ def path_repo(request, tmp_path: Path, fake_github: FakeGitHub) -> Iterator[Repo
     yield from _serve(request, tmp_path, fake_github, "path")
 
 
-def _step(fake: FakeGitHub, folder: Path, repo: Repo, workspace: Path, event: str, payload,
-          inputs: dict[str, str], *, sha: str, ref: str):
-    folder.mkdir(parents=True, exist_ok=True)
-    step = runner_env(folder, api_url=fake.url, workspace=workspace, event_name=event,
-                      payload=payload, sha=sha, ref=ref,
-                      inputs={"github-token": API_TOKEN, "push-token": PUSH_TOKEN, **inputs})
-    return repo.served.point(step)
-
-
 def _zips(folder: Path, version: str, keys=LIVE_KEYS) -> None:
     folder.mkdir(parents=True, exist_ok=True)
     for name in all_names(keys):
@@ -135,7 +125,8 @@ def _assert_tokens_kept_apart(repo: Repo, fake: FakeGitHub, result) -> None:
 # -- PRs into the template branch ----------------------------------------------------------------
 
 
-def test_a_template_pr_fails_by_default_against_every_release_line(tmp_path, repo, fake_github):
+def test_a_template_pr_fails_by_default_against_every_release_line(tmp_path, repo, fake_github,
+                                                                   runner):
     """A PR into `swiftpm` that adds a placeholder `main` does not build: failure, not neutral;
     and `release/1.0` (still building backend_mps) is named in the same check run."""
     workspace = repo.served.clone("swiftpm", tmp_path / "workspace")
@@ -144,9 +135,9 @@ def test_a_template_pr_fails_by_default_against_every_release_line(tmp_path, rep
     head = commit_all(workspace, "add kernels_new")
     payload = pull_request_payload(number=21, head_sha=head, head_ref="add-kernels-new",
                                    base_ref="swiftpm", base_sha=repo.et.swiftpm)
-    step = _step(fake_github, tmp_path, repo, workspace, "pull_request", payload,
-                 {"frameworks-from": FRAMEWORKS_FROM, "frameworks-ref": "main release/*"},
-                 sha=head, ref="refs/pull/21/merge")
+    step = runner.using(repo.served, TOKENS).step(
+        workspace, "pull_request", payload, sha=head, ref="refs/pull/21/merge",
+        inputs={"frameworks-from": FRAMEWORKS_FROM, "frameworks-ref": "main release/*"})
     step.env.pop("INPUT_PUSH-TOKEN")
     result = run_entrypoint(step, workspace)
     assert result.returncode == 1, result.stdout + result.stderr
@@ -178,7 +169,8 @@ def test_a_template_pr_fails_by_default_against_every_release_line(tmp_path, rep
     assert bool(listed) == (repo.served.kind == "http")
 
 
-def test_a_template_pr_with_an_explicit_neutral_stays_green(tmp_path, path_repo, fake_github):
+def test_a_template_pr_with_an_explicit_neutral_stays_green(tmp_path, path_repo, fake_github,
+                                                            runner):
     repo = path_repo
     workspace = repo.served.clone("swiftpm", tmp_path / "workspace")
     git(workspace, "checkout", "-q", "-b", "x")
@@ -186,10 +178,9 @@ def test_a_template_pr_with_an_explicit_neutral_stays_green(tmp_path, path_repo,
     head = commit_all(workspace, "add kernels_new")
     payload = pull_request_payload(number=22, head_sha=head, head_ref="x", base_ref="swiftpm",
                                    base_sha=repo.et.swiftpm)
-    step = _step(fake_github, tmp_path, repo, workspace, "pull_request", payload,
-                 {"frameworks-from": FRAMEWORKS_FROM, "pr-conclusion": "neutral"},
-                 sha=head, ref="refs/pull/22/merge")
-    result = run_entrypoint(step, workspace)
+    _step, result = runner.using(repo.served, TOKENS).run(
+        workspace, "pull_request", payload, sha=head, ref="refs/pull/22/merge",
+        inputs={"frameworks-from": FRAMEWORKS_FROM, "pr-conclusion": "neutral"})
     assert result.returncode == 0, result.stdout + result.stderr
     assert fake_github.only_check_run()["conclusion"] == "neutral"
 
@@ -198,7 +189,7 @@ def test_a_template_pr_with_an_explicit_neutral_stays_green(tmp_path, path_repo,
 
 
 def test_a_pr_into_main_is_annotated_on_the_workflow_line_that_dropped_the_name(
-    tmp_path, path_repo, fake_github
+    tmp_path, path_repo, fake_github, runner
 ):
     repo = path_repo
     workspace = repo.served.clone("main", tmp_path / "workspace")
@@ -207,9 +198,9 @@ def test_a_pr_into_main_is_annotated_on_the_workflow_line_that_dropped_the_name(
     head = commit_all(workspace, "drop kernels_llm")
     payload = pull_request_payload(number=23, head_sha=head, head_ref="drop-llm",
                                    base_ref="main", base_sha=repo.et.main)
-    step = _step(fake_github, tmp_path, repo, workspace, "pull_request", payload,
-                 {"frameworks-from": FRAMEWORKS_FROM}, sha=head, ref="refs/pull/23/merge")
-    result = run_entrypoint(step, workspace)
+    step, result = runner.using(repo.served, TOKENS).run(
+        workspace, "pull_request", payload, sha=head, ref="refs/pull/23/merge",
+        inputs={"frameworks-from": FRAMEWORKS_FROM})
     assert result.returncode == 1, result.stdout + result.stderr  # auto: it brings the error
 
     run = fake_github.only_check_run()
@@ -233,17 +224,17 @@ def test_a_pr_into_main_is_annotated_on_the_workflow_line_that_dropped_the_name(
 # -- where publishing may happen ------------------------------------------------------------------
 
 
-def test_a_feature_branch_dispatch_checks_and_pushes_nothing(tmp_path, http_repo, fake_github):
+def test_a_feature_branch_dispatch_checks_and_pushes_nothing(tmp_path, http_repo, fake_github,
+                                                             runner):
     repo = http_repo
     workspace = repo.served.clone("feature/faster-build", tmp_path / "workspace")
     _zips(workspace / "out", NIGHTLY)
     before = repo.heads()
     ref = "refs/heads/feature/faster-build"
-    step = _step(fake_github, tmp_path, repo, workspace, "workflow_dispatch",
-                 dispatch_payload({"version": NIGHTLY}, ref=ref),
-                 {"version": NIGHTLY, "artifacts": "out", "frameworks-from": FRAMEWORKS_FROM},
-                 sha=repo.et.feature, ref=ref)
-    result = run_entrypoint(step, workspace)
+    step, result = runner.using(repo.served, TOKENS).run(
+        workspace, "workflow_dispatch", dispatch_payload({"version": NIGHTLY}, ref=ref),
+        sha=repo.et.feature, ref=ref,
+        inputs={"version": NIGHTLY, "artifacts": "out", "frameworks-from": FRAMEWORKS_FROM})
     assert result.returncode == 0, result.stdout + result.stderr
     assert repo.heads() == before  # swiftpm-1.2.0.20250101 stays free for the real nightly
     assert not any("git-receive-pack" in r for r in repo.requests())
@@ -257,16 +248,14 @@ def test_a_feature_branch_dispatch_checks_and_pushes_nothing(tmp_path, http_repo
     assert reason in fake_github.only_check_run()["output"]["summary"]
 
 
-def test_publish_refs_lets_a_named_ref_publish(tmp_path, path_repo, fake_github):
+def test_publish_refs_lets_a_named_ref_publish(tmp_path, path_repo, fake_github, runner):
     repo = path_repo
     workspace = repo.served.clone("feature/faster-build", tmp_path / "workspace")
     _zips(workspace / "out", NIGHTLY)
     ref = "refs/heads/feature/faster-build"
-    step = _step(fake_github, tmp_path, repo, workspace, "workflow_dispatch",
-                 dispatch_payload({}, ref=ref),
-                 {"version": NIGHTLY, "artifacts": "out", "publish-refs": "main feature/*"},
-                 sha=repo.et.feature, ref=ref)
-    result = run_entrypoint(step, workspace)
+    step, result = runner.using(repo.served, TOKENS).run(
+        workspace, "workflow_dispatch", dispatch_payload({}, ref=ref), sha=repo.et.feature,
+        ref=ref, inputs={"version": NIGHTLY, "artifacts": "out", "publish-refs": "main feature/*"})
     assert result.returncode == 0, result.stdout + result.stderr
     assert f"swiftpm-{NIGHTLY}" in repo.heads()
     assert step.outputs()["pushed"] == "true" and step.outputs()["not-pushed-reason"] == ""
@@ -275,21 +264,20 @@ def test_publish_refs_lets_a_named_ref_publish(tmp_path, path_repo, fake_github)
 # -- the published tree, the two tokens -----------------------------------------------------------
 
 
-def test_the_nightly_pushes_with_push_token_and_leaves_github_out(tmp_path, repo, fake_github):
+def test_the_nightly_pushes_with_push_token_and_leaves_github_out(tmp_path, repo, fake_github,
+                                                                  runner):
     workspace = repo.served.clone("main", tmp_path / "workspace")
     _zips(workspace / "out", NIGHTLY)
     inputs = {"version": NIGHTLY, "artifacts": "out", "frameworks-from": FRAMEWORKS_FROM}
-    dry = _step(fake_github, tmp_path / "dry", repo, workspace, "schedule", schedule_payload(),
-                {**inputs, "dry-run": "true"}, sha=repo.et.main, ref="refs/heads/main")
-    result = run_entrypoint(dry, workspace)
+    dry, result = runner.using(repo.served, TOKENS).run(
+        workspace, sha=repo.et.main, inputs={**inputs, "dry-run": "true"})
     assert result.returncode == 0, result.stdout + result.stderr
     assert f"swiftpm-{NIGHTLY}" not in repo.heads()
     assert ("Left out of the published tree (input `exclude-paths`): "
             f"`{TEMPLATE_WORKFLOW}`") in dry.summary()
 
-    step = _step(fake_github, tmp_path / "run", repo, workspace, "schedule", schedule_payload(),
-                 inputs, sha=repo.et.main, ref="refs/heads/main")
-    result = run_entrypoint(step, workspace)
+    step, result = runner.using(repo.served, TOKENS).run(
+        workspace, sha=repo.et.main, inputs=inputs)
     assert result.returncode == 0, result.stdout + result.stderr
     commit = repo.heads()[f"swiftpm-{NIGHTLY}"]
     files = _files(repo.bare, commit)
@@ -307,14 +295,14 @@ def test_the_nightly_pushes_with_push_token_and_leaves_github_out(tmp_path, repo
     _assert_tokens_kept_apart(repo, fake_github, result)
 
 
-def test_exclude_paths_none_publishes_the_template_branch_whole(tmp_path, path_repo, fake_github):
+def test_exclude_paths_none_publishes_the_template_branch_whole(tmp_path, path_repo, fake_github,
+                                                                runner):
     repo = path_repo
     workspace = repo.served.clone("main", tmp_path / "workspace")
     _zips(workspace / "out", NIGHTLY)
-    step = _step(fake_github, tmp_path, repo, workspace, "schedule", schedule_payload(),
-                 {"version": NIGHTLY, "artifacts": "out", "exclude-paths": "none"},
-                 sha=repo.et.main, ref="refs/heads/main")
-    result = run_entrypoint(step, workspace)
+    _step, result = runner.using(repo.served, TOKENS).run(
+        workspace, sha=repo.et.main,
+        inputs={"version": NIGHTLY, "artifacts": "out", "exclude-paths": "none"})
     assert result.returncode == 0, result.stdout + result.stderr
     assert TEMPLATE_WORKFLOW in _files(repo.bare, repo.heads()[f"swiftpm-{NIGHTLY}"])
 
@@ -322,21 +310,18 @@ def test_exclude_paths_none_publishes_the_template_branch_whole(tmp_path, path_r
 # -- a published branch fixed by hand -------------------------------------------------------------
 
 
-def test_update_builds_on_the_hand_fixed_commit(tmp_path, repo, fake_github):
+def test_update_builds_on_the_hand_fixed_commit(tmp_path, repo, fake_github, runner):
     workspace = repo.served.clone("main", tmp_path / "workspace")
     _zips(workspace / "out", "1.0.0")
     inputs = {"mode": "publish", "version": "1.0.0", "artifacts": "out",
               "frameworks-from": FRAMEWORKS_FROM}
-    plain = _step(fake_github, tmp_path / "plain", repo, workspace, "workflow_dispatch",
-                  dispatch_payload({}), inputs, sha=repo.et.main, ref="refs/heads/main")
-    result = run_entrypoint(plain, workspace)
+    _plain, result = runner.using(repo.served, TOKENS).run(
+        workspace, "workflow_dispatch", sha=repo.et.main, inputs=inputs)
     assert result.returncode == 1, result.stdout + result.stderr  # branch-exists
     assert repo.heads()["swiftpm-1.0.0"] == repo.et.hand_fix
 
-    step = _step(fake_github, tmp_path / "update", repo, workspace, "workflow_dispatch",
-                 dispatch_payload({}), {**inputs, "update": "true"}, sha=repo.et.main,
-                 ref="refs/heads/main")
-    result = run_entrypoint(step, workspace)
+    step, result = runner.using(repo.served, TOKENS).run(
+        workspace, "workflow_dispatch", sha=repo.et.main, inputs={**inputs, "update": "true"})
     assert result.returncode == 0, result.stdout + result.stderr
     tip = repo.heads()["swiftpm-1.0.0"]
     assert git(repo.bare, "rev-parse", f"{tip}^@") == repo.et.hand_fix  # one parent: the fix
@@ -353,28 +338,24 @@ def test_update_builds_on_the_hand_fixed_commit(tmp_path, repo, fake_github):
     assert step.outputs()["pushed"] == "true"
     _assert_tokens_kept_apart(repo, fake_github, result)
 
-    again = _step(fake_github, tmp_path / "again", repo, workspace, "workflow_dispatch",
-                  dispatch_payload({}), {**inputs, "update": "true"}, sha=repo.et.main,
-                  ref="refs/heads/main")
-    result = run_entrypoint(again, workspace)
+    again, result = runner.using(repo.served, TOKENS).run(
+        workspace, "workflow_dispatch", sha=repo.et.main, inputs={**inputs, "update": "true"})
     assert result.returncode == 0, result.stdout + result.stderr
     assert repo.heads()["swiftpm-1.0.0"] == tip
     assert again.outputs()["not-pushed-reason"] == "already up to date"
 
 
-def test_a_republish_dry_run_shows_what_would_change(tmp_path, path_repo, fake_github):
+def test_a_republish_dry_run_shows_what_would_change(tmp_path, path_repo, fake_github, runner):
     """Dispatch 1.0.0 with `update` and `dry-run` (issue 23): compared with swiftpm-1.0.0
     itself, every checksum changes, backend_mps is gone, and both template commits are named,
     in the log, the job summary and `publish.diff`."""
     repo = path_repo
     workspace = repo.served.clone("main", tmp_path / "workspace")
     _zips(workspace / "out", "1.0.0")
-    step = _step(fake_github, tmp_path, repo, workspace, "workflow_dispatch",
-                 dispatch_payload({}),
-                 {"mode": "publish", "version": "1.0.0", "artifacts": "out", "update": "true",
-                  "dry-run": "true", "frameworks-from": FRAMEWORKS_FROM},
-                 sha=repo.et.main, ref="refs/heads/main")
-    result = run_entrypoint(step, workspace)
+    step, result = runner.using(repo.served, TOKENS).run(
+        workspace, "workflow_dispatch", sha=repo.et.main,
+        inputs={"mode": "publish", "version": "1.0.0", "artifacts": "out", "update": "true",
+                "dry-run": "true", "frameworks-from": FRAMEWORKS_FROM})
     assert result.returncode == 0, result.stdout + result.stderr
     assert repo.heads()["swiftpm-1.0.0"] == repo.et.hand_fix
     changed = (f"  {len(all_names(LIVE_KEYS))} checksums change (each with its _debug twin): "
@@ -393,25 +374,24 @@ def test_a_republish_dry_run_shows_what_would_change(tmp_path, path_repo, fake_g
                                                 "subject": "template"}
 
 
-def test_update_and_allow_overwrite_are_refused_together(tmp_path, path_repo, fake_github):
+def test_update_and_allow_overwrite_are_refused_together(tmp_path, path_repo, fake_github, runner):
     repo = path_repo
     workspace = repo.served.clone("main", tmp_path / "workspace")
-    step = _step(fake_github, tmp_path, repo, workspace, "workflow_dispatch", dispatch_payload({}),
-                 {"mode": "publish", "version": "1.0.0", "frameworks-from": FRAMEWORKS_FROM,
-                  "update": "true", "allow-overwrite": "true"},
-                 sha=repo.et.main, ref="refs/heads/main")
-    result = run_entrypoint(step, workspace)
+    step, result = runner.using(repo.served, TOKENS).run(
+        workspace, "workflow_dispatch", sha=repo.et.main,
+        inputs={"mode": "publish", "version": "1.0.0", "frameworks-from": FRAMEWORKS_FROM,
+                "update": "true", "allow-overwrite": "true"})
     assert result.returncode == 2, result.stdout + result.stderr
     assert "inputs update and allow-overwrite exclude each other" in result.stdout
     assert repo.heads()["swiftpm-1.0.0"] == repo.et.hand_fix
     assert step.output_file.read_text() == ""
 
 
-def test_the_audit_reports_tips_and_flags_the_hand_fixed_branch(tmp_path, repo, fake_github):
+def test_the_audit_reports_tips_and_flags_the_hand_fixed_branch(tmp_path, repo, fake_github,
+                                                                runner):
     workspace = repo.served.clone("main", tmp_path / "workspace")
-    step = _step(fake_github, tmp_path, repo, workspace, "schedule", schedule_payload(),
-                 {"mode": "audit"}, sha=repo.et.main, ref="refs/heads/main")
-    result = run_entrypoint(step, workspace)
+    step, result = runner.using(repo.served, TOKENS).run(
+        workspace, sha=repo.et.main, inputs={"mode": "audit"})
     assert result.returncode == 0, result.stdout + result.stderr  # a warning, not an error
     data = json.loads((workspace / ".swiftpm-guard/audit.json").read_text())
     branches = {b["branch"]: b for b in data["branches"]}
@@ -438,12 +418,11 @@ def test_the_audit_reports_tips_and_flags_the_hand_fixed_branch(tmp_path, repo, 
 # -- preflight as an action mode ------------------------------------------------------------------
 
 
-def test_preflight_mode_says_whether_the_version_is_free(tmp_path, repo, fake_github):
+def test_preflight_mode_says_whether_the_version_is_free(tmp_path, repo, fake_github, runner):
     workspace = repo.served.clone("main", tmp_path / "workspace")
-    taken = _step(fake_github, tmp_path / "taken", repo, workspace, "workflow_dispatch",
-                  dispatch_payload({}), {"mode": "preflight", "version": "1.1.0"},
-                  sha=repo.et.main, ref="refs/heads/main")
-    result = run_entrypoint(taken, workspace)
+    taken, result = runner.using(repo.served, TOKENS).run(
+        workspace, "workflow_dispatch", sha=repo.et.main,
+        inputs={"mode": "preflight", "version": "1.1.0"})
     assert result.returncode == 1, result.stdout + result.stderr
     assert taken.outputs()["consistent"] == "false"
     assert taken.outputs()["report"] == ".swiftpm-guard/preflight.json"
@@ -451,10 +430,9 @@ def test_preflight_mode_says_whether_the_version_is_free(tmp_path, repo, fake_gi
     assert document["free"] is False and document["remote_commit"] == repo.et.publish_110
     assert "`swiftpm-1.1.0` is **not** free" in taken.summary()
 
-    free = _step(fake_github, tmp_path / "free", repo, workspace, "workflow_dispatch",
-                 dispatch_payload({}), {"mode": "preflight", "version": "1.2.0"},
-                 sha=repo.et.main, ref="refs/heads/main")
-    result = run_entrypoint(free, workspace)
+    free, result = runner.using(repo.served, TOKENS).run(
+        workspace, "workflow_dispatch", sha=repo.et.main,
+        inputs={"mode": "preflight", "version": "1.2.0"})
     assert result.returncode == 0, result.stdout + result.stderr
     assert free.outputs()["consistent"] == "true" and free.outputs()["branch"] == "swiftpm-1.2.0"
     assert "`swiftpm-1.2.0` is free" in free.summary()
@@ -463,7 +441,7 @@ def test_preflight_mode_says_whether_the_version_is_free(tmp_path, repo, fake_gi
 
 
 def test_preflight_verify_absent_against_a_bucket_that_answers_403(
-    tmp_path, path_repo, fake_github
+    tmp_path, path_repo, fake_github, runner
 ):
     """S3, public-read without list rights: a missing key is 403. Only absent-on-403 says so."""
     repo = path_repo
@@ -474,25 +452,22 @@ def test_preflight_verify_absent_against_a_bucket_that_answers_403(
                                                                  "application/xml")
         inputs = {"mode": "preflight", "version": "1.2.0", "verify-absent": "true",
                   "base-url": zips.url("frameworks/")}
-        strict = _step(fake_github, tmp_path / "strict", repo, workspace, "workflow_dispatch",
-                       dispatch_payload({}), inputs, sha=repo.et.main, ref="refs/heads/main")
-        result = run_entrypoint(strict, workspace)
+        _strict, result = runner.using(repo.served, TOKENS).run(
+            workspace, "workflow_dispatch", sha=repo.et.main, inputs=inputs)
         assert result.returncode == 1, result.stdout + result.stderr
         assert "cannot tell whether" in result.stderr and "403" in result.stderr
 
-        s3 = _step(fake_github, tmp_path / "s3", repo, workspace, "workflow_dispatch",
-                   dispatch_payload({}), {**inputs, "absent-on-403": "true"}, sha=repo.et.main,
-                   ref="refs/heads/main")
-        result = run_entrypoint(s3, workspace)
+        s3, result = runner.using(repo.served, TOKENS).run(
+            workspace, "workflow_dispatch", sha=repo.et.main,
+            inputs={**inputs, "absent-on-403": "true"})
         assert result.returncode == 0, result.stdout + result.stderr
         assert s3.outputs()["consistent"] == "true"
         # A key that does exist is still found.
         name = all_names(LIVE_KEYS)[0]
         zips.routes[f"/frameworks/{name}-1.2.0.zip"] = Route(b"PK\x03\x04")
-        taken = _step(fake_github, tmp_path / "taken", repo, workspace, "workflow_dispatch",
-                      dispatch_payload({}), {**inputs, "absent-on-403": "true"},
-                      sha=repo.et.main, ref="refs/heads/main")
-        result = run_entrypoint(taken, workspace)
+        taken, result = runner.using(repo.served, TOKENS).run(
+            workspace, "workflow_dispatch", sha=repo.et.main,
+            inputs={**inputs, "absent-on-403": "true"})
         assert result.returncode == 1, result.stdout + result.stderr
         assert "url-exists" in result.stderr
         # swiftpm-1.2.0 is absent: the finding says an earlier run uploaded and how to finish.
@@ -503,11 +478,12 @@ def test_preflight_verify_absent_against_a_bucket_that_answers_403(
 # -- files the container cannot see ---------------------------------------------------------------
 
 
-def test_checksums_under_runner_temp_are_refused_with_what_to_do(tmp_path, path_repo, fake_github):
+def test_checksums_under_runner_temp_are_refused_with_what_to_do(tmp_path, path_repo, fake_github,
+                                                                 runner):
     repo = path_repo
     workspace = repo.served.clone("main", tmp_path / "workspace")
-    step = _step(fake_github, tmp_path, repo, workspace, "schedule", schedule_payload(),
-                 {"version": NIGHTLY}, sha=repo.et.main, ref="refs/heads/main")
+    step = runner.using(repo.served, TOKENS).step(
+        workspace, sha=repo.et.main, inputs={"version": NIGHTLY})
     outside = f"{step.env['RUNNER_TEMP']}/checksums.txt"
     Path(outside).write_text("")
     step.env["INPUT_CHECKSUMS"] = outside
@@ -522,16 +498,15 @@ def test_checksums_under_runner_temp_are_refused_with_what_to_do(tmp_path, path_
     assert f"swiftpm-{NIGHTLY}" not in repo.heads()
 
 
-def test_push_token_goes_only_to_the_server_url(tmp_path, http_repo, fake_github):
+def test_push_token_goes_only_to_the_server_url(tmp_path, http_repo, fake_github, runner):
     """git sends push-token, as a header, to GITHUB_SERVER_URL's repository only (whatever the
     clone's origin says); the API gets github-token."""
     repo = http_repo
     workspace = repo.served.clone("main", tmp_path / "workspace")
     git(workspace, "remote", "set-url", "origin", "https://mirror.example/et.git")
     _zips(workspace / "out", NIGHTLY)
-    step = _step(fake_github, tmp_path, repo, workspace, "schedule", schedule_payload(),
-                 {"version": NIGHTLY, "artifacts": "out"}, sha=repo.et.main,
-                 ref="refs/heads/main")
+    step = runner.using(repo.served, TOKENS).step(
+        workspace, sha=repo.et.main, inputs={"version": NIGHTLY, "artifacts": "out"})
     seen = len(repo.served.server.authorizations)  # the test's own clone sent the header
     result = run_entrypoint(step, workspace)
     assert result.returncode == 0, result.stdout + result.stderr
@@ -540,23 +515,23 @@ def test_push_token_goes_only_to_the_server_url(tmp_path, http_repo, fake_github
     sent = repo.served.server.authorizations[seen:]
     assert sent and set(sent) == {repo.served.server.expected_authorization()}
     assert f"swiftpm-{NIGHTLY}" in repo.heads()
+    assert fake_github.requests
     assert all(PUSH_TOKEN not in (r.authorization or "") for r in fake_github.requests)
     for line in (result.stdout + result.stderr).splitlines():
         assert PUSH_TOKEN not in line or line == f"::add-mask::{PUSH_TOKEN}", line
 
 
 def test_the_default_branch_comes_from_the_api_when_the_payload_omits_it(
-    tmp_path, path_repo, fake_github
+    tmp_path, path_repo, fake_github, runner
 ):
     repo = path_repo
     workspace = repo.served.clone("main", tmp_path / "workspace")
     _zips(workspace / "out", NIGHTLY)
     payload = dispatch_payload({})
     del payload["repository"]
-    step = _step(fake_github, tmp_path, repo, workspace, "workflow_dispatch", payload,
-                 {"version": NIGHTLY, "artifacts": "out", "dry-run": "true"},
-                 sha=repo.et.main, ref="refs/heads/main")
-    result = run_entrypoint(step, workspace)
+    step, result = runner.using(repo.served, TOKENS).run(
+        workspace, "workflow_dispatch", payload, sha=repo.et.main,
+        inputs={"version": NIGHTLY, "artifacts": "out", "dry-run": "true"})
     assert result.returncode == 0, result.stdout + result.stderr
     [asked] = fake_github.calls("repos/get")
     assert asked.authorization == f"token {API_TOKEN}"

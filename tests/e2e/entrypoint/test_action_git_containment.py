@@ -30,8 +30,6 @@ from support.actions_env import (
     make_origin,
     pull_request_payload,
     run_entrypoint,
-    runner_env,
-    schedule_payload,
 )
 from support.fake_github import FakeGitHub
 from support.markdown import rendered_text
@@ -43,6 +41,7 @@ from support.release import (
     write_zip,
 )
 from support.release_lines import EXPRESSION, LIVE_PRODUCTS, OLD_DAY, OLD_PUBLISHED, make_history
+from support.runner_job import Job
 
 TOKEN = "ghs_containmentToken0123456789"
 PUSH_TOKEN = "ghp_containmentPushToken0123456789"
@@ -168,10 +167,9 @@ def repo(request, tmp_path: Path, fake_github: FakeGitHub) -> Iterator[Served]:
 def _step(tmp_path: Path, fake: FakeGitHub, repo: Served, workspace: Path, name: str,
           inputs: dict[str, str]):
     (tmp_path / name).mkdir()
-    step = runner_env(tmp_path / name, api_url=fake.url, workspace=workspace,
-                      event_name="schedule", payload=schedule_payload(), sha=repo.origin.main,
-                      ref="refs/heads/main",
-                      inputs={"github-token": TOKEN, "push-token": PUSH_TOKEN, **inputs})
+    step = Job(tmp_path / name, fake.url).step(
+        workspace, sha=repo.origin.main,
+        inputs={"github-token": TOKEN, "push-token": PUSH_TOKEN, **inputs})
     step.env["HOME"] = str(tmp_path / "home")
     step.env["ACTIONS_RUNTIME_TOKEN"] = "runtime-token-secret"
     return repo.point(step)
@@ -213,7 +211,7 @@ def test_planted_hooks_fsmonitor_and_filters_run_nothing(tmp_path, repo, fake_gi
     assert snapshot(workspace / ".git") == before, "the action wrote into the workspace clone"
 
 
-def test_planted_programs_of_every_kind_never_run_on_a_template_pr(tmp_path, fake_github):
+def test_planted_programs_of_every_kind_never_run_on_a_template_pr(tmp_path, fake_github, runner):
     """The release-lines pull request (issue 23's shape) reads other refs every way the action
     does: fetch and ls-remote of the release lines, `show` of the newest published branch's
     tip, blame of the pull request's template line. The clone carries every kind of planted
@@ -241,13 +239,16 @@ def test_planted_programs_of_every_kind_never_run_on_a_template_pr(tmp_path, fak
 
     payload = pull_request_payload(number=13401, head_sha=head, head_ref="torchao-swiftpm",
                                    base_ref="swiftpm", base_sha=made.swiftpm)
-    (tmp_path / "step").mkdir()
-    step = runner_env(tmp_path / "step", api_url=fake_github.url, workspace=workspace,
-                      event_name="pull_request", payload=payload, sha=head,
-                      ref="refs/pull/13401/merge",
-                      inputs={"github-token": TOKEN, "frameworks-from": FRAMEWORKS_FROM,
-                              "frameworks-ref": "main release/*",
-                              "plain-expressions": EXPRESSION})
+    step = runner.step(
+        workspace,
+        "pull_request",
+        payload,
+        sha=head,
+        ref="refs/pull/13401/merge",
+        inputs={"github-token": TOKEN, "frameworks-from": FRAMEWORKS_FROM,
+                "frameworks-ref": "main release/*",
+                "plain-expressions": EXPRESSION},
+    )
     step.env["HOME"] = str(tmp_path / "home")
     result = run_entrypoint(step, workspace)
     print(result.stdout + result.stderr)  # what the run said, for the note
@@ -278,12 +279,11 @@ def _publish_steps(tmp_path: Path, fake: FakeGitHub, workspace: Path, sha: str,
     results = []
     for mode in ("check", "publish"):
         (tmp_path / mode).mkdir()
-        step = runner_env(tmp_path / mode, api_url=fake.url, workspace=workspace,
-                          event_name="schedule", payload=schedule_payload(), sha=sha,
-                          ref="refs/heads/main",
-                          inputs={"github-token": TOKEN, "push-token": PUSH_TOKEN, "mode": mode,
-                                  "version": NIGHTLY, "artifacts": "out",
-                                  "frameworks-from": FRAMEWORKS_FROM})
+        step = Job(tmp_path / mode, fake.url).step(
+            workspace, sha=sha,
+            inputs={"github-token": TOKEN, "push-token": PUSH_TOKEN, "mode": mode,
+                    "version": NIGHTLY, "artifacts": "out",
+                    "frameworks-from": FRAMEWORKS_FROM})
         if path is not None:
             step.env["PATH"] = path
         results.append(run_entrypoint(step, workspace))

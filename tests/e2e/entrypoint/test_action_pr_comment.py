@@ -23,10 +23,10 @@ from support.actions_env import (
     make_origin,
     pull_request_payload,
     run_entrypoint,
-    runner_env,
 )
 from support.fake_github import READ, FakeGitHub
 from support.release import BINARY_ONLY_KEYS, PRODUCT_KEYS, workflow_text
+from support.runner_job import Job
 
 TOKEN = "ghs_e2eCommentWriteToken0123456"
 READ_TOKEN = "ghs_e2eCommentReadToken01234567"
@@ -59,9 +59,9 @@ def _check(tmp: Path, origin: Origin, fake: FakeGitHub, added: list[str], *, tok
     inputs = {"frameworks-from": FRAMEWORKS_FROM, "github-token": token}
     if comment is not None:
         inputs["pr-comment"] = comment
-    step = runner_env(tmp, api_url=fake.url, workspace=workspace, event_name="pull_request",
-                      payload=payload, sha=git(workspace, "rev-parse", "HEAD"),
-                      ref=f"refs/pull/{PULL}/merge", inputs=inputs)
+    step = Job(tmp, fake.url).step(
+        workspace, "pull_request", payload, sha=git(workspace, "rev-parse", "HEAD"),
+        ref=f"refs/pull/{PULL}/merge", inputs=inputs)
     result = run_entrypoint(step, workspace)
     assert result.returncode == 1, result.stdout + result.stderr  # the change brings an error
     return step, result

@@ -30,8 +30,6 @@ from support.actions_env import (
     pull_request_payload,
     push_payload,
     run_entrypoint,
-    runner_env,
-    schedule_payload,
 )
 from support.fake_github import FakeGitHub
 from support.git_http import git_http_server
@@ -45,6 +43,7 @@ from support.release import (
 )
 
 TOKEN = "ghs_e2ePublishToken0123456789"
+TOKENS = {"github-token": TOKEN}
 ALL_KEYS = [*PRODUCT_KEYS, *BINARY_ONLY_KEYS]
 AUTHOR = "Release Bot <release-bot@example.org>"
 NIGHTLY = "1.2.3.20250101"
@@ -74,23 +73,6 @@ def write_zips(folder: Path, version: str, keys=ALL_KEYS) -> Path:
     return folder
 
 
-def _step(fake: FakeGitHub, folder: Path, repo: Served, workspace: Path, event: str, payload,
-          inputs: dict[str, str], sha: str | None = None, ref: str = "refs/heads/main"):
-    """The runner's environment for one step; `folder` holds its event, outputs and summary."""
-    folder.mkdir(parents=True, exist_ok=True)
-    step = runner_env(
-        folder,
-        api_url=fake.url,
-        workspace=workspace,
-        event_name=event,
-        payload=payload,
-        sha=sha or repo.origin.main,
-        ref=ref,
-        inputs={"github-token": TOKEN, **inputs},
-    )
-    return repo.point(step)
-
-
 def assert_token_nowhere(result, step, workspace: Path, token: str = TOKEN) -> None:
     """Not in the log (but the mask), the summary, the outputs, our files or the clone's config."""
     for line in (result.stdout + result.stderr).splitlines():
@@ -111,24 +93,18 @@ def _files(bare: Path, commit: str) -> dict[str, str]:
     return {name: git(bare, "show", f"{commit}:{name}") for name in names}
 
 
-def test_publish_on_schedule_pushes_the_branch(tmp_path, repo, fake_github):
+def test_publish_on_schedule_pushes_the_branch(tmp_path, repo, fake_github, runner):
     workspace = repo.clone("main", tmp_path / "workspace")
     write_zips(workspace / "out", NIGHTLY)
-    step = _step(
-        fake_github,
-        tmp_path,
-        repo,
+    step, result = runner.using(repo, TOKENS).run(
         workspace,
-        "schedule",
-        schedule_payload(),
-        {
+        inputs={
             "version": NIGHTLY,
             "artifacts": "out",
             "frameworks-from": FRAMEWORKS_FROM,
             "author": AUTHOR,
         },
     )
-    result = run_entrypoint(step, workspace)
     assert result.returncode == 0, result.stdout + result.stderr
 
     branch = f"swiftpm-{NIGHTLY}"
@@ -173,21 +149,15 @@ def test_publish_on_schedule_pushes_the_branch(tmp_path, repo, fake_github):
         assert not any(TOKEN in r for r in repo.server.requests)
 
 
-def test_publish_is_blocked_by_a_mismatch(tmp_path, repo, fake_github):
+def test_publish_is_blocked_by_a_mismatch(tmp_path, repo, fake_github, runner):
     workspace = repo.clone("main", tmp_path / "workspace")
     kept = [k for k in ALL_KEYS if k != "kernels_llm"]
     (workspace / WORKFLOW).write_text(workflow_text(kept))
     write_zips(workspace / "out", "1.2.3", kept)
-    step = _step(
-        fake_github,
-        tmp_path,
-        repo,
+    step, result = runner.using(repo, TOKENS).run(
         workspace,
-        "schedule",
-        schedule_payload(),
-        {"version": "1.2.3", "artifacts": "out", "frameworks-from": FRAMEWORKS_FROM},
+        inputs={"version": "1.2.3", "artifacts": "out", "frameworks-from": FRAMEWORKS_FROM},
     )
-    result = run_entrypoint(step, workspace)
     assert result.returncode == 1, result.stdout + result.stderr
     assert repo.heads() == {}
     if repo.server is not None:
@@ -207,21 +177,17 @@ def test_publish_is_blocked_by_a_mismatch(tmp_path, repo, fake_github):
     assert_token_nowhere(result, step, workspace)
 
 
-def test_publish_when_the_branch_exists_leaves_it_alone(tmp_path, repo, fake_github):
+def test_publish_when_the_branch_exists_leaves_it_alone(tmp_path, repo, fake_github, runner):
     git(repo.bare, "update-ref", "refs/heads/swiftpm-1.2.3", repo.origin.swiftpm)
     before = repo.heads()
     workspace = repo.clone("main", tmp_path / "workspace")
     write_zips(workspace / "out", "1.2.3")
-    step = _step(
-        fake_github,
-        tmp_path,
-        repo,
+    step, result = runner.using(repo, TOKENS).run(
         workspace,
         "workflow_dispatch",
         dispatch_payload({"version": "1.2.3"}),
-        {"version": "1.2.3", "artifacts": "out"},
+        inputs={"version": "1.2.3", "artifacts": "out"},
     )
-    result = run_entrypoint(step, workspace)
     assert result.returncode == 1, result.stdout + result.stderr
     assert repo.heads() == before
     run = fake_github.only_check_run()
@@ -238,21 +204,17 @@ def test_publish_when_the_branch_exists_leaves_it_alone(tmp_path, repo, fake_git
     assert draft.lstrip().startswith("```swift\n") and 'let version = "1.2.3"' in draft
 
 
-def test_allow_overwrite_replaces_only_the_commit_it_saw(tmp_path, path_repo, fake_github):
+def test_allow_overwrite_replaces_only_the_commit_it_saw(tmp_path, path_repo, fake_github, runner):
     repo = path_repo
     git(repo.bare, "update-ref", "refs/heads/swiftpm-1.2.3", repo.origin.swiftpm)
     workspace = repo.clone("main", tmp_path / "workspace")
     write_zips(workspace / "out", "1.2.3")
-    step = _step(
-        fake_github,
-        tmp_path,
-        repo,
+    step, result = runner.using(repo, TOKENS).run(
         workspace,
         "workflow_dispatch",
         dispatch_payload({"version": "1.2.3"}),
-        {"version": "1.2.3", "artifacts": "out", "allow-overwrite": "true"},
+        inputs={"version": "1.2.3", "artifacts": "out", "allow-overwrite": "true"},
     )
-    result = run_entrypoint(step, workspace)
     assert result.returncode == 0, result.stdout + result.stderr
     assert "::warning title=swiftpm-guard::allow-overwrite is on" in result.stdout
     assert f"replacing swiftpm-1.2.3 at {repo.origin.swiftpm[:12]}" in result.stderr
@@ -273,13 +235,13 @@ def _artifact_zip(tmp_path: Path, version: str, keys) -> bytes:
     return buffer.getvalue()
 
 
-def test_workflow_dispatch_dry_run_from_a_runs_artifact(tmp_path, repo, fake_github):
+def test_workflow_dispatch_dry_run_from_a_runs_artifact(tmp_path, repo, fake_github, runner):
     """Inputs version, run-id and dry-run; the template dropped backend_mps since a nightly."""
     first = repo.clone("main", tmp_path / "first")
     write_zips(first / "out", NIGHTLY)
-    nightly = _step(
-        fake_github, tmp_path / "nightly", repo, first, "schedule", schedule_payload(),
-        {"version": NIGHTLY, "artifacts": "out"},
+    nightly = runner.using(repo, TOKENS).step(
+        first,
+        inputs={"version": NIGHTLY, "artifacts": "out"},
     )
     assert run_entrypoint(nightly, first).returncode == 0
     published = repo.heads()
@@ -290,14 +252,11 @@ def test_workflow_dispatch_dry_run_from_a_runs_artifact(tmp_path, repo, fake_git
     fake_github.add_artifact(REPOSITORY, 4242, "frameworks", _artifact_zip(tmp_path, "1.2.3", kept))
     inputs = {"version": "1.2.3", "run-id": "4242", "dry-run": "true"}
     workspace = repo.clone("main", tmp_path / "workspace")
-    step = _step(
-        fake_github,
-        tmp_path / "dispatch",
-        repo,
+    step = runner.using(repo, TOKENS).step(
         workspace,
         "workflow_dispatch",
         dispatch_payload(inputs),
-        {**inputs, "artifact-name": "frameworks"},
+        inputs={**inputs, "artifact-name": "frameworks"},
     )
     checks_before = len(fake_github.check_runs)
     result = run_entrypoint(step, workspace)
@@ -321,7 +280,8 @@ def test_workflow_dispatch_dry_run_from_a_runs_artifact(tmp_path, repo, fake_git
 
 
 @pytest.mark.parametrize("event", ["pull_request", "merge_group"])
-def test_publish_mode_on_a_pull_request_only_checks(tmp_path, path_repo, fake_github, event):
+def test_publish_mode_on_a_pull_request_only_checks(tmp_path, path_repo, fake_github, event,
+                                                    runner):
     repo = path_repo
     workspace = repo.clone("main", tmp_path / "workspace")
     git(workspace, "checkout", "-q", "-b", "feature")
@@ -335,18 +295,14 @@ def test_publish_mode_on_a_pull_request_only_checks(tmp_path, path_repo, fake_gi
         if event == "pull_request"
         else {"merge_group": {"head_sha": head, "head_ref": "gh-readonly-queue/main/pr-3"}}
     )
-    step = _step(
-        fake_github,
-        tmp_path,
-        repo,
+    step, result = runner.using(repo, TOKENS).run(
         workspace,
         event,
         payload,
-        {"mode": "publish", "version": "1.2.3", "artifacts": "out"},
         sha=head,
         ref="refs/pull/3/merge" if event == "pull_request" else "refs/heads/gh-readonly-queue/main/pr-3",
+        inputs={"mode": "publish", "version": "1.2.3", "artifacts": "out"},
     )
-    result = run_entrypoint(step, workspace)
     assert result.returncode == 0, result.stdout + result.stderr
     assert repo.heads() == {}  # consistent, and still never pushed
     notice = f"mode publish on a `{event}` event: checked only, nothing is pushed"
@@ -357,7 +313,8 @@ def test_publish_mode_on_a_pull_request_only_checks(tmp_path, path_repo, fake_gi
     assert step.outputs()["pushed"] == "false"
 
 
-def test_a_push_event_with_explicit_publish_mode_publishes(tmp_path, path_repo, fake_github):
+def test_a_push_event_with_explicit_publish_mode_publishes(tmp_path, path_repo, fake_github,
+                                                           runner):
     """Tag-driven releases set `mode: publish` and name their tags in `publish-refs`; a push
     event is then allowed to publish. Without the tags in publish-refs it only checks."""
     repo = path_repo
@@ -365,24 +322,32 @@ def test_a_push_event_with_explicit_publish_mode_publishes(tmp_path, path_repo, 
     write_zips(workspace / "out", "1.2.3")
     inputs = {"mode": "publish", "version": "1.2.3", "artifacts": "out"}
     payload = push_payload(ref="refs/tags/v1.2.3", before="0" * 40, after=repo.origin.main)
-    step = _step(fake_github, tmp_path / "default", repo, workspace, "push", payload, inputs,
-                 ref="refs/tags/v1.2.3")
-    result = run_entrypoint(step, workspace)
+    step, result = runner.using(repo, TOKENS).run(
+        workspace,
+        "push",
+        payload,
+        ref="refs/tags/v1.2.3",
+        inputs=inputs,
+    )
     assert result.returncode == 0, result.stdout + result.stderr
     assert repo.heads() == {}
     assert step.outputs()["pushed"] == "false"
     assert "`refs/tags/v1.2.3` is not a ref publish-refs allows" in step.outputs()[
         "not-pushed-reason"]
 
-    step = _step(fake_github, tmp_path, repo, workspace, "push", payload,
-                 {**inputs, "publish-refs": "main refs/tags/v*"}, ref="refs/tags/v1.2.3")
-    result = run_entrypoint(step, workspace)
+    step, result = runner.using(repo, TOKENS).run(
+        workspace,
+        "push",
+        payload,
+        ref="refs/tags/v1.2.3",
+        inputs={**inputs, "publish-refs": "main refs/tags/v*"},
+    )
     assert result.returncode == 0, result.stdout + result.stderr
     assert "swiftpm-1.2.3" in repo.heads()
     assert step.outputs()["pushed"] == "true"
 
 
-def test_without_a_clone_publish_uses_the_server_url(tmp_path, fake_github):
+def test_without_a_clone_publish_uses_the_server_url(tmp_path, fake_github, runner):
     """No checkout at all: `{GITHUB_SERVER_URL}/{GITHUB_REPOSITORY}.git`, token as a header."""
     origin = make_origin(tmp_path / "remote")
     with served("http", origin, tmp_path / "srv", TOKEN) as repo:
@@ -390,16 +355,12 @@ def test_without_a_clone_publish_uses_the_server_url(tmp_path, fake_github):
         fake_github.add_token(TOKEN)
         workspace = tmp_path / "workspace"
         write_zips(workspace / "out", "1.2.3")
-        step = _step(
-            fake_github,
-            tmp_path,
-            repo,
+        _step, result = runner.using(repo, TOKENS).run(
             workspace,
             "workflow_dispatch",
             dispatch_payload({"version": "1.2.3"}),
-            {"version": "1.2.3", "artifacts": "out"},
+            inputs={"version": "1.2.3", "artifacts": "out"},
         )
-        result = run_entrypoint(step, workspace)
         assert result.returncode == 0, result.stdout + result.stderr
         assert "swiftpm-1.2.3" in repo.heads()
         assert f"repository {repo.url} (GITHUB_SERVER_URL)" in result.stderr
@@ -408,7 +369,7 @@ def test_without_a_clone_publish_uses_the_server_url(tmp_path, fake_github):
             assert TOKEN not in line or line == f"::add-mask::{TOKEN}"
 
 
-def test_the_clones_origin_is_never_where_the_action_goes(tmp_path, fake_github):
+def test_the_clones_origin_is_never_where_the_action_goes(tmp_path, fake_github, runner):
     """An earlier step pointed the clone's origin at another server: the action never asks
     it (nor reads the clone's config to find it) and publishes at GITHUB_SERVER_URL."""
     origin = make_origin(tmp_path / "remote")
@@ -421,16 +382,12 @@ def test_the_clones_origin_is_never_where_the_action_goes(tmp_path, fake_github)
         workspace = repo.clone("main", tmp_path / "workspace")
         git(workspace, "remote", "set-url", "origin", decoy.url(f"{REPOSITORY}.git"))
         write_zips(workspace / "out", "1.2.3")
-        step = _step(
-            fake_github,
-            tmp_path,
-            repo,
+        step, result = runner.using(repo, TOKENS).run(
             workspace,
             "workflow_dispatch",
             dispatch_payload({"version": "1.2.3"}),
-            {"version": "1.2.3", "artifacts": "out"},
+            inputs={"version": "1.2.3", "artifacts": "out"},
         )
-        result = run_entrypoint(step, workspace)
         assert result.returncode == 0, result.stdout + result.stderr
         assert f"repository {repo.url} (GITHUB_SERVER_URL)" in result.stderr
         assert decoy.requests == [] and decoy.authorizations == []
@@ -438,7 +395,7 @@ def test_the_clones_origin_is_never_where_the_action_goes(tmp_path, fake_github)
         assert_token_nowhere(result, step, workspace)
 
 
-def test_a_workspace_owned_by_another_user(tmp_path, path_repo, fake_github):
+def test_a_workspace_owned_by_another_user(tmp_path, path_repo, fake_github, runner):
     """The runner's checkout belongs to uid 1001; the action runs as root (as here)."""
     if os.geteuid() != 0:
         pytest.skip("needs root to hand the workspace to uid 1001")
@@ -450,31 +407,21 @@ def test_a_workspace_owned_by_another_user(tmp_path, path_repo, fake_github):
     dubious = git_status(workspace)
     assert "dubious ownership" in dubious  # git really refuses this workspace by default
 
-    check = _step(
-        fake_github,
-        tmp_path / "check",
-        repo,
+    check, result = runner.using(repo, TOKENS).run(
         workspace,
         "push",
         push_payload(ref="refs/heads/main", before="0" * 40, after=repo.origin.main),
-        {"frameworks-from": FRAMEWORKS_FROM},
+        inputs={"frameworks-from": FRAMEWORKS_FROM},
     )
-    result = run_entrypoint(check, workspace)
     assert result.returncode == 0, result.stdout + result.stderr
     # The template came through git from the clone (fetched), not through the API.
     assert fake_github.calls("repos/get-content") == []
     assert "template `Package.swift.template` from origin/swiftpm" in check.summary()
 
-    publish = _step(
-        fake_github,
-        tmp_path / "publish",
-        repo,
+    publish, result = runner.using(repo, TOKENS).run(
         workspace,
-        "schedule",
-        schedule_payload(),
-        {"version": "1.2.3", "artifacts": "out", "author": AUTHOR},
+        inputs={"version": "1.2.3", "artifacts": "out", "author": AUTHOR},
     )
-    result = run_entrypoint(publish, workspace)
     assert result.returncode == 0, result.stdout + result.stderr
     server = publish.env["GITHUB_SERVER_URL"]
     assert f"repository {server}/{REPOSITORY}.git (GITHUB_SERVER_URL)" in result.stderr
@@ -496,23 +443,21 @@ def git_status(workspace: Path) -> str:
     return done.stderr
 
 
-def test_publish_and_audit_when_the_jobs_path_leads_nowhere(tmp_path, path_repo, fake_github):
+def test_publish_and_audit_when_the_jobs_path_leads_nowhere(tmp_path, path_repo, fake_github,
+                                                            runner):
     """The runner passes the job's env into the container: `PATH=/nonsense` is legal."""
     repo = path_repo
     workspace = repo.clone("main", tmp_path / "workspace")
     write_zips(workspace / "out", "1.2.3")
-    publish = _step(
-        fake_github, tmp_path / "publish", repo, workspace, "schedule", schedule_payload(),
-        {"version": "1.2.3", "artifacts": "out"},
+    publish = runner.using(repo, TOKENS).step(
+        workspace,
+        inputs={"version": "1.2.3", "artifacts": "out"},
     )
     publish.env["PATH"] = "/nonsense"
     result = run_entrypoint(publish, workspace)
     assert result.returncode == 0, result.stdout + result.stderr
     assert "swiftpm-1.2.3" in repo.heads()
-    audit = _step(
-        fake_github, tmp_path / "audit", repo, workspace, "schedule", schedule_payload(),
-        {"mode": "audit"},
-    )
+    audit = runner.using(repo, TOKENS).step(workspace, inputs={"mode": "audit"})
     audit.env["PATH"] = "/nonsense"
     result = run_entrypoint(audit, workspace)
     assert result.returncode == 0, result.stdout + result.stderr
@@ -535,16 +480,15 @@ def test_publish_and_audit_when_the_jobs_path_leads_nowhere(tmp_path, path_repo,
     ],
 )
 def test_bad_publish_inputs_are_exit_2_and_push_nothing(
-    tmp_path, path_repo, fake_github, inputs, message
+    tmp_path, path_repo, fake_github, inputs, message, runner
 ):
     repo = path_repo
     workspace = repo.clone("main", tmp_path / "workspace")
     write_zips(workspace / "out", "1.2.3")
-    step = _step(
-        fake_github, tmp_path, repo, workspace, "schedule", schedule_payload(),
-        {"version": "1.2.3", "artifacts": "out", **inputs},
+    _step, result = runner.using(repo, TOKENS).run(
+        workspace,
+        inputs={"version": "1.2.3", "artifacts": "out", **inputs},
     )
-    result = run_entrypoint(step, workspace)
     assert result.returncode == 2, result.stdout + result.stderr
     assert f"::error title=swiftpm-guard::{message}" in result.stdout
     assert repo.heads() == {} and fake_github.check_runs == {}

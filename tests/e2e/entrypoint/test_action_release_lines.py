@@ -23,9 +23,6 @@ from support.actions_env import (
     git,
     line_of,
     pull_request_payload,
-    run_entrypoint,
-    runner_env,
-    schedule_payload,
 )
 from support.fake_github import FakeGitHub
 from support.markdown import rendered_text, table_rows
@@ -42,8 +39,10 @@ from support.release_lines import (
     executorch_workflow,
     make_history,
 )
+from support.runner_job import Job
 
 TOKEN = "ghs_releaseLinesToken0123456789ab"
+TOKENS = {"github-token": TOKEN}
 LINES = {"frameworks-from": FRAMEWORKS_FROM, "frameworks-ref": "main release/*",
          "plain-expressions": EXPRESSION}
 
@@ -60,17 +59,7 @@ def _checkout(history: History, branch: str, dest: Path) -> Path:
     return clone(Origin(history.bare, history.main, history.swiftpm), branch, dest)
 
 
-def _run(fake: FakeGitHub, tmp: Path, workspace: Path, event: str, payload, inputs, *,
-         sha: str, ref: str):
-    folder = tmp / f"step-{len(list(tmp.glob('step-*')))}"
-    folder.mkdir()
-    step = runner_env(folder, api_url=fake.url, workspace=workspace, event_name=event,
-                      payload=payload, sha=sha, ref=ref,
-                      inputs={"github-token": TOKEN, **inputs})
-    return step, run_entrypoint(step, workspace)
-
-
-def _template_pr(tmp_path: Path, history: History, fake: FakeGitHub, inputs=LINES):
+def _template_pr(tmp_path: Path, history: History, runner: Job, inputs=LINES):
     """The torchao pull request: the template asks for a product `main` does not build yet."""
     workspace = _checkout(history, "swiftpm", tmp_path / "workspace")
     git(workspace, "checkout", "-q", "-b", "torchao-swiftpm")
@@ -78,14 +67,14 @@ def _template_pr(tmp_path: Path, history: History, fake: FakeGitHub, inputs=LINE
     head = commit_all(workspace, "Add GGUF kernels (#13401)")
     payload = pull_request_payload(number=13401, head_sha=head, head_ref="torchao-swiftpm",
                                    base_ref="swiftpm", base_sha=history.swiftpm)
-    step, result = _run(fake, tmp_path, workspace, "pull_request", payload, inputs, sha=head,
-                        ref="refs/pull/13401/merge")
+    step, result = runner.using(inputs=TOKENS).run(
+        workspace, "pull_request", payload, sha=head, ref="refs/pull/13401/merge", inputs=inputs)
     return workspace, head, step, result
 
 
 def test_a_template_pr_against_every_release_line_names_the_problem(
-        tmp_path, history, fake_github):
-    workspace, head, step, result = _template_pr(tmp_path, history, fake_github)
+        tmp_path, history, fake_github, runner):
+    workspace, head, step, result = _template_pr(tmp_path, history, runner)
     assert result.returncode == 1, result.stdout + result.stderr
     run = fake_github.only_check_run()
     assert run["conclusion"] == "failure"  # the pull request brings the error
@@ -141,8 +130,8 @@ def test_a_template_pr_against_every_release_line_names_the_problem(
     assert step.outputs()["check-run-id"] == str(run["id"])
 
 
-def test_old_lines_weigh_as_errors_when_named_active(tmp_path, history, fake_github):
-    _, _, _, result = _template_pr(tmp_path, history, fake_github,
+def test_old_lines_weigh_as_errors_when_named_active(tmp_path, history, fake_github, runner):
+    _, _, _, result = _template_pr(tmp_path, history, runner,
                                    {**LINES, "active-refs": "main release/*"})
     assert result.returncode == 1
     document = json.loads((tmp_path / "workspace" / ".swiftpm-guard" / "report.json")
@@ -151,16 +140,16 @@ def test_old_lines_weigh_as_errors_when_named_active(tmp_path, history, fake_git
     assert old and {f["severity"] for f in old} == {"error"}
 
 
-def test_the_expression_is_refused_unless_vouched_for(tmp_path, history, fake_github):
+def test_the_expression_is_refused_unless_vouched_for(tmp_path, history, fake_github, runner):
     inputs = {k: v for k, v in LINES.items() if k != "plain-expressions"}
-    _, _, _step, result = _template_pr(tmp_path, history, fake_github, inputs)
+    _, _, _step, result = _template_pr(tmp_path, history, runner, inputs)
     assert result.returncode == 2
     assert f"GitHub expression ${{{{ {EXPRESSION} }}}}" in result.stdout
     assert "input plain-expressions" in result.stdout and "(frameworks-ref main)" in result.stdout
 
 
 def test_a_pull_request_into_the_template_branch_that_fixes_nothing_new_stays_neutral(
-        tmp_path, history, fake_github):
+        tmp_path, history, fake_github, runner):
     """The old line's drift is on the base too: shown as already there, not failing."""
     workspace = _checkout(history, "swiftpm", tmp_path / "workspace")
     git(workspace, "checkout", "-q", "-b", "readme")
@@ -168,9 +157,9 @@ def test_a_pull_request_into_the_template_branch_that_fixes_nothing_new_stays_ne
     head = commit_all(workspace, "Document the template (#5000)")
     payload = pull_request_payload(number=5000, head_sha=head, head_ref="readme",
                                    base_ref="swiftpm", base_sha=history.swiftpm)
-    _step, result = _run(fake_github, tmp_path, workspace, "pull_request", payload,
-                        {**LINES, "active-refs": "main release/*"}, sha=head,
-                        ref="refs/pull/5000/merge")
+    _step, result = runner.using(inputs=TOKENS).run(
+        workspace, "pull_request", payload, sha=head, ref="refs/pull/5000/merge",
+        inputs={**LINES, "active-refs": "main release/*"})
     assert result.returncode == 0, result.stdout + result.stderr
     run = fake_github.only_check_run()
     assert run["conclusion"] == "neutral"
@@ -182,7 +171,7 @@ def test_a_pull_request_into_the_template_branch_that_fixes_nothing_new_stays_ne
 # -- pull requests into main: new versus existing -----------------------------------------------
 
 
-def _main_pr(tmp_path: Path, history: History, fake: FakeGitHub, keys, number: int,
+def _main_pr(tmp_path: Path, history: History, runner: Job, keys, number: int,
              template_products=LIVE_PRODUCTS):
     if template_products != LIVE_PRODUCTS:  # the template runs ahead of main
         seed = tmp_path / "template-change"
@@ -198,13 +187,15 @@ def _main_pr(tmp_path: Path, history: History, fake: FakeGitHub, keys, number: i
     payload = pull_request_payload(number=number, head_sha=head, head_ref=f"change-{number}",
                                    base_ref="main", base_sha=history.main)
     inputs = {"frameworks-from": FRAMEWORKS_FROM, "plain-expressions": EXPRESSION}
-    return workspace, *_run(fake, tmp_path, workspace, "pull_request", payload, inputs,
-                            sha=head, ref=f"refs/pull/{number}/merge")
+    return workspace, *runner.using(inputs=TOKENS).run(
+        workspace, "pull_request", payload, sha=head, ref=f"refs/pull/{number}/merge",
+        inputs=inputs)
 
 
-def test_a_pull_request_into_main_that_introduces_drift_fails(tmp_path, history, fake_github):
+def test_a_pull_request_into_main_that_introduces_drift_fails(tmp_path, history, fake_github,
+                                                              runner):
     keys = [k for k in LIVE_KEYS if k != "kernels_llm"]
-    _workspace, _step, result = _main_pr(tmp_path, history, fake_github, keys, 31)
+    _workspace, _step, result = _main_pr(tmp_path, history, runner, keys, 31)
     assert result.returncode == 1, result.stdout + result.stderr
     run = fake_github.only_check_run()
     assert run["conclusion"] == "failure"
@@ -219,8 +210,8 @@ def test_a_pull_request_into_main_that_introduces_drift_fails(tmp_path, history,
 
 
 def test_a_pull_request_into_main_with_only_existing_drift_is_neutral(
-        tmp_path, history, fake_github):
-    _workspace, _step, result = _main_pr(tmp_path, history, fake_github, LIVE_KEYS, 32,
+        tmp_path, history, fake_github, runner):
+    _workspace, _step, result = _main_pr(tmp_path, history, runner, LIVE_KEYS, 32,
                                        template_products=[*LIVE_PRODUCTS, "kernels_gguf"])
     assert result.returncode == 0, result.stdout + result.stderr
     run = fake_github.only_check_run()
@@ -237,16 +228,16 @@ def test_a_pull_request_into_main_with_only_existing_drift_is_neutral(
 
 
 def test_the_nightly_lists_template_findings_instead_of_annotating_main(
-        tmp_path, history, fake_github):
+        tmp_path, history, fake_github, runner):
     workspace = _checkout(history, "main", tmp_path / "workspace")
     version = "1.5.0.20250819"
     out = workspace / "out"
     out.mkdir()
     for name in all_names([k for k in LIVE_KEYS if k != "kernels_llm"]):
         write_zip(out / f"{name}-{version}.zip", name)
-    _step, result = _run(fake_github, tmp_path, workspace, "schedule", schedule_payload(),
-                        {"mode": "check", "version": version, "artifacts": "out"},
-                        sha=history.main, ref="refs/heads/main")
+    _step, result = runner.using(inputs=TOKENS).run(
+        workspace, sha=history.main,
+        inputs={"mode": "check", "version": version, "artifacts": "out"})
     assert result.returncode == 1, result.stdout + result.stderr
     run = fake_github.only_check_run()
     assert fake_github.annotations[run["id"]] == []  # main has no Package.swift.template
@@ -258,37 +249,39 @@ def test_the_nightly_lists_template_findings_instead_of_annotating_main(
 # -- one check run per job ------------------------------------------------------------------------
 
 
-def test_a_later_step_updates_the_earlier_steps_check_run(tmp_path, history, fake_github):
-    workspace, head, first, result = _template_pr(tmp_path, history, fake_github)
+def test_a_later_step_updates_the_earlier_steps_check_run(tmp_path, history, fake_github, runner):
+    workspace, head, first, result = _template_pr(tmp_path, history, runner)
     assert result.returncode == 1
     run_id = first.outputs()["check-run-id"]
     shown = len(fake_github.annotations[int(run_id)])
     assert shown > 0
     payload = json.loads(Path(first.env["GITHUB_EVENT_PATH"]).read_text())
-    second, result = _run(fake_github, tmp_path, workspace, "pull_request", payload,
-                          {**LINES, "check-run": run_id}, sha=head, ref="refs/pull/13401/merge")
+    second, result = runner.using(inputs=TOKENS).run(
+        workspace, "pull_request", payload, sha=head, ref="refs/pull/13401/merge",
+        inputs={**LINES, "check-run": run_id})
     assert result.returncode == 1
     run = fake_github.only_check_run()  # one run, updated
     assert str(run["id"]) == run_id == second.outputs()["check-run-id"]
     assert run["updates"] >= 1
     assert len(fake_github.annotations[run["id"]]) == shown  # nothing sent twice
 
-    third, result = _run(fake_github, tmp_path, workspace, "pull_request", payload,
-                         {**LINES, "check-run": "none"}, sha=head, ref="refs/pull/13401/merge")
+    third, result = runner.using(inputs=TOKENS).run(
+        workspace, "pull_request", payload, sha=head, ref="refs/pull/13401/merge",
+        inputs={**LINES, "check-run": "none"})
     assert len(fake_github.check_runs) == 1 and result.returncode == 1
     assert third.outputs()["check-run-id"] == ""
     assert "input check-run is none" in third.summary()
 
 
-def test_output_files_belong_to_the_workspace_owner(tmp_path, history, fake_github):
+def test_output_files_belong_to_the_workspace_owner(tmp_path, history, fake_github, runner):
     if os.geteuid() != 0:
         pytest.skip("needs root to run as the action's container does")
-    workspace, head, step, result = _template_pr(tmp_path, history, fake_github)
+    workspace, head, step, result = _template_pr(tmp_path, history, runner)
     assert result.returncode == 1
     os.chown(workspace, 1001, 1001)
-    _, result = _run(fake_github, tmp_path, workspace, "pull_request",
-                     json.loads(Path(step.env["GITHUB_EVENT_PATH"]).read_text()), LINES,
-                     sha=head, ref="refs/pull/13401/merge")
+    _, result = runner.using(inputs=TOKENS).run(
+        workspace, "pull_request", json.loads(Path(step.env["GITHUB_EVENT_PATH"]).read_text()),
+        sha=head, ref="refs/pull/13401/merge", inputs=LINES)
     folder = workspace / ".swiftpm-guard"
     for path in (folder, *folder.iterdir()):
         assert (path.stat().st_uid, path.stat().st_gid) == (1001, 1001), path
@@ -296,8 +289,8 @@ def test_output_files_belong_to_the_workspace_owner(tmp_path, history, fake_gith
 
 @pytest.mark.parametrize("refs", ["main relese/*", "relese/*", "main release/9.9"])
 def test_a_frameworks_ref_that_matches_nothing_is_exit_2_naming_it(
-        tmp_path, history, fake_github, refs):
-    _, _, _step, result = _template_pr(tmp_path, history, fake_github,
+        tmp_path, history, fake_github, refs, runner):
+    _, _, _step, result = _template_pr(tmp_path, history, runner,
                                       {**LINES, "frameworks-ref": refs})
     assert result.returncode == 2, result.stdout + result.stderr
     wrong = refs.split()[-1]
@@ -309,7 +302,7 @@ def test_a_frameworks_ref_that_matches_nothing_is_exit_2_naming_it(
 
 
 def test_a_decoy_release_branch_does_not_demote_the_line_that_published(
-        tmp_path, history, fake_github):
+        tmp_path, history, fake_github, runner):
     """Issue 32: an empty `release/99.0` (anyone who can push a branch) made itself "the newest
     line" and demoted release/1.4, which published swiftpm-1.4.0, to warnings: a template pull
     request that breaks release/1.4 passed. What was published decides now."""
@@ -325,7 +318,7 @@ def test_a_decoy_release_branch_does_not_demote_the_line_that_published(
     git(seed, "push", "-q", "origin", "main", "release/99.0")
     history = History(history.bare, git(seed, "rev-parse", "main"), history.swiftpm)
 
-    _workspace, _head, _step, result = _template_pr(tmp_path, history, fake_github)
+    _workspace, _head, _step, result = _template_pr(tmp_path, history, runner)
     assert result.returncode == 1, result.stdout + result.stderr  # release/1.4 breaks
     run = fake_github.only_check_run()
     assert run["conclusion"] == "failure"

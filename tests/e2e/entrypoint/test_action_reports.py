@@ -25,8 +25,6 @@ from support.actions_env import (
     git,
     line_of,
     pull_request_payload,
-    run_entrypoint,
-    runner_env,
 )
 from support.executorch import RELEASE_KEYS, REMOVED, make_executorch
 from support.fake_github import FakeGitHub
@@ -39,8 +37,10 @@ from support.release_lines import (
     History,
     make_drift_history,
 )
+from support.runner_job import Job
 
 TOKEN = "ghs_reportsToken0123456789abcdefgh"
+TOKENS = {"github-token": TOKEN}
 LINES = {"frameworks-from": FRAMEWORKS_FROM, "frameworks-ref": "main release/*",
          "plain-expressions": EXPRESSION}
 
@@ -53,17 +53,7 @@ def drift(tmp_path: Path, fake_github: FakeGitHub) -> History:
     return made
 
 
-def _run(fake: FakeGitHub, tmp: Path, workspace: Path, event: str, payload, inputs, *,
-         sha: str, ref: str):
-    folder = tmp / f"step-{len(list(tmp.glob('step-*')))}"
-    folder.mkdir()
-    step = runner_env(folder, api_url=fake.url, workspace=workspace, event_name=event,
-                      payload=payload, sha=sha, ref=ref,
-                      inputs={"github-token": TOKEN, **inputs})
-    return step, run_entrypoint(step, workspace)
-
-
-def _torchao_pr(tmp_path: Path, history: History, fake: FakeGitHub):
+def _torchao_pr(tmp_path: Path, history: History, runner: Job):
     workspace = clone(Origin(history.bare, history.main, history.swiftpm), "swiftpm",
                       tmp_path / "workspace")
     git(workspace, "checkout", "-q", "-b", "torchao-swiftpm")
@@ -71,17 +61,17 @@ def _torchao_pr(tmp_path: Path, history: History, fake: FakeGitHub):
     head = commit_all(workspace, "Add GGUF kernels (#13401)")
     payload = pull_request_payload(number=13401, head_sha=head, head_ref="torchao-swiftpm",
                                    base_ref="swiftpm", base_sha=history.swiftpm)
-    step, result = _run(fake, tmp_path, workspace, "pull_request", payload, LINES, sha=head,
-                        ref="refs/pull/13401/merge")
+    step, result = runner.using(inputs=TOKENS).run(
+        workspace, "pull_request", payload, sha=head, ref="refs/pull/13401/merge", inputs=LINES)
     return workspace, step, result
 
 
 def test_lines_that_no_longer_publish_are_one_row_each_and_errors_lead(
-        tmp_path, drift, fake_github):
+        tmp_path, drift, fake_github, runner):
     """The torchao PR against main, release/1.4 and six old lines that still build MPS: the
     check run was 22 KB of per-finding warnings on release/0.2 to 0.7 (58 KB on ExecuTorch),
     with 30 warnings in the log before the two errors."""
-    workspace, step, result = _torchao_pr(tmp_path, drift, fake_github)
+    workspace, step, result = _torchao_pr(tmp_path, drift, runner)
     assert result.returncode == 1, result.stdout + result.stderr
     run = fake_github.only_check_run()
     output = run["output"]
@@ -141,13 +131,14 @@ def _release_build(tmp_path: Path, et, folder: str = "frameworks-ios") -> Path:
 
 
 def test_a_dropped_name_is_annotated_on_the_frameworks_line_with_the_commit_that_dropped_it(
-        tmp_path, executorch, fake_github):
+        tmp_path, executorch, fake_github, runner):
     workspace = _release_build(tmp_path, executorch)
     ref = "refs/heads/release/1.0"
-    _step, result = _run(fake_github, tmp_path, workspace, "workflow_dispatch",
-                         dispatch_payload({}, ref=ref),
-                         {"version": "1.0.1", "artifacts": "frameworks-ios",
-                          "frameworks-from": FRAMEWORKS_FROM}, sha=executorch.release, ref=ref)
+    _step, result = runner.using(inputs=TOKENS).run(
+        workspace, "workflow_dispatch", dispatch_payload({}, ref=ref), sha=executorch.release,
+        ref=ref,
+        inputs={"version": "1.0.1", "artifacts": "frameworks-ios",
+                "frameworks-from": FRAMEWORKS_FROM})
     assert result.returncode == 1, result.stdout + result.stderr
     run = fake_github.only_check_run()
     declared = line_of(workspace / WORKFLOW, f'"{REMOVED}"')
@@ -181,7 +172,7 @@ def _run_artifact(tmp_path: Path, fake: FakeGitHub) -> None:
 
 @pytest.mark.parametrize("declared", [True, False])
 def test_a_run_artifacts_dropped_name_names_the_line_or_stays_job_level(
-        tmp_path, executorch, fake_github, declared):
+        tmp_path, executorch, fake_github, declared, runner):
     """Zips from a run's artifact: annotated on FRAMEWORKS when the list is given, else on
     no file at all; the title says who built it and the summary how to fix it."""
     workspace = clone(Origin(executorch.bare, executorch.main, executorch.swiftpm),
@@ -191,8 +182,9 @@ def test_a_run_artifacts_dropped_name_names_the_line_or_stays_job_level(
     inputs = {"version": "1.0.1", "run-id": "4242", "artifact-name": "frameworks-ios"}
     if declared:
         inputs["frameworks-from"] = FRAMEWORKS_FROM
-    _step, result = _run(fake_github, tmp_path, workspace, "workflow_dispatch",
-                         dispatch_payload({}, ref=ref), inputs, sha=executorch.release, ref=ref)
+    _step, result = runner.using(inputs=TOKENS).run(
+        workspace, "workflow_dispatch", dispatch_payload({}, ref=ref), sha=executorch.release,
+        ref=ref, inputs=inputs)
     assert result.returncode == 1, result.stdout + result.stderr
     run = fake_github.only_check_run()
     assert run["output"]["title"] == \
@@ -208,7 +200,7 @@ def test_a_run_artifacts_dropped_name_names_the_line_or_stays_job_level(
 
 
 def test_without_a_check_run_an_error_on_no_line_is_a_job_level_annotation(
-        tmp_path, executorch, fake_github):
+        tmp_path, executorch, fake_github, runner):
     """Workflow commands carry the annotations (a dry run makes no check run): the zip's
     error is an `::error` without a file, once, not also a plain log line."""
     workspace = clone(Origin(executorch.bare, executorch.main, executorch.swiftpm),
@@ -217,8 +209,9 @@ def test_without_a_check_run_an_error_on_no_line_is_a_job_level_annotation(
     ref = "refs/heads/release/1.0"
     inputs = {"version": "1.0.1", "run-id": "4242", "artifact-name": "frameworks-ios",
               "dry-run": "true"}
-    _step, result = _run(fake_github, tmp_path, workspace, "workflow_dispatch",
-                         dispatch_payload({}, ref=ref), inputs, sha=executorch.release, ref=ref)
+    _step, result = runner.using(inputs=TOKENS).run(
+        workspace, "workflow_dispatch", dispatch_payload({}, ref=ref), sha=executorch.release,
+        ref=ref, inputs=inputs)
     assert result.returncode == 1, result.stdout + result.stderr
     assert fake_github.check_runs == {}
     errors = [line for line in result.stdout.splitlines() if line.startswith("::error")]
@@ -235,17 +228,16 @@ def test_without_a_check_run_an_error_on_no_line_is_a_job_level_annotation(
 
 @pytest.mark.parametrize("check_run", ["update", "create"])
 def test_a_free_version_in_preflight_does_not_retitle_the_jobs_check_run(
-        tmp_path, executorch, fake_github, check_run):
+        tmp_path, executorch, fake_github, check_run, runner):
     workspace = clone(Origin(executorch.bare, executorch.main, executorch.swiftpm), "main",
                       tmp_path / "workspace")
     (workspace / "out").mkdir()
     for name in all_names([k for k in RELEASE_KEYS if k != REMOVED]):
         write_zip(workspace / "out" / f"{name}-1.2.0.zip", name)
     ref = "refs/heads/main"
-    first, result = _run(fake_github, tmp_path, workspace, "workflow_dispatch",
-                         dispatch_payload({}, ref=ref),
-                         {"mode": "check", "version": "1.2.0", "artifacts": "out"},
-                         sha=executorch.main, ref=ref)
+    first, result = runner.using(inputs=TOKENS).run(
+        workspace, "workflow_dispatch", dispatch_payload({}, ref=ref), sha=executorch.main,
+        ref=ref, inputs={"mode": "check", "version": "1.2.0", "artifacts": "out"})
     assert result.returncode == 0, result.stdout + result.stderr
     made = fake_github.only_check_run()
     title = made["output"]["title"]
@@ -253,8 +245,9 @@ def test_a_free_version_in_preflight_does_not_retitle_the_jobs_check_run(
     inputs = {"mode": "preflight", "version": "1.2.0"}
     if check_run == "update":
         inputs["check-run"] = first.outputs()["check-run-id"]
-    free, result = _run(fake_github, tmp_path, workspace, "workflow_dispatch",
-                        dispatch_payload({}, ref=ref), inputs, sha=executorch.main, ref=ref)
+    free, result = runner.using(inputs=TOKENS).run(
+        workspace, "workflow_dispatch", dispatch_payload({}, ref=ref), sha=executorch.main,
+        ref=ref, inputs=inputs)
     assert result.returncode == 0, result.stdout + result.stderr
     run = fake_github.only_check_run()  # none made, none updated
     assert run["output"]["title"] == title and run.get("updates", 0) == 0
@@ -264,14 +257,15 @@ def test_a_free_version_in_preflight_does_not_retitle_the_jobs_check_run(
 
     taken = {"mode": "preflight", "version": "1.1.0",
              "check-run": first.outputs()["check-run-id"]}
-    _step, result = _run(fake_github, tmp_path, workspace, "workflow_dispatch",
-                         dispatch_payload({}, ref=ref), taken, sha=executorch.main, ref=ref)
+    _step, result = runner.using(inputs=TOKENS).run(
+        workspace, "workflow_dispatch", dispatch_payload({}, ref=ref), sha=executorch.main,
+        ref=ref, inputs=taken)
     assert result.returncode == 1  # a taken version decides the job: it is said there
     assert fake_github.only_check_run()["output"]["title"] == "swiftpm-1.1.0 is taken"
 
 
 def test_a_run_that_does_not_publish_shows_the_draft_manifest_fenced(
-        tmp_path, executorch, fake_github):
+        tmp_path, executorch, fake_github, runner):
     """A check with a version, one name not built: the job summary holds what would have
     been published, placeholder and all, in a swift fence."""
     workspace = clone(Origin(executorch.bare, executorch.main, executorch.swiftpm), "main",
@@ -280,10 +274,9 @@ def test_a_run_that_does_not_publish_shows_the_draft_manifest_fenced(
     for name in all_names([k for k in RELEASE_KEYS if k not in (REMOVED, "kernels_llm")]):
         write_zip(workspace / "out" / f"{name}-1.2.0.zip", name)
     ref = "refs/heads/main"
-    step, result = _run(fake_github, tmp_path, workspace, "workflow_dispatch",
-                        dispatch_payload({}, ref=ref),
-                        {"mode": "check", "version": "1.2.0", "artifacts": "out"},
-                        sha=executorch.main, ref=ref)
+    step, result = runner.using(inputs=TOKENS).run(
+        workspace, "workflow_dispatch", dispatch_payload({}, ref=ref), sha=executorch.main,
+        ref=ref, inputs={"mode": "check", "version": "1.2.0", "artifacts": "out"})
     assert result.returncode == 1, result.stdout + result.stderr
     summary = step.summary()
     assert "#### Draft manifest (not published by this run)" in summary

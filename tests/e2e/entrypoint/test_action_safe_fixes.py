@@ -21,10 +21,7 @@ from support.actions_env import (
     REPOSITORY,
     WORKFLOW,
     Origin,
-    dispatch_payload,
     line_of,
-    run_entrypoint,
-    runner_env,
 )
 from support.executorch import LIVE_KEYS, ExecuTorchOrigin, make_executorch
 from support.fake_github import FakeGitHub
@@ -32,6 +29,7 @@ from support.release import all_names, write_zip
 
 API_TOKEN = "ghs_e2eApiToken0123456789abcdef"
 PUSH_TOKEN = "github_pat_e2ePushToken0123456789"
+TOKENS = {"github-token": API_TOKEN, "push-token": PUSH_TOKEN}
 NIGHTLY = "1.2.0.20250101"
 
 
@@ -45,16 +43,6 @@ def origin(tmp_path: Path, fake_github: FakeGitHub) -> Iterator[tuple[ExecuTorch
         yield et, made
 
 
-def _run(fake: FakeGitHub, made, folder: Path, workspace: Path, inputs: dict[str, str],
-         sha: str):
-    folder.mkdir(parents=True, exist_ok=True)
-    step = made.point(runner_env(
-        folder, api_url=fake.url, workspace=workspace, event_name="workflow_dispatch",
-        payload=dispatch_payload({}), sha=sha, ref="refs/heads/main",
-        inputs={"github-token": API_TOKEN, "push-token": PUSH_TOKEN, **inputs}))
-    return step, run_entrypoint(step, workspace)
-
-
 def _show(result, run: dict) -> str:
     """What the note quotes: the log's finding and fix lines, and the check run's title."""
     log = result.stdout + result.stderr
@@ -64,16 +52,17 @@ def _show(result, run: dict) -> str:
     return log
 
 
-def test_a_partial_build_fails_the_check_before_any_upload(tmp_path, origin, fake_github):
+def test_a_partial_build_fails_the_check_before_any_upload(tmp_path, origin, fake_github, runner):
     et, made = origin
     workspace = made.clone("main", tmp_path / "workspace")
     out = workspace / "frameworks-ios"
     out.mkdir()
     for name in all_names(k for k in LIVE_KEYS if k != "kernels_llm"):
         write_zip(out / f"{name}-{NIGHTLY}.zip", name)
-    step, result = _run(fake_github, made, tmp_path / "check", workspace,
-                        {"mode": "check", "version": NIGHTLY, "artifacts": "frameworks-ios",
-                         "frameworks-from": FRAMEWORKS_FROM}, et.main)
+    step, result = runner.using(made, TOKENS).run(
+        workspace, "workflow_dispatch", sha=et.main,
+        inputs={"mode": "check", "version": NIGHTLY, "artifacts": "frameworks-ios",
+                "frameworks-from": FRAMEWORKS_FROM})
     run = fake_github.only_check_run()
     log = _show(result, run)
     assert result.returncode == 1, log
@@ -92,16 +81,18 @@ def test_a_partial_build_fails_the_check_before_any_upload(tmp_path, origin, fak
         {"missing-checksum"}
 
 
-def test_republishing_a_published_version_leads_to_update_first(tmp_path, origin, fake_github):
+def test_republishing_a_published_version_leads_to_update_first(tmp_path, origin, fake_github,
+                                                                runner):
     et, made = origin
     workspace = made.clone("main", tmp_path / "workspace")
     out = workspace / "frameworks-ios"
     out.mkdir()
     for name in all_names(LIVE_KEYS):
         write_zip(out / f"{name}-1.1.0.zip", name)
-    step, result = _run(fake_github, made, tmp_path / "publish", workspace,
-                        {"mode": "publish", "version": "1.1.0", "artifacts": "frameworks-ios",
-                         "frameworks-from": FRAMEWORKS_FROM}, et.main)
+    step, result = runner.using(made, TOKENS).run(
+        workspace, "workflow_dispatch", sha=et.main,
+        inputs={"mode": "publish", "version": "1.1.0", "artifacts": "frameworks-ios",
+                "frameworks-from": FRAMEWORKS_FROM})
     run = fake_github.only_check_run()
     log = _show(result, run)
     assert result.returncode == 1, log
@@ -119,11 +110,12 @@ def test_republishing_a_published_version_leads_to_update_first(tmp_path, origin
     assert "republish this version with input update" in step.summary()
 
 
-def test_a_taken_preflight_says_what_to_do_next(tmp_path, origin, fake_github):
+def test_a_taken_preflight_says_what_to_do_next(tmp_path, origin, fake_github, runner):
     et, made = origin
     workspace = made.clone("main", tmp_path / "workspace")
-    step, result = _run(fake_github, made, tmp_path / "preflight", workspace,
-                        {"mode": "preflight", "version": "1.1.0"}, et.main)
+    step, result = runner.using(made, TOKENS).run(
+        workspace, "workflow_dispatch", sha=et.main,
+        inputs={"mode": "preflight", "version": "1.1.0"})
     run = fake_github.only_check_run()
     log = result.stdout + result.stderr
     print(log)
@@ -149,7 +141,7 @@ def _refused_port() -> int:
 
 @pytest.mark.parametrize("base", ["https://zips.invalid/frameworks/", "refused"])
 def test_an_unreachable_host_is_could_not_verify_not_a_finding(tmp_path, origin, fake_github,
-                                                               base):
+                                                               base, runner):
     et, made = origin
     if base == "refused":
         base = f"http://127.0.0.1:{_refused_port()}/frameworks/"
@@ -160,7 +152,8 @@ def test_an_unreachable_host_is_could_not_verify_not_a_finding(tmp_path, origin,
         write_zip(out / f"{name}-{NIGHTLY}.zip", name)
     inputs = {"mode": "check", "version": NIGHTLY, "artifacts": "frameworks-ios",
               "frameworks-from": FRAMEWORKS_FROM, "verify-urls": "true", "base-url": base}
-    _step, result = _run(fake_github, made, tmp_path / "sound", workspace, inputs, et.main)
+    _step, result = runner.using(made, TOKENS).run(workspace, "workflow_dispatch", sha=et.main,
+                                                   inputs=inputs)
     log = result.stdout + result.stderr
     print(log)
     assert result.returncode == 3, log
@@ -170,7 +163,8 @@ def test_an_unreachable_host_is_could_not_verify_not_a_finding(tmp_path, origin,
     # The same with a partial build: the build's finding is the title, the host a notice.
     for name in ("kernels_llm", "kernels_llm_debug"):
         (out / f"{name}-{NIGHTLY}.zip").unlink()
-    _step, result = _run(fake_github, made, tmp_path / "partial", workspace, inputs, et.main)
+    _step, result = runner.using(made, TOKENS).run(workspace, "workflow_dispatch", sha=et.main,
+                                                   inputs=inputs)
     run = fake_github.only_check_run()
     log = _show(result, run)
     assert result.returncode == 1, log

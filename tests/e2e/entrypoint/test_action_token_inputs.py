@@ -20,21 +20,21 @@ from support.actions_env import (
     make_origin,
     push_payload,
     run_entrypoint,
-    runner_env,
 )
 from support.fake_github import FakeGitHub
 from support.runner_commands import commands_in
+from support.runner_job import Job
 
 
 def _check(tmp_path: Path, fake: FakeGitHub, token: str):
     origin = make_origin(tmp_path / "remote")
     fake.add_repo(REPOSITORY, git_dir=origin.bare)
     workspace = clone(origin, "main", tmp_path / "workspace")
-    step = runner_env(tmp_path, api_url=fake.url, workspace=workspace, event_name="push",
-                      payload=push_payload(ref="refs/heads/main", before="0" * 40,
-                                           after=origin.main),
-                      sha=origin.main, ref="refs/heads/main",
-                      inputs={"frameworks-from": FRAMEWORKS_FROM, "github-token": token})
+    step = Job(tmp_path, fake.url).step(
+        workspace, "push",
+        push_payload(ref="refs/heads/main", before="0" * 40,
+                     after=origin.main),
+        sha=origin.main, inputs={"frameworks-from": FRAMEWORKS_FROM, "github-token": token})
     return workspace, step
 
 

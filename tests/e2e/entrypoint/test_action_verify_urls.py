@@ -15,10 +15,10 @@ from support.actions_env import (
     line_of,
     make_origin,
     run_entrypoint,
-    runner_env,
 )
 from support.fake_github import FakeGitHub
 from support.release import BINARY_ONLY_KEYS, PRODUCT_KEYS, all_names, write_real_zip
+from support.runner_job import Job
 from support.zip_server import Route, serve_zips
 
 TOKEN = "ghs_e2eUrlToken0123456789"
@@ -40,14 +40,8 @@ def _release(tmp_path: Path, fake: FakeGitHub, zips, mode: str):
     for name in all_names([*PRODUCT_KEYS, *BINARY_ONLY_KEYS]):
         write_real_zip(out / f"{name}-1.2.3.zip", name)
         zips.routes[f"/frameworks/{name}-1.2.3.zip"] = Route((out / f"{name}-1.2.3.zip").read_bytes())
-    step = runner_env(
-        tmp_path,
-        api_url=fake.url,
-        workspace=workspace,
-        event_name="workflow_dispatch",
-        payload=dispatch_payload({"version": "1.2.3"}),
-        sha=origin.main,
-        ref="refs/heads/main",
+    step = Job(tmp_path, fake.url).step(
+        workspace, "workflow_dispatch", dispatch_payload({"version": "1.2.3"}), sha=origin.main,
         inputs={
             "mode": mode,
             "version": "1.2.3",
@@ -55,8 +49,7 @@ def _release(tmp_path: Path, fake: FakeGitHub, zips, mode: str):
             "verify-urls": "true",
             "base-url": zips.url("frameworks/"),
             "github-token": TOKEN,
-        },
-    )
+        })
     return origin, workspace, step
 
 

@@ -21,16 +21,15 @@ from support.actions_env import (
     git,
     line_of,
     pull_request_payload,
-    run_entrypoint,
-    runner_env,
-    schedule_payload,
 )
 from support.executorch import LIVE_KEYS, LIVE_PRODUCTS, ExecuTorchOrigin, make_executorch
 from support.fake_github import FakeGitHub
 from support.release import BINARY_ONLY_KEYS, all_names, template_text, write_zip
+from support.runner_job import Job
 
 API_TOKEN = "ghs_e2eApiToken0123456789abcdef"
 PUSH_TOKEN = "github_pat_e2ePushToken0123456789"
+TOKENS = {"github-token": API_TOKEN, "push-token": PUSH_TOKEN}
 NIGHTLY = "1.2.0.20250101"
 VARIANT = "Package@swift-6.0.swift"
 
@@ -46,15 +45,6 @@ def repo(request, tmp_path: Path, fake_github: FakeGitHub) -> Iterator[tuple[Ser
         yield made, et
 
 
-def _step(fake: FakeGitHub, folder: Path, made: Served, workspace: Path, event: str, payload,
-          inputs: dict[str, str], *, sha: str, ref: str):
-    folder.mkdir(parents=True, exist_ok=True)
-    step = runner_env(folder, api_url=fake.url, workspace=workspace, event_name=event,
-                      payload=payload, sha=sha, ref=ref,
-                      inputs={"github-token": API_TOKEN, "push-token": PUSH_TOKEN, **inputs})
-    return made.point(step)
-
-
 def _on_origin(bare: Path, branch: str, files: dict[str, str], tmp_path: Path, *,
                start: str = "swiftpm") -> str:
     """A commit on `branch` of the origin (from `start`) that adds `files`."""
@@ -68,7 +58,7 @@ def _on_origin(bare: Path, branch: str, files: dict[str, str], tmp_path: Path, *
     return commit
 
 
-def _template_pr(tmp_path, made, et, fake, files: dict[str, str], number: int):
+def _template_pr(tmp_path, made, et, runner: Job, files: dict[str, str], number: int):
     workspace = made.clone("swiftpm", tmp_path / "workspace")
     git(workspace, "checkout", "-q", "-b", "swift-6")
     for name, text in files.items():
@@ -76,20 +66,20 @@ def _template_pr(tmp_path, made, et, fake, files: dict[str, str], number: int):
     head = commit_all(workspace, "a manifest for Swift 6")
     payload = pull_request_payload(number=number, head_sha=head, head_ref="swift-6",
                                    base_ref="swiftpm", base_sha=et.swiftpm)
-    step = _step(fake, tmp_path, made, workspace, "pull_request", payload,
-                 {"frameworks-from": FRAMEWORKS_FROM}, sha=head, ref=f"refs/pull/{number}/merge")
-    step.env.pop("INPUT_PUSH-TOKEN")
-    return workspace, step, run_entrypoint(step, workspace)
+    step, result = runner.using(made, {"github-token": API_TOKEN}).run(
+        workspace, "pull_request", payload, sha=head, ref=f"refs/pull/{number}/merge",
+        inputs={"frameworks-from": FRAMEWORKS_FROM})
+    return workspace, step, result
 
 
 def test_a_pr_adding_a_version_specific_manifest_with_placeholders_fails(tmp_path, repo,
-                                                                        fake_github):
+                                                                        fake_github, runner):
     made, et = repo
     before = made.heads()
     # Copied from the template instead of renamed to a template: SwiftPM 6 would read the
     # placeholders, so every consumer on Swift 6 would fail.
     text = template_text(LIVE_PRODUCTS)
-    _workspace, step, result = _template_pr(tmp_path, made, et, fake_github, {VARIANT: text}, 31)
+    _workspace, step, result = _template_pr(tmp_path, made, et, runner, {VARIANT: text}, 31)
     assert result.returncode == 2, result.stdout + result.stderr
     [error] = [line for line in result.stdout.splitlines() if line.startswith("::error")]
     assert f"{VARIANT}:5: '__VERSION__' (a placeholder) is in a version-specific manifest" \
@@ -100,10 +90,10 @@ def test_a_pr_adding_a_version_specific_manifest_with_placeholders_fails(tmp_pat
 
 
 def test_a_pr_adding_a_version_specific_template_is_checked_like_the_template(tmp_path, repo,
-                                                                              fake_github):
+                                                                              fake_github, runner):
     made, et = repo
     text = template_text(LIVE_PRODUCTS, (*BINARY_ONLY_KEYS, "kleidiai"))
-    workspace, _, result = _template_pr(tmp_path, made, et, fake_github,
+    workspace, _, result = _template_pr(tmp_path, made, et, runner,
                                         {f"{VARIANT}.template": text}, 32)
     assert result.returncode == 1, result.stdout + result.stderr
     run = fake_github.only_check_run()
@@ -115,7 +105,7 @@ def test_a_pr_adding_a_version_specific_template_is_checked_like_the_template(tm
 
 
 def test_publish_renders_and_pushes_both_and_the_audit_finds_them_clean(tmp_path, repo,
-                                                                        fake_github):
+                                                                        fake_github, runner):
     made, et = repo
     variant = template_text(LIVE_PRODUCTS).replace("swift-tools-version:5.9",
                                                    "swift-tools-version:6.0")
@@ -126,11 +116,10 @@ def test_publish_renders_and_pushes_both_and_the_audit_finds_them_clean(tmp_path
     out.mkdir()
     checksums = {name: write_zip(out / f"{name}-{NIGHTLY}.zip", name)
                  for name in all_names(LIVE_KEYS)}
-    step = _step(fake_github, tmp_path / "publish", made, workspace, "schedule",
-                 schedule_payload(), {"version": NIGHTLY, "artifacts": "out",
-                                      "frameworks-from": FRAMEWORKS_FROM},
-                 sha=et.main, ref="refs/heads/main")
-    result = run_entrypoint(step, workspace)
+    step, result = runner.using(made, TOKENS).run(
+        workspace, sha=et.main,
+        inputs={"version": NIGHTLY, "artifacts": "out",
+                "frameworks-from": FRAMEWORKS_FROM})
     assert result.returncode == 0, result.stdout + result.stderr
     commit = made.heads()[f"swiftpm-{NIGHTLY}"]
     assert git(made.bare, "rev-parse", f"{commit}^") == template_commit
@@ -145,9 +134,8 @@ def test_publish_renders_and_pushes_both_and_the_audit_finds_them_clean(tmp_path
     assert (workspace / ".swiftpm-guard" / VARIANT).read_text().rstrip("\n") == published
     assert VARIANT in step.summary()
 
-    audit = _step(fake_github, tmp_path / "audit", made, workspace, "schedule",
-                  schedule_payload(), {"mode": "audit"}, sha=et.main, ref="refs/heads/main")
-    result = run_entrypoint(audit, workspace)
+    _audit, result = runner.using(made, TOKENS).run(
+        workspace, sha=et.main, inputs={"mode": "audit"})
     assert result.returncode == 0, result.stdout + result.stderr  # warnings only (1.0.0)
     data = json.loads((workspace / ".swiftpm-guard/audit.json").read_text())
     nightly = next(b for b in data["branches"] if b["branch"] == f"swiftpm-{NIGHTLY}")
@@ -155,7 +143,7 @@ def test_publish_renders_and_pushes_both_and_the_audit_finds_them_clean(tmp_path
 
 
 def test_the_audit_judges_a_broken_version_specific_manifest_like_package_swift(
-        tmp_path, repo, fake_github):
+        tmp_path, repo, fake_github, runner):
     made, et = repo
     # swiftpm-1.1.0 as published, plus the variant with its placeholders left (what publish
     # pushed before issue 24), plus a file SwiftPM never reads as a manifest.
@@ -164,9 +152,8 @@ def test_the_audit_judges_a_broken_version_specific_manifest_like_package_swift(
                                             "Package@swift-6.0.3.1.swift": left},
                tmp_path, start="swiftpm-1.1.0")
     workspace = made.clone("main", tmp_path / "workspace")
-    step = _step(fake_github, tmp_path / "audit", made, workspace, "schedule",
-                 schedule_payload(), {"mode": "audit"}, sha=et.main, ref="refs/heads/main")
-    result = run_entrypoint(step, workspace)
+    _step, result = runner.using(made, TOKENS).run(
+        workspace, sha=et.main, inputs={"mode": "audit"})
     assert result.returncode == 1, result.stdout + result.stderr
     data = json.loads((workspace / ".swiftpm-guard/audit.json").read_text())
     broken = next(b for b in data["branches"] if b["branch"] == "swiftpm-1.2.0")

@@ -20,11 +20,11 @@ from support.actions_env import (
     git,
     make_origin,
     run_entrypoint,
-    runner_env,
 )
 from support.fake_github import FakeGitHub
 from support.published import BranchSpec, fast_import_stream
 from support.release import BINARY_ONLY_KEYS, PRODUCT_KEYS, all_names, write_real_zip
+from support.runner_job import Job
 from support.zip_server import Route, serve_zips
 
 TOKEN = "ghs_e2eWeightToken0123456789"
@@ -61,9 +61,8 @@ def _publish(tmp_path: Path, fake: FakeGitHub, zips, limit: str):
         write_real_zip(out / f"{name}-1.2.3.zip", name, payload_size=40_000)
         zips.routes[f"/frameworks/{name}-1.2.3.zip"] = Route(
             (out / f"{name}-1.2.3.zip").read_bytes())
-    step = runner_env(
-        tmp_path, api_url=fake.url, workspace=workspace, event_name="workflow_dispatch",
-        payload=dispatch_payload({"version": "1.2.3"}), sha=origin.main, ref="refs/heads/main",
+    step = Job(tmp_path, fake.url).step(
+        workspace, "workflow_dispatch", dispatch_payload({"version": "1.2.3"}), sha=origin.main,
         inputs={"mode": "publish", "version": "1.2.3", "artifacts": "out", "verify-urls": "true",
                 "base-url": zips.url("frameworks/"), "download-growth-limit": limit,
                 "github-token": TOKEN})

@@ -22,11 +22,10 @@ from support.actions_env import (
     REPOSITORY,
     make_origin,
     run_entrypoint,
-    runner_env,
-    schedule_payload,
 )
 from support.fake_github import FakeGitHub
 from support.release import BINARY_ONLY_KEYS, PRODUCT_KEYS, all_names, write_zip
+from support.runner_job import Job
 
 TOKEN = "ghs_e2ePreconditionToken012345"
 NIGHTLY = "1.2.3.20250101"
@@ -46,24 +45,15 @@ def _publish(tmp_path: Path, repo: Served, fake: FakeGitHub, spoil) -> tuple:
     out.mkdir()
     for name in all_names([*PRODUCT_KEYS, *BINARY_ONLY_KEYS]):
         write_zip(out / f"{name}-{NIGHTLY}.zip", name)
-    step = repo.point(
-        runner_env(
-            tmp_path,
-            api_url=fake.url,
-            workspace=workspace,
-            event_name="schedule",
-            payload=schedule_payload(),
-            sha=repo.origin.main,
-            ref="refs/heads/main",
-            inputs={
-                "github-token": TOKEN,
-                "mode": "publish",
-                "version": NIGHTLY,
-                "artifacts": "out",
-                "frameworks-from": FRAMEWORKS_FROM,
-            },
-        )
-    )
+    step = Job(tmp_path, fake.url, served=repo).step(
+        workspace, sha=repo.origin.main,
+        inputs={
+            "github-token": TOKEN,
+            "mode": "publish",
+            "version": NIGHTLY,
+            "artifacts": "out",
+            "frameworks-from": FRAMEWORKS_FROM,
+        })
     spoil(workspace, step)
     return run_entrypoint(step, workspace), step
 

@@ -22,12 +22,9 @@ from support.actions_env import (
     Origin,
     clone,
     commit_all,
-    dispatch_payload,
     git,
     make_origin,
     push_payload,
-    run_entrypoint,
-    runner_env,
 )
 from support.fake_github import FakeGitHub
 from support.release import BINARY_ONLY_KEYS, PRODUCT_KEYS, all_names, workflow_text, write_zip
@@ -76,19 +73,21 @@ def _without_run_address(summary: str) -> str:
     return re.sub(r"\(<[^>]*/runs/[^>]*>\)", "(<the check run>)", summary)
 
 
-def test_rehearsing_a_check_writes_what_the_action_posts(tmp_path, origin, fake_github):
+def test_rehearsing_a_check_writes_what_the_action_posts(tmp_path, origin, fake_github, runner):
     workspace = clone(origin, "main", tmp_path / "workspace")
     # The workflow declares a framework no template asks for: annotated on the workflow line.
     (workspace / WORKFLOW).write_text(workflow_text([*ALL_KEYS, "kernels_new"]))
     head = commit_all(workspace, "build kernels_new")
     _zips(workspace)
-    step = runner_env(tmp_path, api_url=fake_github.url, workspace=workspace, event_name="push",
-                      payload=push_payload(ref="refs/heads/main", before=origin.main,
-                                           after=head),
-                      sha=head, ref="refs/heads/main",
-                      inputs={"github-token": TOKEN, "version": VERSION, "artifacts": "out",
-                              "frameworks-from": FRAMEWORKS_FROM, "mode": "check"})
-    acted = run_entrypoint(step, workspace)
+    step, acted = runner.run(
+        workspace,
+        "push",
+        push_payload(ref="refs/heads/main", before=origin.main,
+                     after=head),
+        sha=head,
+        inputs={"github-token": TOKEN, "version": VERSION, "artifacts": "out",
+                "frameworks-from": FRAMEWORKS_FROM, "mode": "check"},
+    )
     assert acted.returncode == 1, acted.stdout + acted.stderr
     posted = fake_github.only_check_run()
     annotations = fake_github.annotations[posted["id"]]
@@ -119,17 +118,18 @@ def test_rehearsing_a_check_writes_what_the_action_posts(tmp_path, origin, fake_
 
 
 def test_rehearsing_publish_is_the_action_s_dry_run_and_pushes_nothing(tmp_path, origin,
-                                                                      fake_github):
+                                                                      fake_github, runner):
     workspace = clone(origin, "main", tmp_path / "workspace")
     _zips(workspace)
     before = _refs(origin.bare)
-    step = runner_env(tmp_path, api_url=fake_github.url, workspace=workspace,
-                      event_name="workflow_dispatch", payload=dispatch_payload({}),
-                      sha=origin.main, ref="refs/heads/main",
-                      inputs={"github-token": TOKEN, "version": VERSION, "artifacts": "out",
-                              "frameworks-from": FRAMEWORKS_FROM, "mode": "publish",
-                              "dry-run": "true"})
-    acted = run_entrypoint(step, workspace)
+    step, acted = runner.run(
+        workspace,
+        "workflow_dispatch",
+        sha=origin.main,
+        inputs={"github-token": TOKEN, "version": VERSION, "artifacts": "out",
+                "frameworks-from": FRAMEWORKS_FROM, "mode": "publish",
+                "dry-run": "true"},
+    )
     assert acted.returncode == 0, acted.stdout + acted.stderr
     assert fake_github.calls("checks/create") == []  # a dry run creates none
     reports = {p.name: p.read_bytes() for p in (workspace / ".swiftpm-guard").iterdir()}

@@ -23,10 +23,9 @@ from support.actions_env import (
     clone,
     make_origin,
     push_payload,
-    run_entrypoint,
-    runner_env,
 )
 from support.fake_github import FakeGitHub
+from support.runner_job import Job
 
 TOKEN = "ghs_handoverWriteToken0123456789"
 PUSH_TOKEN = "ghp_handoverPushToken0123456789"
@@ -48,21 +47,21 @@ def _recording_swift(folder: Path, log: Path) -> Path:
     return swift
 
 
-def test_neither_the_action_nor_what_it_starts_holds_a_token(tmp_path: Path,
-                                                             fake_github: FakeGitHub) -> None:
+def test_neither_the_action_nor_what_it_starts_holds_a_token(
+        tmp_path: Path, fake_github: FakeGitHub, runner: Job) -> None:
     origin = make_origin(tmp_path / "remote")
     fake_github.add_repo(REPOSITORY, git_dir=origin.bare)
     fake_github.add_token(TOKEN)
     workspace = clone(origin, "main", tmp_path / "workspace")
     log = tmp_path / "environments.txt"
-    step = runner_env(
-        tmp_path, api_url=fake_github.url, workspace=workspace, event_name="push",
-        payload=push_payload(ref="refs/heads/main", before="0" * 40, after=origin.main),
-        sha=origin.main, ref="refs/heads/main",
+    _step, result = runner.run(
+        workspace,
+        "push",
+        push_payload(ref="refs/heads/main", before="0" * 40, after=origin.main),
+        sha=origin.main,
         inputs={"frameworks-from": FRAMEWORKS_FROM, "github-token": TOKEN,
                 "push-token": PUSH_TOKEN, "swift": str(_recording_swift(tmp_path, log))},
     )
-    result = run_entrypoint(step, workspace)
 
     assert result.returncode in (0, 1), result.stdout + result.stderr
     recorded = log.read_text()
@@ -73,18 +72,16 @@ def test_neither_the_action_nor_what_it_starts_holds_a_token(tmp_path: Path,
     assert fake_github.only_check_run()["status"] == "completed"
 
 
-def test_a_descriptor_named_by_the_job_is_not_read_as_the_tokens(tmp_path: Path,
-                                                                fake_github: FakeGitHub) -> None:
+def test_a_descriptor_named_by_the_job_is_not_read_as_the_tokens(
+        tmp_path: Path, fake_github: FakeGitHub, runner: Job) -> None:
     """SWIFTPM_GUARD_TOKENS_FD set by the job (no token inputs): a standard stream or a pipe
     still open for writing is never taken for the hand-over; the run goes on without tokens."""
     origin = make_origin(tmp_path / "remote")
     fake_github.add_repo(REPOSITORY, git_dir=origin.bare)
     workspace = clone(origin, "main", tmp_path / "workspace")
-    step = runner_env(
-        tmp_path, api_url=fake_github.url, workspace=workspace, event_name="push",
-        payload=push_payload(ref="refs/heads/main", before="0" * 40, after=origin.main),
-        sha=origin.main, ref="refs/heads/main", inputs={"frameworks-from": FRAMEWORKS_FROM},
-    )
+    step = runner.step(workspace, "push",
+                       push_payload(ref="refs/heads/main", before="0" * 40, after=origin.main),
+                       sha=origin.main, inputs={"frameworks-from": FRAMEWORKS_FROM})
     reader, writer = os.pipe()  # open at both ends: the old process did not write and close it
     try:
         for number in ("0", "1", str(reader)):

@@ -24,11 +24,11 @@ from support.actions_env import (
     make_origin,
     pull_request_payload,
     push_payload,
-    runner_env,
 )
 from support.fake_github import READ, FakeGitHub
 from support.markdown import rendered_text
 from support.release import BINARY_ONLY_KEYS, PRODUCT_KEYS, workflow_text
+from support.runner_job import Job
 from swiftpm_guard.action import main as action
 from swiftpm_guard.infra.github import RetryPolicy
 
@@ -78,16 +78,9 @@ def _push_dropping(tmp_path, origin, fake, dropped="kernels_llm", token=TOKEN, w
         workflow_text([*(k for k in ALL_KEYS if k != dropped), "kernels_new"]))
     after = commit_all(workspace, "drop") if (workspace / ".git").exists() else "b" * 40
     payload = push_payload(ref="refs/heads/main", before=origin.main, after=after)
-    return runner_env(
-        tmp_path,
-        api_url=fake.url,
-        workspace=workspace,
-        event_name="push",
-        payload=payload,
-        sha=after,
-        ref="refs/heads/main",
-        inputs={"frameworks-from": FRAMEWORKS_FROM, "github-token": token},
-    )
+    return Job(tmp_path, fake.url).step(
+        workspace, "push", payload, sha=after,
+        inputs={"frameworks-from": FRAMEWORKS_FROM, "github-token": token})
 
 
 @pytest.mark.parametrize(
@@ -136,23 +129,17 @@ def test_verdict_and_exit_code_never_depend_on_the_check_run(
     assert any(line.startswith(level + " title=swiftpm-guard::") for line in out.splitlines())
 
 
-def test_120_findings_reach_the_check_run_in_three_batches(tmp_path, fake_github, capsys):
+def test_120_findings_reach_the_check_run_in_three_batches(tmp_path, fake_github, capsys, runner):
     # Built, the template has no product; each with its twin on one line: one annotation.
     extra = [f"kernels_extra{i:03d}" for i in range(110)]
     origin = make_origin(tmp_path / "remote", frameworks=[*ALL_KEYS, *extra])
     fake_github.add_repo(REPOSITORY, git_dir=origin.bare)
     fake_github.add_token(TOKEN)
     workspace = clone(origin, "main", tmp_path / "workspace")
-    step = runner_env(
-        tmp_path,
-        api_url=fake_github.url,
-        workspace=workspace,
-        event_name="push",
-        payload=push_payload(ref="refs/heads/main", before=origin.main, after=origin.main),
-        sha=origin.main,
-        ref="refs/heads/main",
-        inputs={"frameworks-from": FRAMEWORKS_FROM, "github-token": TOKEN},
-    )
+    step = runner.step(workspace, "push",
+                       push_payload(ref="refs/heads/main", before=origin.main, after=origin.main),
+                       sha=origin.main,
+                       inputs={"frameworks-from": FRAMEWORKS_FROM, "github-token": TOKEN})
     assert action.main(step.env, policy=_policy(Clock())) == 1
     run = fake_github.only_check_run()
     sizes = [
@@ -165,21 +152,14 @@ def test_120_findings_reach_the_check_run_in_three_batches(tmp_path, fake_github
     assert all(a["path"] == WORKFLOW for a in annotations)
 
 
-def test_fallback_shows_ten_errors_and_aggregates_the_rest(tmp_path, fake_github, capsys):
+def test_fallback_shows_ten_errors_and_aggregates_the_rest(tmp_path, fake_github, capsys, runner):
     extra = [f"kernels_extra{i:02d}" for i in range(20)]  # each twin pair: one annotation
     origin = make_origin(tmp_path / "remote", frameworks=[*ALL_KEYS, *extra])
     fake_github.add_repo(REPOSITORY, git_dir=origin.bare)
     workspace = clone(origin, "main", tmp_path / "workspace")
-    step = runner_env(
-        tmp_path,
-        api_url=fake_github.url,
-        workspace=workspace,
-        event_name="push",
-        payload=push_payload(ref="refs/heads/main", before=origin.main, after=origin.main),
-        sha=origin.main,
-        ref="refs/heads/main",
-        inputs={"frameworks-from": FRAMEWORKS_FROM},
-    )
+    step = runner.step(workspace, "push",
+                       push_payload(ref="refs/heads/main", before=origin.main, after=origin.main),
+                       sha=origin.main, inputs={"frameworks-from": FRAMEWORKS_FROM})
     assert action.main(step.env, policy=_policy(Clock())) == 1
     errors = [line for line in capsys.readouterr().out.splitlines() if line.startswith("::error")]
     assert len(errors) == 10  # the runner would drop anything past ten
@@ -237,7 +217,7 @@ def test_a_template_ref_that_exists_nowhere_is_bad_input(tmp_path, origin, fake_
 
 
 def test_pr_into_the_template_branch_asks_the_api_for_the_default_branch(
-    tmp_path, origin, fake_github
+    tmp_path, origin, fake_github, runner
 ):
     shutil.rmtree(tmp_path / "remote" / "seed")
     workspace = clone(origin, "swiftpm", tmp_path / "workspace")
@@ -245,16 +225,9 @@ def test_pr_into_the_template_branch_asks_the_api_for_the_default_branch(
         number=3, head_sha=origin.swiftpm, head_ref="x", base_ref="swiftpm", base_sha=origin.swiftpm
     )
     del payload["repository"]  # then the default branch must come from GET /repos
-    step = runner_env(
-        tmp_path,
-        api_url=fake_github.url,
-        workspace=workspace,
-        event_name="pull_request",
-        payload=payload,
-        sha=origin.swiftpm,
-        ref="refs/pull/3/merge",
-        inputs={"frameworks-from": FRAMEWORKS_FROM, "github-token": TOKEN},
-    )
+    step = runner.step(workspace, "pull_request", payload, sha=origin.swiftpm,
+                       ref="refs/pull/3/merge",
+                       inputs={"frameworks-from": FRAMEWORKS_FROM, "github-token": TOKEN})
     assert action.main(step.env, policy=_policy(Clock())) == 0
     assert [r.status for r in fake_github.calls("repos/get")] == [200]
     assert fake_github.only_check_run()["conclusion"] == "success"
@@ -289,7 +262,7 @@ def test_explicit_publish_on_a_push_is_blocked_by_findings(tmp_path, origin, fak
 
 
 def test_frameworks_ref_names_where_a_template_pr_reads_the_framework_list(
-    tmp_path, origin, fake_github
+    tmp_path, origin, fake_github, runner
 ):
     # A release branch that still builds everything but kernels_llm.
     release = clone(origin, "main", tmp_path / "release")
@@ -301,12 +274,10 @@ def test_frameworks_ref_names_where_a_template_pr_reads_the_framework_list(
     payload = pull_request_payload(
         number=4, head_sha=origin.swiftpm, head_ref="x", base_ref="swiftpm", base_sha=origin.swiftpm
     )
-    step = runner_env(
-        tmp_path,
-        api_url=fake_github.url,
-        workspace=workspace,
-        event_name="pull_request",
-        payload=payload,
+    step = runner.step(
+        workspace,
+        "pull_request",
+        payload,
         sha=origin.swiftpm,
         ref="refs/pull/4/merge",
         inputs={
@@ -328,19 +299,17 @@ def test_frameworks_ref_names_where_a_template_pr_reads_the_framework_list(
     assert "from origin/release/1.2" in step.summary()
 
 
-def test_zips_and_checksums_from_the_workspace_render_the_manifest(tmp_path, origin, fake_github):
+def test_zips_and_checksums_from_the_workspace_render_the_manifest(tmp_path, origin, fake_github,
+                                                                   runner):
     from support.release import write_release
 
     workspace = clone(origin, "main", tmp_path / "workspace")
     built = write_release(workspace / "build", version="1.2.3")
-    step = runner_env(
-        tmp_path,
-        api_url=fake_github.url,
-        workspace=workspace,
-        event_name="push",
-        payload=push_payload(ref="refs/heads/main", before=origin.main, after=origin.main),
+    step = runner.step(
+        workspace,
+        "push",
+        push_payload(ref="refs/heads/main", before=origin.main, after=origin.main),
         sha=origin.main,
-        ref="refs/heads/main",
         inputs={
             "version": "1.2.3",
             "artifacts": "build/artifacts",
@@ -357,39 +326,30 @@ def test_zips_and_checksums_from_the_workspace_render_the_manifest(tmp_path, ori
 
 
 def test_an_input_path_leaving_the_workspace_through_a_symlink_is_refused(
-    tmp_path, origin, fake_github, capsys
+    tmp_path, origin, fake_github, capsys, runner
 ):
     workspace = clone(origin, "main", tmp_path / "workspace")
     outside = tmp_path / "outside"
     outside.mkdir()
     (workspace / "zips").symlink_to(outside)
-    step = runner_env(
-        tmp_path,
-        api_url=fake_github.url,
-        workspace=workspace,
-        event_name="push",
-        payload=push_payload(ref="refs/heads/main", before=origin.main, after=origin.main),
-        sha=origin.main,
-        ref="refs/heads/main",
-        inputs={"version": "1.2.3", "artifacts": "zips", "github-token": TOKEN},
-    )
+    step = runner.step(workspace, "push",
+                       push_payload(ref="refs/heads/main", before=origin.main, after=origin.main),
+                       sha=origin.main,
+                       inputs={"version": "1.2.3", "artifacts": "zips", "github-token": TOKEN})
     assert action.main(step.env, policy=_policy(Clock())) == 2
     assert "zips: resolves outside the workspace" in capsys.readouterr().out
 
 
 def test_a_missing_run_artifact_is_bad_input_naming_what_exists(
-    tmp_path, origin, fake_github, capsys
+    tmp_path, origin, fake_github, capsys, runner
 ):
     fake_github.add_artifact(REPOSITORY, 9, "logs", b"x")
     workspace = clone(origin, "main", tmp_path / "workspace")
-    step = runner_env(
-        tmp_path,
-        api_url=fake_github.url,
-        workspace=workspace,
-        event_name="push",
-        payload=push_payload(ref="refs/heads/main", before=origin.main, after=origin.main),
+    step = runner.step(
+        workspace,
+        "push",
+        push_payload(ref="refs/heads/main", before=origin.main, after=origin.main),
         sha=origin.main,
-        ref="refs/heads/main",
         inputs={
             "version": "1.2.3",
             "run-id": "9",

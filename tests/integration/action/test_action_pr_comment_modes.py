@@ -17,10 +17,10 @@ from support.actions_env import (
     make_origin,
     pull_request_payload,
     push_payload,
-    runner_env,
 )
 from support.fake_github import FakeGitHub
 from support.release import BINARY_ONLY_KEYS, PRODUCT_KEYS, workflow_text
+from support.runner_job import Job
 from swiftpm_guard.action import main as action
 from swiftpm_guard.infra.github import RetryPolicy
 
@@ -53,9 +53,8 @@ def _step(tmp_path, fake: FakeGitHub, *, event: str = "pull_request", **inputs: 
         payload = push_payload(ref="refs/heads/main", before=origin.main, after=head)
         ref = "refs/heads/main"
     given = {"frameworks-from": FRAMEWORKS_FROM, "pr-comment": "true", **inputs}
-    return runner_env(tmp_path, api_url=fake.url, workspace=workspace, event_name=event,
-                      payload=payload, sha=git(workspace, "rev-parse", "HEAD"), ref=ref,
-                      inputs=given)
+    return Job(tmp_path, fake.url).step(
+        workspace, event, payload, sha=git(workspace, "rev-parse", "HEAD"), ref=ref, inputs=given)
 
 
 def _issue_calls(fake: FakeGitHub) -> list[str]:

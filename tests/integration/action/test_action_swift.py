@@ -16,10 +16,9 @@ from support.actions_env import (
     git,
     make_origin,
     run_entrypoint,
-    runner_env,
-    schedule_payload,
 )
 from support.release import BINARY_ONLY_KEYS, PRODUCT_KEYS, all_names, write_zip
+from support.runner_job import Job
 
 TOKEN = "ghs_swiftInputToken0123"
 
@@ -32,22 +31,15 @@ def _step(tmp_path, fake_github, swift: str, mode: str = "auto"):
     (workspace / "out").mkdir()
     for name in all_names([*PRODUCT_KEYS, *BINARY_ONLY_KEYS]):
         write_zip(workspace / "out" / f"{name}-1.2.3.zip", name)
-    step = runner_env(
-        tmp_path,
-        api_url=fake_github.url,
-        workspace=workspace,
-        event_name="schedule",
-        payload=schedule_payload(),
-        sha=origin.main,
-        ref="refs/heads/main",
+    step = Job(tmp_path, fake_github.url).step(
+        workspace, sha=origin.main,
         inputs={
             "mode": mode,
             "version": "1.2.3",
             "artifacts": "out",
             "github-token": TOKEN,
             "swift": swift,
-        },
-    )
+        })
     return origin, workspace, step
 
 

@@ -14,7 +14,6 @@ from support.actions_env import (
     WORKFLOW,
     make_origin,
     push_payload,
-    runner_env,
 )
 from support.git_remote import commit_folder
 from support.release import (
@@ -31,7 +30,7 @@ VARIANT = "Package@swift-6.0.swift"
 
 
 def test_the_contents_api_lists_the_root_and_reads_each_version_specific_manifest(
-        tmp_path, fake_github):
+        tmp_path, fake_github, runner):
     origin = make_origin(tmp_path / "remote")
     with tempfile.TemporaryDirectory() as tmp:
         folder = Path(tmp) / "swiftpm"
@@ -44,11 +43,14 @@ def test_the_contents_api_lists_the_root_and_reads_each_version_specific_manifes
     workspace = tmp_path / "workspace"
     (workspace / WORKFLOW).parent.mkdir(parents=True)  # no actions/checkout: no clone
     (workspace / WORKFLOW).write_text(workflow_text([*PRODUCT_KEYS, *BINARY_ONLY_KEYS]))
-    step = runner_env(tmp_path, api_url=fake_github.url, workspace=workspace, event_name="push",
-                      payload=push_payload(ref="refs/heads/main", before=origin.main,
-                                           after="b" * 40),
-                      sha="b" * 40, ref="refs/heads/main",
-                      inputs={"frameworks-from": FRAMEWORKS_FROM, "github-token": TOKEN})
+    step = runner.step(
+        workspace,
+        "push",
+        push_payload(ref="refs/heads/main", before=origin.main,
+                     after="b" * 40),
+        sha="b" * 40,
+        inputs={"frameworks-from": FRAMEWORKS_FROM, "github-token": TOKEN},
+    )
     assert action.main(step.env) == 1
     paths = [unquote(r.path.split("/contents/", 1)[1])
              for r in fake_github.calls("repos/get-content")]
