@@ -88,8 +88,13 @@ def test_a_release_whose_download_doubled_is_refused_past_the_limit(server, tmp_
             f"{before / 1e6:.1f} MB, change +{change / 1e6:.1f} MB ({percent}); growth limit 50%")
     assert said in printed
     assert f"Download weight: {said}." in rendered_text(out["r.md"].read_text())
-    # Every zip of both versions was fetched once: 20 now, 20 before.
+    # Every zip of both versions was asked once: 20 now in full, 20 before only sized (one
+    # byte of each sent: `Range: bytes=0-0`).
     assert sorted(server.hits) == sorted(server.routes)
+    assert set(server.hits.values()) == {1}
+    assert {path: sent for path, sent in server.sent.items() if "-1.2.2." in path} == {
+        path: 1 for path in server.routes if "-1.2.2." in path}
+    assert sum(server.sent.values()) == after + 20
     # Within the limit the same release passes, and the report still states the change.
     assert main([*args, "--download-growth-limit", "150%"]) == 0
     assert json.loads(out["r.json"].read_text())["download"]["change"] == change
