@@ -137,7 +137,7 @@ def test_past_the_bound_an_even_sample_is_asked_and_said(published, fake, tmp_pa
     assert (report["protection"]["asked"], report["protection"]["published"]) == (
         ["swiftpm-1.0.0", "swiftpm-2.0.0"], 3)
     assert _asked(fake) == ["swiftpm-1.0.0", "swiftpm-2.0.0"]
-    said = "2 of the 3 published branches, evenly spaced: swiftpm-1.0.0 … swiftpm-2.0.0"
+    said = "2 of 3, evenly spaced: swiftpm-1.0.0 … swiftpm-2.0.0"
     assert f"protection: a ruleset protects the published branches ({said})" in err
     assert f"keep the published branches ({said} asked)" in rendered_text(markdown)
 

@@ -417,16 +417,15 @@ def ruleset_body(pattern: str) -> str:
 
 
 def _asked_words(protection: Protection, name: Callable[[str], str] = str) -> str:
-    """`swiftpm-1.0.0, swiftpm-2.0.0`; past three, `all 40 published branches` (or `200 of
-    the 350, evenly spaced`) with the first and the last."""
+    """`swiftpm-1.0.0, swiftpm-2.0.0`; past three, `all 40: first … last`, or for a sample
+    `200 of 350, evenly spaced: first … last`."""
     asked = protection.asked
     if len(asked) <= 3 and not protection.sampled:
         return ", ".join(name(b) for b in asked)
     ends = f"{name(asked[0])} … {name(asked[-1])}"
     if protection.sampled:
-        return (f"{len(asked)} of the {protection.published} published branches, evenly "
-                f"spaced: {ends}")
-    return f"all {len(asked)} published branches: {ends}"
+        return f"{len(asked)} of {protection.published}, evenly spaced: {ends}"
+    return f"all {len(asked)}: {ends}"
 
 
 def _uncovered_words(protection: Protection, name: Callable[[str], str] = str) -> str:
