@@ -80,7 +80,8 @@ def with_protection(report: AuditReport, github: GitHubSession | None) -> AuditR
     if github is None:
         return dataclasses.replace(report, protection=Protection(
             asked=(), unknown="no GitHub API session to ask (a rehearsal, or no token)"))
-    from swiftpm_guard.sources.rulesets import RulesUnreadable, branch_rules
+    from swiftpm_guard.errors import RulesUnreadable
+    from swiftpm_guard.sources.rulesets import branch_rules
 
     published = [b.branch for b in report.branches]
     asked = branches_to_ask(published)
