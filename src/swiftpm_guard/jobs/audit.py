@@ -20,7 +20,7 @@ from swiftpm_guard.core.audit import (
 )
 from swiftpm_guard.core.model import Finding, HostedStats, Severity
 from swiftpm_guard.core.urls import HostedZip, UrlSettings, zips_of_published
-from swiftpm_guard.errors import InputError
+from swiftpm_guard.errors import InputError, RulesUnreadable
 from swiftpm_guard.redact import shown_location
 from swiftpm_guard.sources.published import GIT_TIMEOUT, read_published_with_tips
 
@@ -79,7 +79,7 @@ def with_protection(report: AuditReport, github: GitHubSession | None) -> AuditR
     if github is None:
         return dataclasses.replace(report, protection=Protection(
             asked=(), unknown="no GitHub API session to ask (a rehearsal, or no token)"))
-    from swiftpm_guard.sources.rulesets import RulesUnreadable, branch_rules
+    from swiftpm_guard.sources.rulesets import branch_rules
 
     asked = branches_to_ask([b.branch for b in report.branches])
     answers: list[BranchRules] = []

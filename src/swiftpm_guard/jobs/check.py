@@ -341,9 +341,11 @@ def evaluate(gathered: Gathered, adapters: Adapters = QUIET) -> CheckResult:
     there, for check and publish."""
     request = gathered.request
     result = _judged(gathered, adapters)
-    existing = _existing(result, gathered, adapters)
+    known = _known_on_base(gathered, adapters)
     findings = with_fixes(result.report.findings, request, result.sources, gathered.checkout,
                           gathered.builder)
+    # Matched after the fix lines are added: `existing` holds the findings as reported.
+    existing = None if known is None else frozenset(f for f in findings if identity(f) in known)
     base = gathered.base.sources if gathered.base is not None else None
     return replace(result, report=replace(result.report, findings=findings),
                    builder=gathered.builder,
@@ -362,10 +364,9 @@ def _judged(gathered: Gathered, adapters: Adapters) -> CheckResult:
     return result
 
 
-def _existing(result: CheckResult, gathered: Gathered, adapters: Adapters
-              ) -> frozenset[Finding] | None:
-    """The findings the pull request's base has too (shown, but not this change's doing);
-    None when there is no base to compare with."""
+def _known_on_base(gathered: Gathered, adapters: Adapters) -> set[tuple[object, ...]] | None:
+    """What the pull request's base finds (`identity`): findings it has too are shown, but are
+    not this change's doing. None when there is no base to compare with."""
     if gathered.base is None:
         return None
     try:
@@ -374,8 +375,7 @@ def _existing(result: CheckResult, gathered: Gathered, adapters: Adapters
         adapters.log(f"cannot evaluate the base branch {gathered.request.base_ref!r} ({error}); "
                      "every finding counts as new")
         return None
-    known = {identity(f) for f in before.report.findings}
-    return frozenset(f for f in result.report.findings if identity(f) in known)
+    return {identity(f) for f in before.report.findings}
 
 
 def base_request(request: CheckRequest) -> CheckRequest | None:
