@@ -23,8 +23,8 @@ import re
 from pathlib import Path
 from typing import Any
 
-from swiftpm_guard.action.settings import INPUTS, MODES, PUBLISH_EVENTS
 from swiftpm_guard.console import say
+from swiftpm_guard.core.names import MODES
 from swiftpm_guard.errors import UsageError
 from swiftpm_guard.jobs.adapters import Adapters
 
@@ -69,6 +69,8 @@ def add_parsers(commands: argparse._SubParsersAction[Any]) -> None:
 
 def inputs_of(args: argparse.Namespace) -> dict[str, str]:
     """The step's inputs from the options; publish where it could push is a dry run."""
+    from swiftpm_guard.action.settings import INPUTS, PUBLISH_EVENTS  # not for other commands
+
     given: dict[str, str] = {}
     for item in args.input:
         name, sep, value = item.partition("=")

@@ -10,7 +10,6 @@ from __future__ import annotations
 import argparse
 import json
 import sys
-import traceback
 from collections.abc import Sequence
 from typing import Any, NoReturn
 
@@ -118,6 +117,8 @@ def main(argv: Sequence[str] | None = None) -> int:
     except BrokenPipeError:
         raise  # the reader left: `run` says nothing and exits 141
     except Exception as error:  # a bug must not pass for "error findings" (exit 1)
+        import traceback  # only for a bug: it loads tokenize and linecache
+
         # The traceback quotes whatever the failing value held: through the door.
         tell(traceback.format_exc().rstrip("\n"))
         log(f"internal error (a bug): {type(error).__name__}: {' '.join(str(error).split())}")

@@ -81,7 +81,6 @@ from swiftpm_guard.sources.artifacts import (
     scan_zip_folder,
 )
 from swiftpm_guard.sources.template import load_template, manifests_beside
-from swiftpm_guard.sources.workflow import read_workflow_frameworks
 
 if TYPE_CHECKING:
     from swiftpm_guard.jobs.resolve import ResolveOutcome, ResolveSettings
@@ -564,7 +563,9 @@ def read_artifacts(request: CheckRequest, checkout: Checkout, scratch: Path,
             artifacts += expand_declared(names, request.debug_suffix, "workflow")
             ref_paths.setdefault(spec.path, ref)
             reads.append(Phrase.of("framework list ", spec.path, f" from {reader.where}"))
-    else:
+    elif request.frameworks_from:
+        from swiftpm_guard.sources.workflow import read_workflow_frameworks  # PyYAML: only here
+
         for spec in request.frameworks_from:
             request.path(spec.path)  # refused when it leaves a confined root
             names = read_workflow_frameworks(spec, root=request.root, display=spec.path)

@@ -20,7 +20,6 @@ from swiftpm_guard.sources.config_file import (
     ConfigFile,
     parse_config,
 )
-from swiftpm_guard.sources.refs import Checkout
 
 if TYPE_CHECKING:
     from swiftpm_guard.infra.github import GitHubSession
@@ -45,6 +44,8 @@ def config_at_default_branch(workspace: Path, named: str, *, default_branch: str
     named and not there is bad input."""
     if named == "none":
         return None, default_branch
+    from swiftpm_guard.sources.refs import Checkout  # git and the API: not for the CLI's local file
+
     path = named or DEFAULT_CONFIG_PATH
     checkout = Checkout(workspace, github=github, default_branch=default_branch, log=log)
     try:

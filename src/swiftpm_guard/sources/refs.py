@@ -37,7 +37,6 @@ from swiftpm_guard.infra.process import Done
 from swiftpm_guard.limits import TEMPLATE_MAX_BYTES, WORKFLOW_MAX_BYTES
 from swiftpm_guard.sources.artifacts import DeclaredName
 from swiftpm_guard.sources.template import STUB_DIRS, load_template
-from swiftpm_guard.sources.workflow import read_workflow_frameworks
 from swiftpm_guard.workflow_commands import neutralise
 
 if TYPE_CHECKING:
@@ -161,6 +160,8 @@ def _link_finding(path: str, where: str, what: str) -> Finding:
 def read_workflow_from_ref(
     reader: RefReader, spec: WorkflowSpec, scratch: Path
 ) -> list[DeclaredName]:
+    from swiftpm_guard.sources.workflow import read_workflow_frameworks  # PyYAML: only here
+
     data = reader.read(spec.path, max_bytes=WORKFLOW_MAX_BYTES, what="workflow")
     local = _inside(scratch, spec.path)
     _write(local, data, spec.path)
