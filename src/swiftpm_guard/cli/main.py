@@ -22,7 +22,7 @@ from swiftpm_guard.console import log, package_text, reader_left, say, tell
 from swiftpm_guard.core.model import CODES
 from swiftpm_guard.errors import GuardError, InputError
 from swiftpm_guard.infra.scratch import private_tempdir
-from swiftpm_guard.jobs.adapters import Adapters
+from swiftpm_guard.jobs.adapters import Adapters, run_git
 
 DESCRIPTION = ("Generate and guard the Package.swift of a SwiftPM binary package: check its "
                "template against what was built, render it, publish it create-only, audit "
@@ -89,8 +89,9 @@ def _dispatch(args: argparse.Namespace, parser: Parser, argv: Sequence[str]) -> 
     if args.command == "schema":
         package_text(schema_text(args.kind))
         return 0
+    proxy = getattr(args, "proxy", None) or None
     adapters = Adapters(log=(lambda _line: None) if getattr(args, "quiet", False) else log,
-                        proxy=getattr(args, "proxy", None) or None)
+                        proxy=proxy, git=run_git(proxy))
     if args.command in CONFIGURED:
         given = given_options(parser, parser.subcommands[args.command], argv)
         apply_config(args, given, adapters.log)

@@ -272,7 +272,9 @@ def check(request: CheckRequest, adapters: Adapters = QUIET) -> CheckResult:
     broken infrastructure. On a pull request what the base has already is `existing`."""
     import tempfile  # scratch for what other refs and the API hand over
 
-    checkout = checkout_of(request, adapters if request.reads_refs else QUIET)
+    # Without refs to read: no log, no API session, but still the run's one git.
+    checkout = checkout_of(request, adapters if request.reads_refs
+                           else replace(QUIET, git=adapters.git))
     with tempfile.TemporaryDirectory(prefix="swiftpm-guard-") as scratch:
         # Templates read from a ref keep their stubs in `scratch`: judged while it is there.
         return evaluate(gather(request, checkout, Path(scratch), adapters), adapters)
@@ -403,7 +405,8 @@ def checkout_of(request: CheckRequest, adapters: Adapters) -> Checkout:
     """The repository the request's paths are in, read through the front end's adapters."""
     from swiftpm_guard.sources.refs import Checkout
 
-    return Checkout(request.root, github=adapters.github, default_branch=request.default_branch,
+    return Checkout(request.root, git=adapters.git, github=adapters.github,
+                    default_branch=request.default_branch,
                     upstream=None if adapters.own_clone else request.upstream,
                     log=adapters.log)
 
