@@ -104,8 +104,8 @@ class ZipProblem(Exception):
 
 
 class RulesUnreadable(Exception):
-    """A branch's ruleset rules could not be read (401, 403, 404, or the API failing for
-    good): the audit says it could not tell; the message says why, in one line."""
+    """A branch's rules could not be read (401, 403, 404, or the API failing for good): the
+    audit says it could not tell; the message says why, in one line."""
 
 
 class UnreadableOutput(ValueError):
