@@ -68,7 +68,6 @@ def check_request(settings: ActionSettings) -> CheckRequest:
         artifacts=settings.artifacts,
         checksums=settings.checksums,
         frameworks=(settings.frameworks,) if settings.frameworks else (),
-        frameworks_label="frameworks input",
         frameworks_from=settings.frameworks_from,
         workflows_from_refs=holds,
         frameworks_refs=settings.frameworks_refs,

@@ -122,7 +122,6 @@ class CheckRequest:
     artifacts: tuple[str, ...] = ()
     checksums: tuple[str, ...] = ()
     frameworks: tuple[str, ...] = ()
-    frameworks_label: str = option("frameworks")  # how an inline list is shown
     frameworks_from: tuple[WorkflowSpec, ...] = ()
     workflows_from_refs: bool = False
     frameworks_refs: tuple[str, ...] = ()
@@ -581,7 +580,7 @@ def read_artifacts(request: CheckRequest, checkout: Checkout, scratch: Path,
         artifacts += read_checksums(request.path(shown), display=str(Path(shown)))
     for listed in request.frameworks:
         file = request.path(listed[1:]) if listed.startswith("@") else None
-        declared = read_declared(listed, label=request.frameworks_label, path=file)
+        declared = read_declared(listed, path=file)
         artifacts += expand_declared(declared, request.debug_suffix)
     if request.run_artifact is not None:
         found, problems, read = _run_artifact(request.run_artifact, checkout, scratch,

@@ -107,8 +107,7 @@ def frameworks_in_workflow(text: str, job: str, var: str, *, file: str,
     return names
 
 
-#: Every refusal of the shape ends with the ways that need no reading of bash.
-# The action says `input frameworks` for the flag (action.settings.in_input_names).
+#: Every refusal of the shape ends with the ways that need no reading of bash (options by key).
 _WAY_OUT = (f"; declare the names ({option('frameworks')}) or check the built zips "
             f"({option('artifacts')}), which are exact")
 
