@@ -5,6 +5,8 @@ the action `input verify-urls`.
 The key travels inside ordinary message text between two Unicode noncharacters (reserved for a
 program's internal use, never in our words), so a front end spells exactly the options a
 message names and leaves untrusted text in it (a file called `--allow-overwrite`) as it is.
+Text from elsewhere that holds those noncharacters around a key is spelled too: the worst it
+can do is print `input update`, never run or hide anything (printing neutralises as before).
 """
 
 from __future__ import annotations
