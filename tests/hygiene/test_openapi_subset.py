@@ -204,7 +204,7 @@ def test_the_script_writes_the_subset_from_a_local_file(tmp_path):
     out = tmp_path / "out" / "openapi-subset.json"
     result = _script(full, "--output", out)
     assert result.returncode == 0, result.stderr
-    assert f"wrote {out}: 15 operations" in result.stdout
+    assert f"wrote {out}: {len(OPERATIONS)} operations" in result.stdout
     written = json.loads(out.read_text(encoding="utf-8"))
     assert written["x-subset-source"].startswith("Subset of api.github.com.json (info.version 9.9.9)")
     assert out.read_text(encoding="utf-8") == render(written)

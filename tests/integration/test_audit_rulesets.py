@@ -1,6 +1,6 @@
 """Issue 35: does a ruleset keep the published branches? `audit --rulesets` asks the fake GitHub
 (every request and answer checked against GitHub's description of "Get rules for a branch")
-about the oldest and newest published branch, and says what is covered, what is open and how
+about every published branch (an even sample past core.audit.ASK_MAX), and says what is covered, what is open and how
 to add a ruleset; a token that may not read the rules is "could not tell", never an error.
 """
 
@@ -60,18 +60,20 @@ def test_a_ruleset_on_every_published_branch_covers_all_three(published, fake, t
     repo.rulesets.append(Ruleset(7, ("~DEFAULT_BRANCH",), ("deletion",)))  # main's: not ours
     code, report, markdown, err = _audit(published, fake, tmp_path, monkeypatch, capsys)
     assert code == 0
+    branches = [f"swiftpm-{v}" for v in VERSIONS]
     assert report["protection"] == {
-        "asked": ["swiftpm-1.0.0", "swiftpm-2.0.0"], "covered": list(ALL), "missing": [],
-        "rulesets": [42], "unknown": None}
-    assert _asked(fake) == ["swiftpm-1.0.0", "swiftpm-2.0.0"]  # two calls, whatever the count
+        "asked": branches, "covered": list(ALL), "missing": [], "rulesets": [42],
+        "unknown": None, "published": 3, "uncovered": []}
+    assert _asked(fake) == branches  # one call per published branch
     assert all(r.authorization == f"token {TOKEN}" for r in fake.calls("repos/get-branch-rules"))
     shown = rendered_text(markdown)
     assert "Active rulesets (ruleset 42) keep the published branches (swiftpm-1.0.0, " \
-        "swiftpm-2.0.0 asked):" in shown
+        "swiftpm-1.1.0, swiftpm-2.0.0 asked):" in shown
     assert "❌" not in markdown and markdown.count("✅") == 3
     assert "How to add a ruleset" not in markdown
     assert ("protection: a ruleset protects the published branches (swiftpm-1.0.0, "
-            "swiftpm-2.0.0): deletion, force-push and creation restricted (ruleset 42)") in err
+            "swiftpm-1.1.0, swiftpm-2.0.0): deletion, force-push and creation restricted "
+            "(ruleset 42)") in err
     assert TOKEN not in err and TOKEN not in markdown
 
 
@@ -88,9 +90,10 @@ def test_a_pattern_that_misses_the_newest_branch_leaves_it_open(published, fake,
     assert report["protection"]["covered"] == ["deletion"]
     assert report["protection"]["missing"] == ["non_fast_forward", "creation"]
     assert report["protection"]["rulesets"] == [5, 6]
+    assert report["protection"]["uncovered"] == ["swiftpm-2.0.0"]
     shown = rendered_text(markdown)
-    assert "The published branches are not fully protected (swiftpm-1.0.0, swiftpm-2.0.0 " \
-        "asked)" in shown
+    assert "The published branches are not fully protected (swiftpm-1.0.0, swiftpm-1.1.0, " \
+        "swiftpm-2.0.0 asked)" in shown
     assert "✅ deletion (deletion)" in shown
     assert "❌ force-push (non-fast-forward) (non_fast_forward)" in shown
     assert "❌ creation (creation)" in shown
@@ -100,8 +103,43 @@ def test_a_pattern_that_misses_the_newest_branch_leaves_it_open(published, fake,
         "name": "published SwiftPM branches", "target": "branch", "enforcement": "active",
         "conditions": {"ref_name": {"include": ["refs/heads/swiftpm-*"], "exclude": []}},
         "rules": [{"type": "deletion"}, {"type": "non_fast_forward"}, {"type": "creation"}]}
-    assert ("protection: the published branches (swiftpm-1.0.0, swiftpm-2.0.0) are open to "
-            "force-push (non-fast-forward), creation: no active ruleset restricts it") in err
+    assert ("protection: the published branches (swiftpm-1.0.0, swiftpm-1.1.0, swiftpm-2.0.0) "
+            "are open to force-push (non-fast-forward), creation: no active ruleset restricts "
+            "it; 1 of the 3 branches asked lacks it (swiftpm-2.0.0): a ruleset's pattern skips "
+            "them") in err
+
+
+def test_a_pattern_that_skips_a_branch_in_between_is_noticed(published, fake, tmp_path,
+                                                              monkeypatch, capsys):
+    fake.add_token(TOKEN)
+    repo = fake.add_repo(REPO)
+    repo.rulesets.append(Ruleset(42, ("refs/heads/swiftpm-*",), ALL,
+                                 exclude=("refs/heads/swiftpm-1.1.*",)))
+    code, report, markdown, err = _audit(published, fake, tmp_path, monkeypatch, capsys)
+    assert code == 0
+    assert report["protection"] == {
+        "asked": [f"swiftpm-{v}" for v in VERSIONS], "covered": [], "missing": list(ALL),
+        "rulesets": [], "unknown": None, "published": 3, "uncovered": ["swiftpm-1.1.0"]}
+    assert "1 of the 3 branches asked lacks it (swiftpm-1.1.0): a ruleset's pattern skips " \
+        "them" in rendered_text(markdown)
+    assert "lacks it (swiftpm-1.1.0)" in err
+
+
+def test_past_the_bound_an_even_sample_is_asked_and_said(published, fake, tmp_path,
+                                                         monkeypatch, capsys):
+    import swiftpm_guard.core.audit as core_audit
+
+    monkeypatch.setattr(core_audit, "ASK_MAX", 2)
+    fake.add_token(TOKEN)
+    fake.add_repo(REPO).rulesets.append(Ruleset(42, ("refs/heads/swiftpm-*",), ALL))
+    code, report, markdown, err = _audit(published, fake, tmp_path, monkeypatch, capsys)
+    assert code == 0
+    assert (report["protection"]["asked"], report["protection"]["published"]) == (
+        ["swiftpm-1.0.0", "swiftpm-2.0.0"], 3)
+    assert _asked(fake) == ["swiftpm-1.0.0", "swiftpm-2.0.0"]
+    said = "2 of 3, evenly spaced: swiftpm-1.0.0 … swiftpm-2.0.0"
+    assert f"protection: a ruleset protects the published branches ({said})" in err
+    assert f"keep the published branches ({said} asked)" in rendered_text(markdown)
 
 
 def test_the_suggested_ruleset_is_one_github_accepts():
@@ -140,8 +178,8 @@ def test_without_access_it_says_it_could_not_tell(published, fake, tmp_path, mon
     assert code == 0, err
     status = {"403": "HTTP 403: Resource not accessible by integration",
               "404": "HTTP 404: Not Found"}[how]
-    assert protection == {"asked": ["swiftpm-1.0.0", "swiftpm-2.0.0"], "covered": [],
-                          "missing": [], "rulesets": [],
+    assert protection == {"asked": [f"swiftpm-{v}" for v in VERSIONS], "covered": [],
+                          "missing": [], "rulesets": [], "published": 3, "uncovered": [],
                           "unknown": f"read the rules for branch swiftpm-1.0.0: {status}"}
     assert _asked(fake) == ["swiftpm-1.0.0"]  # the first refusal ends the asking
     assert ("Could not tell whether a ruleset protects the published branches: read the rules "

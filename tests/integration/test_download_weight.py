@@ -88,8 +88,13 @@ def test_a_release_whose_download_doubled_is_refused_past_the_limit(server, tmp_
             f"{before / 1e6:.1f} MB, change +{change / 1e6:.1f} MB ({percent}); growth limit 50%")
     assert said in printed
     assert f"Download weight: {said}." in rendered_text(out["r.md"].read_text())
-    # Every zip of both versions was fetched once: 20 now, 20 before.
+    # Every zip of both versions was asked once: 20 now in full, 20 before only sized (one
+    # byte of each sent: `Range: bytes=0-0`).
     assert sorted(server.hits) == sorted(server.routes)
+    assert set(server.hits.values()) == {1}
+    assert {path: sent for path, sent in server.sent.items() if "-1.2.2." in path} == {
+        path: 1 for path in server.routes if "-1.2.2." in path}
+    assert sum(server.sent.values()) == after + 20
     # Within the limit the same release passes, and the report still states the change.
     assert main([*args, "--download-growth-limit", "150%"]) == 0
     assert json.loads(out["r.json"].read_text())["download"]["change"] == change
@@ -127,3 +132,32 @@ def test_without_verify_urls_the_weight_is_the_built_zips_and_a_limit_says_why(
     assert download["previous_note"] == ("the previous version's served sizes are fetched "
                                          "with --verify-urls")
     assert not server.hits  # nothing fetched without --verify-urls
+
+
+def test_a_previous_zip_served_without_a_size_is_unsized_not_downloaded(server, tmp_path,
+                                                                        monkeypatch, capsys):
+    _published(tmp_path, server)
+    release = _release(tmp_path, server)
+    old = sorted(path for path in server.routes if "-1.2.2." in path)
+    server.routes[old[0]].sized = False  # no Content-Length, no total in a Content-Range
+    server.routes[old[0]].ranges = False
+    monkeypatch.chdir(tmp_path / "clone")
+    report = tmp_path / "r.json"
+    assert main(["check", "--template", str(release.template), "--version", release.version,
+                 "--artifacts", str(release.artifacts), "--verify-urls",
+                 "--base-url", server.url("frameworks/"), "--url-timeout", "5",
+                 "--swift", "off", "--accept-static", "--config", "none",
+                 "--download-growth-limit", "50%", "--json", str(report)]) == 0
+    capsys.readouterr()
+    document = json.loads(report.read_text())
+    download = document["download"]
+    assert (download["previous_version"], download["previous_bytes"], download["change"]) == (
+        "1.2.2", None, None)
+    assert download["previous_note"] == ("1 of its 20 zip URLs are unsized (unsized: HTTP 200 "
+                                         "without a size in its Content-Length)")
+    (notice,) = [f for f in document["findings"] if f["code"] == "download-growth"]
+    assert notice["severity"] == "notice"
+    assert notice["message"].endswith(download["previous_note"])
+    # The other 19 were sized with one byte each; the unsized one was asked once, not retried.
+    assert all(server.sent[path] == 1 for path in old[1:])
+    assert server.hits[old[0]] == 1

@@ -32,7 +32,7 @@ from pathlib import Path
 from typing import Any
 from urllib.parse import parse_qs, quote, urlencode, urlsplit
 
-from support.fake_issue_comments import IssueComments
+from support.fake_issue_comments import IssueComments, simple_user
 from support.git_http import backend_path, http_backend, read_body
 from support.openapi import Operation, Spec, load_spec, overlay, response_errors, synthesize
 
@@ -127,6 +127,8 @@ class FakeGitHub(IssueComments):
         self.spec = spec or load_spec()
         self.hang_seconds = hang_seconds
         self.tokens: dict[str, str] = {}
+        self.token_users: dict[str, dict[str, Any]] = {}
+        self._caller = threading.local()  # this request's token's user (None: installation)
         self.repos: dict[str, Repo] = {}
         self.check_runs: dict[int, dict[str, Any]] = {}
         self.annotations: dict[int, list[dict[str, Any]]] = {}
@@ -190,8 +192,14 @@ class FakeGitHub(IssueComments):
 
     # -- state set-up -----------------------------------------------------------------------
 
-    def add_token(self, token: str, access: str = WRITE) -> str:
+    def add_token(self, token: str, access: str = WRITE,
+                  user: dict[str, Any] | None = None) -> str:
+        """A token; with `user` ({login, id, type}) a user's (a PAT: `GET /user` names it and
+        its comments are that user's), else an installation token like the job's own, which
+        writes as github-actions[bot] and is refused `GET /user` (GitHub: 403)."""
         self.tokens[token] = access
+        if user is not None:
+            self.token_users[token] = user
         return token
 
     def add_repo(
@@ -383,9 +391,13 @@ class FakeGitHub(IssueComments):
     ) -> _Reply:
         try:
             access = self._access(headers)
+            token = (headers.get("authorization") or " ").partition(" ")[2]
+            self._caller.user = self.token_users.get(token)
             op = operation.operation_id
             if op == "rate-limit/get":
                 return _Reply(200, self._made(operation, 200, {}))
+            if op == "users/get-authenticated":
+                return self._authenticated(operation, access)
             repo = self._repo(params)
             if operation.method != "GET":
                 if access is None:
@@ -396,6 +408,18 @@ class FakeGitHub(IssueComments):
             return handler(operation, repo, params, query, body, access)  # type: ignore[no-any-return]
         except _Reply as reply:
             return reply
+
+    def _authenticated(self, operation: Operation, access: str | None) -> _Reply:
+        """`GET /user`: a user token's user; an installation token is refused, as GitHub does."""
+        if access is None:
+            return _Reply(401, _error("Requires authentication"))
+        if self._caller.user is None:
+            return _Reply(403, _error("Resource not accessible by integration"))
+        return _Reply(200, self._made(operation, 200, simple_user(self._caller.user)))
+
+    def caller(self) -> dict[str, Any] | None:
+        """Whom this request's token acts as: a user token's user, else None."""
+        return getattr(self._caller, "user", None)
 
     def _made(self, operation: Operation, status: int, values: dict[str, Any]) -> Any:
         schema = operation.response_schema(status)

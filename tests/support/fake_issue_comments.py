@@ -19,13 +19,15 @@ _CREATED = "2025-01-01T00:00:00Z"
 
 
 class IssueComments:
-    """State and handlers; `FakeGitHub` provides `_lock`, `_ids`, `_made`, `_page`, `url`."""
+    """State and handlers; `FakeGitHub` provides `_lock`, `_ids`, `_made`, `_page`, `url`,
+    `caller`."""
 
     _lock: Any
     _ids: Any
     _made: Any
     _page: Any
     url: str
+    caller: Any  # whom the request's token acts as (None: the job's installation token)
 
     def _issue_comments_init(self) -> None:
         #: (owner/name, issue number) → its comments, oldest first.
@@ -59,7 +61,7 @@ class IssueComments:
                         f"#issuecomment-{comment_id}",
             "issue_url": f"{self.url}/repos/{full_name}/issues/{number}",
             "body": body,
-            "user": _simple_user(user),
+            "user": simple_user(user),
             "created_at": _CREATED,
             "updated_at": _CREATED,
             "author_association": "NONE",
@@ -94,7 +96,7 @@ class IssueComments:
 
         key = self._issue(repo, params)
         with self._lock:
-            comment = self._new_comment(key[0], key[1], body["body"], BOT)
+            comment = self._new_comment(key[0], key[1], body["body"], self.caller() or BOT)
         return _Reply(201, self._shown(op, 201, comment))
 
     def _op_issues_update_comment(self, op: Any, repo: Any, params: dict[str, str],
@@ -114,7 +116,7 @@ class IssueComments:
         return _Reply(200, self._shown(op, 200, comment))
 
 
-def _simple_user(user: dict[str, Any]) -> dict[str, Any]:
+def simple_user(user: dict[str, Any]) -> dict[str, Any]:
     """GitHub's `simple-user` (every field its schema requires) for login, id and type."""
     login = user["login"]
     api = f"https://api.github.invalid/users/{login}"

@@ -3,13 +3,15 @@
 Binds 127.0.0.1 port 0 in a daemon thread. Each path has a `Route`: bytes (with a status and
 content type), a status only, a stall (bounded: it ends when the server stops), a redirect,
 a body streamed from a generator (a 1 GB zip never sits in memory), or a number of 503s
-before the bytes. `hits` counts requests per path so retries can be asserted. With `tls`
+before the bytes; a body's `Range: bytes=A-B` is honoured unless the route says not.
+`hits` counts requests per path so retries can be asserted, `sent` the body bytes written. With `tls`
 (a server SSLContext, e.g. from support/tls.py) it serves HTTPS at `https://127.0.0.1:PORT/`.
 """
 
 from __future__ import annotations
 
 import contextlib
+import re
 import ssl
 import threading
 from collections import Counter
@@ -28,6 +30,8 @@ class Route:
     stream: Callable[[], Iterable[bytes]] | None = None
     length: int | None = None  # Content-Length to announce (defaults to the body's)
     fail_first: int = 0  # answer 503 this many times first
+    ranges: bool = True  # honour `Range: bytes=A-B` on a body (206, Content-Range)
+    sized: bool = True  # announce the size (Content-Length, Content-Range's total)
 
 
 class _TLSServer(ThreadingHTTPServer):
@@ -53,6 +57,7 @@ class ZipServer:
     def __init__(self, tls: ssl.SSLContext | None = None) -> None:
         self.routes: dict[str, Route] = {}
         self.hits: Counter[str] = Counter()
+        self.sent: Counter[str] = Counter()
         self.stopping = threading.Event()
         self._lock = threading.Lock()
         if tls is None:
@@ -85,22 +90,33 @@ class ZipServer:
                     return
                 if hit <= route.fail_first:
                     route = Route(b"busy", 503, "text/plain")
-                self.send_response(route.status)
+                body, status, span = route.body, route.status, None
+                wanted = re.fullmatch(r"bytes=([0-9]+)-([0-9]+)", self.headers.get("Range", ""))
+                if wanted and route.ranges and route.stream is None and status == 200:
+                    first, last = int(wanted[1]), min(int(wanted[2]), len(body) - 1)
+                    body, status = body[first:last + 1], 206
+                    span = f"bytes {first}-{last}/{len(route.body) if route.sized else '*'}"
+                self.send_response(status)
                 if route.location:
                     self.send_header("Location", route.location)
                 self.send_header("Content-Type", route.content_type)
-                length = route.length if route.length is not None else len(route.body)
-                self.send_header("Content-Length", str(length))
+                if span is not None:
+                    self.send_header("Content-Range", span)
+                length = route.length if route.length is not None and span is None else len(body)
+                if route.sized:
+                    self.send_header("Content-Length", str(length))
                 self.send_header("Connection", "close")
                 self.end_headers()
                 if not with_body:
                     return
-                chunks = route.stream() if route.stream else [route.body]
+                chunks = route.stream() if route.stream else [body]
                 try:
-                    for chunk in chunks:
+                    for chunk in (c for c in chunks if c):
                         if server.stopping.is_set():
                             return
                         self.wfile.write(chunk)
+                        with server._lock:
+                            server.sent[path] += len(chunk)
                 except (BrokenPipeError, ConnectionResetError):
                     pass  # the client stopped reading (not a zip, or a timeout): fine
 

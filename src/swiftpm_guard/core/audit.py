@@ -387,6 +387,11 @@ class BranchRules:
     rules: tuple[tuple[str, int | None], ...]
 
 
+#: Published branches GitHub is asked about at most, one request each (the job's token has
+#: 1,000 an hour per repository); past it an even sample is asked, and the report says so.
+ASK_MAX = 200
+
+
 @dataclass(frozen=True, slots=True)
 class Protection:
     """Whether rulesets keep the published branches: which of KEEPING_RULES apply to every
@@ -396,29 +401,46 @@ class Protection:
     covered: tuple[str, ...] = ()  # of KEEPING_RULES, in that order
     rulesets: tuple[int, ...] = ()  # the rulesets those rules come from
     unknown: str | None = None  # set when it could not be told: why
+    published: int = 0  # how many published branches there are (more than asked: a sample)
+    uncovered: tuple[str, ...] = ()  # branches asked that lack one of KEEPING_RULES
 
     @property
     def missing(self) -> tuple[str, ...]:
         return () if self.unknown else tuple(r for r in KEEPING_RULES if r not in self.covered)
 
+    @property
+    def sampled(self) -> bool:
+        return self.published > len(self.asked)
 
-def protection(answers: Sequence[BranchRules]) -> Protection:
+
+def protection(answers: Sequence[BranchRules], published: int | None = None) -> Protection:
     """A rule counts only when it applies to every branch asked about: a ruleset whose
-    pattern misses some published branches leaves those open."""
+    pattern misses some published branches leaves those open (`uncovered` names them).
+    `published`: how many branches there are (default: as many as asked)."""
     if not answers:
         return Protection(asked=(), unknown="no published branch to ask about")
     types = [{kind for kind, _id in answer.rules} for answer in answers]
     covered = tuple(rule for rule in KEEPING_RULES if all(rule in kinds for kinds in types))
     rulesets = sorted({ruleset for answer in answers for kind, ruleset in answer.rules
                        if kind in covered and ruleset is not None})
+    uncovered = tuple(answer.branch for answer, kinds in zip(answers, types, strict=True)
+                      if not set(KEEPING_RULES) <= kinds)
     return Protection(asked=tuple(a.branch for a in answers), covered=covered,
-                      rulesets=tuple(rulesets))
+                      rulesets=tuple(rulesets), uncovered=uncovered,
+                      published=max(published or 0, len(answers)))
 
 
-def branches_to_ask(branches: Sequence[str]) -> tuple[str, ...]:
-    """The oldest and the newest published branch: two calls whatever the count, and a
-    ruleset pattern that covers both ends covers what lies between in all but odd cases."""
-    return tuple(dict.fromkeys((branches[0], branches[-1]))) if branches else ()
+def branches_to_ask(branches: Sequence[str], limit: int | None = None) -> tuple[str, ...]:
+    """Every published branch, each asked of GitHub, which matches its rulesets' patterns
+    itself (its fnmatch rules, `~DEFAULT_BRANCH`, organisation rulesets' repository
+    conditions, enforcement): exact, where matching the patterns here would re-implement
+    all that. Past `limit` (ASK_MAX), that many evenly spaced, oldest and newest among them."""
+    limit = ASK_MAX if limit is None else max(limit, 2)
+    names = list(dict.fromkeys(branches))
+    if len(names) <= limit:
+        return tuple(names)
+    step = (len(names) - 1) / (limit - 1)
+    return tuple(dict.fromkeys(names[round(index * step)] for index in range(limit)))
 
 
 @dataclass(frozen=True, slots=True)

@@ -4,7 +4,8 @@ SwiftPM downloads every binary target of a package whether a product is used or 
 (swift-package-manager #6656), so a consumer pays for every zip a manifest names, release
 and debug twins alike. The weight is the sum of the built zips' sizes (or, when
 `--verify-urls` fetched them, of the served ones); the previous published version's weight
-is the sum of the sizes its manifest's URLs serve. Past `--download-growth-limit`, the growth
+is the sum of the sizes its manifest's URLs announce (sources.hosted.served_sizes: asked,
+not downloaded). Past `--download-growth-limit`, the growth
 is the `download-growth` finding.
 """
 
@@ -90,18 +91,14 @@ def weigh(asked: Iterable[str], built: Mapping[str, Artifact],
     return DownloadWeight(bytes=total, zips=len(names), measured="built zips", unsized=unsized)
 
 
-def with_previous(weight: DownloadWeight, version: str | None, served: HostedStats | None,
+def with_previous(weight: DownloadWeight, version: str | None, served: int | None,
                   note: str | None = None) -> DownloadWeight:
-    """The previous version's weight: its served bytes when every URL served its zip."""
+    """The previous version's weight: the bytes its zip URLs serve, when every one said."""
     if version is None:
         return replace(weight, previous_note=note)
     if served is None:
         return replace(weight, previous_version=version, previous_note=note)
-    if served.verified != served.urls:
-        failed = served.urls - served.verified
-        return replace(weight, previous_version=version, previous_note=(
-            f"{failed} of its {served.urls} zip URLs did not serve their zip"))
-    return replace(weight, previous_version=version, previous_bytes=served.bytes)
+    return replace(weight, previous_version=version, previous_bytes=served)
 
 
 def growth_findings(weight: DownloadWeight, limit: GrowthLimit | None,

@@ -77,23 +77,25 @@ def url_findings(report: AuditReport,
 
 
 def with_protection(report: AuditReport, github: GitHubSession | None) -> AuditReport:
-    """The report with what rulesets GitHub applies to its oldest and newest branch; without
-    an API session, or a token that may not read the rules, it says it could not tell."""
+    """The report with what rulesets GitHub applies to each published branch (an even sample
+    past core.audit.ASK_MAX); without an API session, or a token that may not read the rules,
+    it says it could not tell."""
     if github is None:
         return dataclasses.replace(report, protection=Protection(
             asked=(), unknown="no GitHub API session to ask (a rehearsal, or no token)"))
     from swiftpm_guard.sources.rulesets import branch_rules
 
-    asked = branches_to_ask([b.branch for b in report.branches])
+    published = [b.branch for b in report.branches]
+    asked = branches_to_ask(published)
     answers: list[BranchRules] = []
     try:
         for branch in asked:
             answers.append(branch_rules(github.client, github.repository, branch,
                                         github.policy))
     except RulesUnreadable as error:
-        return dataclasses.replace(report, protection=Protection(asked=asked,
-                                                                 unknown=str(error)))
-    return dataclasses.replace(report, protection=protection(answers))
+        return dataclasses.replace(report, protection=Protection(
+            asked=asked, unknown=str(error), published=len(published)))
+    return dataclasses.replace(report, protection=protection(answers, len(published)))
 
 
 def rulesets_session(api_url: str, token: str | None, repository: str,

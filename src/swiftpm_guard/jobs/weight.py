@@ -1,7 +1,7 @@
 """The download-weight job: what a consumer of this release downloads (core.weight), and with
 `--verify-urls` how that compares with the previous published version: its branch's
-manifest read, every zip URL it names fetched, the served bytes summed. Check and publish
-share it; each says how its published branches are read (`Published`).
+manifest read, every zip URL it names asked its size (not downloaded), the sizes summed.
+Check and publish share it; each says how its published branches are read (`Published`).
 """
 
 from __future__ import annotations
@@ -11,7 +11,7 @@ from dataclasses import dataclass, replace
 from typing import TYPE_CHECKING
 
 from swiftpm_guard.core.checks import apply_warn
-from swiftpm_guard.core.model import DownloadWeight, HostedStats
+from swiftpm_guard.core.model import DownloadWeight
 from swiftpm_guard.core.option_names import option
 from swiftpm_guard.core.subjects import published_path
 from swiftpm_guard.core.weight import (
@@ -80,22 +80,26 @@ def _previous(weight: DownloadWeight, request: CheckRequest, version: str,
 
 
 def _served(text: str, path: str, version: str, request: CheckRequest,
-            log: Callable[[str], None]) -> tuple[HostedStats | None, str | None]:
-    """Every zip the previous manifest names, fetched: what its consumers download."""
+            log: Callable[[str], None]) -> tuple[int | None, str | None]:
+    """The bytes every zip the previous manifest names is served with: what its consumers
+    download. Only sized (sources.hosted.served_sizes), never downloaded: those bytes are
+    not being verified, and would double a run for a heavy package."""
     from swiftpm_guard.core.audit import read_published
     from swiftpm_guard.core.urls import zips_of_published
-    from swiftpm_guard.sources.hosted import verify_reachable
+    from swiftpm_guard.sources.hosted import served_sizes
 
     zips, problems = zips_of_published(read_published(text), path, version, request.urls)
     if problems:
         return None, problems[0]
     if not zips:
         return None, f"its {path} names no binary target"
-    log(f"download weight: fetching {len(zips)} zip URLs of {version}")
-    _results, stats, unreachable = verify_reachable(zips, request.urls)
-    if unreachable:
-        return None, f"{len(unreachable)} of its zip URLs could not be reached"
-    return stats, None
+    log(f"download weight: asking the size of {len(zips)} zip URLs of {version}")
+    answers = served_sizes([z.url for z in zips], request.urls)
+    unsized = [got for got in answers.values() if got.state != "sized"]
+    if unsized:
+        return None, (f"{len(unsized)} of its {len(answers)} zip URLs are unsized "
+                      f"({unsized[0].state}: {unsized[0].detail})")
+    return sum(got.size for got in answers.values()), None
 
 
 def checkout_published(checkout: Checkout) -> Published:

@@ -10,7 +10,7 @@ left" says more than eight identical sections).
 from __future__ import annotations
 
 import json
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 
 from swiftpm_guard.core.audit import (
@@ -83,7 +83,8 @@ def to_dict(report: AuditReport) -> dict[str, object]:
 def _protection_dict(protection: Protection) -> dict[str, object]:
     return {"asked": list(protection.asked), "covered": list(protection.covered),
             "missing": list(protection.missing), "rulesets": list(protection.rulesets),
-            "unknown": protection.unknown}
+            "unknown": protection.unknown, "published": protection.published,
+            "uncovered": list(protection.uncovered)}
 
 
 def to_json(report: AuditReport) -> str:
@@ -415,19 +416,43 @@ def ruleset_body(pattern: str) -> str:
     }, indent=2)
 
 
+def _asked_words(protection: Protection, name: Callable[[str], str] = str) -> str:
+    """`swiftpm-1.0.0, swiftpm-2.0.0`; past three, `all 40: first … last`, or for a sample
+    `200 of 350, evenly spaced: first … last`."""
+    asked = protection.asked
+    if len(asked) <= 3 and not protection.sampled:
+        return ", ".join(name(b) for b in asked)
+    ends = f"{name(asked[0])} … {name(asked[-1])}"
+    if protection.sampled:
+        return f"{len(asked)} of {protection.published}, evenly spaced: {ends}"
+    return f"all {len(asked)}: {ends}"
+
+
+def _uncovered_words(protection: Protection, name: Callable[[str], str] = str) -> str:
+    """When only some branches asked lack a rule: which (a pattern that skips them)."""
+    uncovered = protection.uncovered
+    if not uncovered or len(uncovered) == len(protection.asked):
+        return ""
+    shown = ", ".join(name(b) for b in uncovered[:5])
+    more = f" and {len(uncovered) - 5} more" if len(uncovered) > 5 else ""
+    verb = "lacks" if len(uncovered) == 1 else "lack"
+    return (f"; {len(uncovered)} of the {len(protection.asked)} branches asked {verb} it "
+            f"({shown}{more}): a ruleset's pattern skips them")
+
+
 def protection_sentence(protection: Protection) -> str:
     """One plain line for a log, the verdict's neighbour."""
     if protection.unknown is not None:
         return ("could not tell whether a ruleset protects the published branches: "
                 f"{protection.unknown}")
-    asked = ", ".join(protection.asked)
+    asked = _asked_words(protection)
     if not protection.missing:
         rulesets = ", ".join(str(r) for r in protection.rulesets) or "?"
         return (f"a ruleset protects the published branches ({asked}): deletion, force-push "
                 f"and creation restricted (ruleset {rulesets})")
     missing = ", ".join(_RULE_WORDS[r] for r in protection.missing)
     return (f"the published branches ({asked}) are open to {missing}: no active ruleset "
-            "restricts it")
+            f"restricts it{_uncovered_words(protection)}")
 
 
 def protection_markdown(report: AuditReport) -> list[str]:
@@ -440,7 +465,7 @@ def protection_markdown(report: AuditReport) -> list[str]:
         return [f"Could not tell whether a ruleset protects the published branches: "
                 f"{md.text(protection.unknown)}. A token that can read the repository "
                 "(metadata: read) can read the rules that apply to a branch."]
-    asked = ", ".join(md.code(b) for b in protection.asked)
+    asked = _asked_words(protection, md.code)
     rows = [f"- {'✅' if rule in protection.covered else '❌'} {_RULE_WORDS[rule]} "
             f"({md.code(rule)})" for rule in KEEPING_RULES]
     if not protection.missing:
@@ -452,7 +477,8 @@ def protection_markdown(report: AuditReport) -> list[str]:
               if len(protection.rulesets) == 1 else "")
     return [
         f"**The published branches are not fully protected** ({asked} asked): anyone with "
-        f"write access can {can}; apps pin these branches' commits in Package.resolved.",
+        f"write access can {can}{_uncovered_words(protection, md.code)}; apps pin these "
+        "branches' commits in Package.resolved.",
         "", *rows, "",
         f"How to add a ruleset{extend}: Settings → Rules → Rulesets → New branch ruleset, "
         f"target {md.code('refs/heads/' + pattern)}, enforcement Active, with Restrict "

@@ -86,7 +86,8 @@ def _unreachable(reason: object) -> _Unreachable | None:
 class Fetched:
     """What one URL served: a status word, the SHA-256 if it was a zip, and details."""
 
-    state: str  # "zip", "missing", "not-zip", "error", "exists", "unreachable"
+    state: str  # "zip", "missing", "not-zip", "error", "exists", "unreachable", "sized",
+    #             "unsized"
     sha256: str | None = None
     detail: str = ""
     size: int = 0
@@ -174,10 +175,20 @@ def _download(url: str, settings: UrlSettings) -> Fetched:
 
 
 def _download_within(url: str, settings: UrlSettings, deadline: Deadline) -> Fetched:
+    def read(response: http.client.HTTPResponse) -> Fetched:
+        content_type = response.headers.get("Content-Type", "")
+        return _hash_stream(response, deadline, settings, content_type)
+
+    return _opened(_request(url), settings, read)
+
+
+def _opened(request: urllib.request.Request, settings: UrlSettings,
+            read: Callable[[http.client.HTTPResponse], Fetched]) -> Fetched:
+    """`read` of the answer to `request`; failures sorted into missing, final, transient and
+    unreachable."""
     try:
-        with _opener(settings).open(_request(url), timeout=settings.timeout) as response:
-            content_type = response.headers.get("Content-Type", "")
-            return _hash_stream(response, deadline, settings, content_type)
+        with _opener(settings).open(request, timeout=settings.timeout) as response:
+            return read(response)
     except urllib.error.HTTPError as error:
         if error.code in _MISSING:
             error.close()
@@ -190,6 +201,35 @@ def _download_within(url: str, settings: UrlSettings, deadline: Deadline) -> Fet
         if isinstance(reason, TimeoutError) or "timed out" in str(reason):
             raise _Transient(f"timed out after {settings.timeout:g} s") from None
         raise _unreachable(reason) or _Transient(f"{type(reason).__name__}: {reason}") from None
+
+
+def _size(url: str, settings: UrlSettings) -> Fetched:
+    """One attempt: the size a GET of `url` serves, its body not read. Asked with a GET of
+    `Range: bytes=0-0` (the total in Content-Range), not HEAD: GitHub's release downloads
+    redirect to storage URLs signed for GET, which refuse HEAD (403). A host that ignores the
+    range answers the whole: its Content-Length is the size, and the connection is closed
+    unread. Neither: "unsized"."""
+    request = _request(url)
+    request.add_header("Range", "bytes=0-0")
+    with http_deadline.bounded(settings.deadline) as deadline:
+        try:
+            return _opened(request, settings, _announced)
+        except (_Transient, _Final):
+            if deadline.expired:
+                raise _late(settings) from None
+            raise
+
+
+def _announced(response: http.client.HTTPResponse) -> Fetched:
+    if response.status == 206:  # Content-Range: bytes 0-0/TOTAL (`*`: not known)
+        total = response.headers.get("Content-Range", "").rpartition("/")[2].strip()
+        said = "Content-Range"
+    else:
+        total = response.headers.get("Content-Length", "").strip()
+        said = "Content-Length"
+    if total.isdigit() and total.isascii():
+        return Fetched("sized", size=int(total))
+    return Fetched("unsized", detail=f"HTTP {response.status} without a size in its {said}")
 
 
 def _hash_stream(response: http.client.HTTPResponse, deadline: Deadline, settings: UrlSettings,
@@ -350,6 +390,12 @@ def verify_reachable(targets: Sequence[HostedZip], settings: UrlSettings
                         bytes=sum(f.size for f in fetched.values()),
                         seconds=time.monotonic() - started)
     return results, stats, unreachable
+
+
+def served_sizes(urls: Sequence[str], settings: UrlSettings) -> dict[str, Fetched]:
+    """What each distinct URL would serve, in bytes, without downloading it (`_size`):
+    "sized" with `size`, else why not ("unsized", "missing", "error", "unreachable")."""
+    return fetch_all(urls, settings, probe=_size)
 
 
 def _judge(target: HostedZip, result: Fetched) -> Finding | None:

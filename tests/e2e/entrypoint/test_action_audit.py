@@ -123,8 +123,8 @@ def test_audit_without_matching_branches_is_bad_input(tmp_path, repo, fake_githu
 
 
 def test_audit_says_which_rulesets_keep_the_published_branches(tmp_path, repo, fake_github):
-    """Issue 35: the event repository's rules for the oldest and newest published branch,
-    asked with the action's token; the job summary draws the versions as a timeline."""
+    """Issue 35: the event repository's rules for every published branch, asked with the
+    action's token; the job summary draws the versions as a timeline."""
     from support.fake_github import Ruleset
 
     fake_github.repos[REPOSITORY].rulesets.append(
@@ -132,16 +132,18 @@ def test_audit_says_which_rulesets_keep_the_published_branches(tmp_path, repo, f
     step, workspace, result = _run(tmp_path, repo, fake_github)
     assert result.returncode == 1, result.stdout + result.stderr
     asked = fake_github.calls("repos/get-branch-rules")
-    assert [r.path.rsplit("/", 1)[-1] for r in asked] == ["swiftpm-1.2.2", "swiftpm-1.2.4.20250603"]
+    published = ["swiftpm-1.2.2", "swiftpm-1.2.3", "swiftpm-1.2.4.20250601",
+                 "swiftpm-1.2.4.20250602", "swiftpm-1.2.4.20250603"]
+    assert [r.path.rsplit("/", 1)[-1] for r in asked] == published
     assert {r.authorization for r in asked} == {f"token {TOKEN}"}
     report = json.loads((workspace / step.outputs()["report"]).read_text())
     assert report["protection"] == {
-        "asked": ["swiftpm-1.2.2", "swiftpm-1.2.4.20250603"],
-        "covered": ["deletion", "non_fast_forward"], "missing": ["creation"],
-        "rulesets": [31], "unknown": None}
+        "asked": published, "covered": ["deletion", "non_fast_forward"],
+        "missing": ["creation"], "rulesets": [31], "unknown": None, "published": 5,
+        "uncovered": published}
     notice = ("::notice title=swiftpm-guard%3A branch protection::the published branches "
-              "(swiftpm-1.2.2, swiftpm-1.2.4.20250603) are open to creation: no active ruleset "
-              "restricts it")
+              "(all 5: swiftpm-1.2.2 … swiftpm-1.2.4.20250603) are open to creation: no "
+              "active ruleset restricts it")
     assert notice in result.stdout.splitlines()
     run = fake_github.only_check_run()
     for shown in (rendered_text(run["output"]["summary"]), rendered_text(step.summary())):

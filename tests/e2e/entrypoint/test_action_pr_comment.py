@@ -105,6 +105,32 @@ def test_one_comment_created_left_alone_then_edited_in_place(tmp_path, origin, f
     assert len(fake_github.check_runs) == 3  # the check run itself is unchanged by the input
 
 
+def test_a_copied_marker_in_someone_else_s_comment_is_never_edited(tmp_path, origin,
+                                                                    fake_github):
+    from swiftpm_guard.report.pr_comment import guard_key
+
+    key = guard_key("SwiftPM manifest", "Package.swift.template")
+    copied = f"<!-- swiftpm-guard pr-comment key={key} findings={'0' * 16} -->\nall fine\n"
+    reviewer = {"login": "reviewer", "id": 4242, "type": "User"}
+    fake_github.add_comment(REPOSITORY, PULL, copied, user=reviewer)
+
+    _check(tmp_path / "1", origin, fake_github, ["kernels_new"])
+    theirs, made = fake_github.comments(REPOSITORY, PULL)
+    assert (theirs["body"], theirs["edits"]) == (copied, 0)
+    assert made["user"]["login"] == "github-actions[bot]" and made["user"]["type"] == "Bot"
+
+    _check(tmp_path / "2", origin, fake_github, ["kernels_new", "kernels_other"])
+    assert _writes(fake_github) == ["issues/create-comment", "issues/update-comment"]
+    theirs, edited = fake_github.comments(REPOSITORY, PULL)
+    assert (theirs["body"], theirs["edits"]) == (copied, 0)
+    assert edited["id"] == made["id"] and edited["edits"] == 1
+    # The job's token is an installation token: GitHub refuses it GET /user, so its
+    # comments are github-actions[bot]'s.
+    assert [r.authorization for r in fake_github.calls("users/get-authenticated")] == [
+        f"token {TOKEN}"] * 2
+    assert fake_github.violations == []
+
+
 def test_a_fork_gets_no_comment_and_the_check_runs_fallback(tmp_path, origin, fake_github):
     step, result = _check(tmp_path / "1", origin, fake_github, ["kernels_new"],
                           token=READ_TOKEN, head_repo="forker/executorch")

@@ -119,11 +119,59 @@ def test_a_server_error_is_a_warning_not_a_crash(fake):
                            "after 1 attempt(s) (budget 300s): HTTP 500: Server Error")
 
 
-def test_a_comment_with_a_copied_marker_is_corrected_not_left_standing(fake):
+def test_its_own_comment_with_other_words_is_corrected_not_left_standing(fake):
     wanted = comment(check_name="SwiftPM manifest", template="a.template", conclusion="failure",
                      title="t", gist="- one\n", check_run_url=None)
     marker = wanted.body.split("\n", 1)[0]
-    fake.add_comment(REPO, PULL, marker + "\n### ✅ all fine\n")
+    fake.add_comment(REPO, PULL, marker + "\n### ✅ all fine\n")  # by github-actions[bot]
     _wanted, done = _post(fake, "- one\n")
     assert done.done == "updated"
     assert [c["body"] for c in fake.comments(REPO, PULL)] == [wanted.body]
+
+
+@pytest.mark.parametrize("author", [
+    {"login": "mallory", "id": 7, "type": "User"},
+    {"login": "github-actions", "id": 8, "type": "User"},  # a user named like the bot
+    {"login": "github-actions[bot]", "id": 9, "type": "User"},  # the bot's login, not a Bot
+    {"login": "other-app[bot]", "id": 10, "type": "Bot"},  # another app's bot
+])
+def test_a_copied_marker_by_anyone_else_is_never_edited(fake, author):
+    wanted = comment(check_name="SwiftPM manifest", template="a.template", conclusion="failure",
+                     title="t", gist="- one\n", check_run_url=None)
+    copied = wanted.body.split("\n", 1)[0] + "\n### ✅ all fine\n"
+    fake.add_comment(REPO, PULL, copied, user=author)
+    _wanted, done = _post(fake, "- one\n")
+    assert done.done == "created"
+    listed = fake.comments(REPO, PULL)
+    assert [(c["body"], c["edits"], c["user"]["login"]) for c in listed] == [
+        (copied, 0, author["login"]), (wanted.body, 0, "github-actions[bot]")]
+    assert _writes(fake) == ["issues/create-comment"]
+    assert fake.violations == []
+
+
+def test_with_a_user_s_token_only_that_user_s_comment_is_ours(fake):
+    user = {"login": "release-manager", "id": 77, "type": "User"}
+    pat = fake.add_token("github_pat_releaseManager", user=user)
+    bots = comment(check_name="SwiftPM manifest", template="a.template", conclusion="failure",
+                   title="t", gist="- bot's\n", check_run_url=None)
+    fake.add_comment(REPO, PULL, bots.body)  # the default token's, from an earlier setup
+    _first, done = _post(fake, "- one\n", token=pat)
+    assert done.done == "created"  # the bot's is not the PAT's own
+    assert fake.comments(REPO, PULL)[1]["user"]["login"] == "release-manager"
+    changed, done = _post(fake, "- two\n", token=pat)
+    assert done.done == "updated"
+    assert [(c["body"], c["edits"]) for c in fake.comments(REPO, PULL)] == [
+        (bots.body, 0), (changed.body, 1)]
+    assert len(fake.calls("users/get-authenticated")) == 2
+    assert fake.violations == []
+
+
+def test_when_the_token_s_identity_cannot_be_told_a_new_comment_is_posted(fake):
+    _post(fake, "- one\n")
+    fake.inject("users/get-authenticated", "500")
+    wanted, done = _post(fake, "- two\n")
+    assert done.done == "created"
+    assert [c["edits"] for c in fake.comments(REPO, PULL)] == [0, 0]
+    assert fake.comments(REPO, PULL)[1]["body"] == wanted.body
+    # Nothing listed when no comment could be recognised as ours anyway.
+    assert len(fake.calls("issues/list-comments")) == 1

@@ -2,9 +2,17 @@
 
 from __future__ import annotations
 
+import itertools
+
 import pytest
 
-from swiftpm_guard.core.audit import KEEPING_RULES, BranchRules, branches_to_ask, protection
+from swiftpm_guard.core.audit import (
+    ASK_MAX,
+    KEEPING_RULES,
+    BranchRules,
+    branches_to_ask,
+    protection,
+)
 
 
 def rules(branch: str, *pairs: tuple[str, int | None]) -> BranchRules:
@@ -46,7 +54,31 @@ def test_nothing_asked_cannot_tell():
 @pytest.mark.parametrize(("branches", "asked"), [
     ([], ()),
     (["swiftpm-1.0.0"], ("swiftpm-1.0.0",)),
-    (["swiftpm-1.0.0", "swiftpm-1.1.0", "swiftpm-2.0.0"], ("swiftpm-1.0.0", "swiftpm-2.0.0")),
+    (["swiftpm-1.0.0", "swiftpm-1.1.0", "swiftpm-2.0.0"],
+     ("swiftpm-1.0.0", "swiftpm-1.1.0", "swiftpm-2.0.0")),
 ])
-def test_the_oldest_and_newest_are_asked(branches, asked):
+def test_every_published_branch_is_asked(branches, asked):
     assert branches_to_ask(branches) == asked
+
+
+def test_past_the_bound_an_even_sample_with_both_ends():
+    names = [f"swiftpm-1.0.{n}" for n in range(1000)]
+    asked = branches_to_ask(names)
+    assert len(asked) == ASK_MAX == 200 and len(set(asked)) == 200
+    assert (asked[0], asked[-1]) == (names[0], names[-1])
+    positions = [names.index(b) for b in asked]
+    gaps = {b - a for a, b in itertools.pairwise(positions)}
+    assert gaps == {5, 6}  # 999 / 199 ≈ 5.02: evenly spaced, in order
+    assert branches_to_ask(names[:200]) == tuple(names[:200])  # at the bound: all of them
+    assert branches_to_ask(names[:7], limit=3) == (names[0], names[3], names[6])
+
+
+def test_the_branches_a_pattern_skips_are_named_and_a_sample_is_known():
+    found = protection([
+        rules("swiftpm-1.0.0", *((r, 3) for r in KEEPING_RULES)),
+        rules("swiftpm-1.1.0", ("deletion", 4)),
+        rules("swiftpm-2.0.0", *((r, 3) for r in KEEPING_RULES)),
+    ], published=10)
+    assert found.covered == ("deletion",) and found.uncovered == ("swiftpm-1.1.0",)
+    assert (found.published, found.sampled) == (10, True)
+    assert protection([rules("swiftpm-1.0.0")]).sampled is False

@@ -67,7 +67,7 @@ def test_weight_counts_every_asked_name_debug_twins_included():
 
 def test_growth_past_the_limit_is_an_error_and_within_it_nothing():
     doubled = with_previous(DownloadWeight(bytes=2_900_000_000, zips=40, measured="served"),
-                            "1.2.0", HostedStats(40, 40, 1_450_000_000, 3.0))
+                            "1.2.0", 1_450_000_000)
     assert doubled.change == 1_450_000_000 and doubled.previous_version == "1.2.0"
     (finding,) = growth_findings(doubled, parse_limit("25%"), "1.3.0")
     assert (finding.code, finding.severity, finding.subject) == (
@@ -79,14 +79,14 @@ def test_growth_past_the_limit_is_an_error_and_within_it_nothing():
     assert growth_findings(doubled, parse_limit("2GB"), "1.3.0") == []
     assert growth_findings(doubled, None, "1.3.0") == []
     shrunk = with_previous(DownloadWeight(bytes=10, zips=1, measured="served"), "1.2.0",
-                           HostedStats(1, 1, 20, 0.1))
+                           20)
     assert shrunk.change == -10 and growth_findings(shrunk, parse_limit("0B"), "1.3.0") == []
 
 
 def test_a_limit_that_cannot_be_judged_is_a_notice_saying_why():
     unknown = with_previous(DownloadWeight(bytes=10, zips=1, measured="built zips"), "1.2.0",
-                            HostedStats(4, 3, 20, 0.1))
-    assert unknown.previous_bytes is None
+                            None, "1 of its 4 zip URLs did not serve their zip")
+    assert (unknown.previous_version, unknown.previous_bytes) == ("1.2.0", None)
     assert unknown.previous_note == "1 of its 4 zip URLs did not serve their zip"
     (notice,) = growth_findings(unknown, parse_limit("10%"), "1.3.0")
     assert notice.severity is Severity.NOTICE
