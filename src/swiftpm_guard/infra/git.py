@@ -27,8 +27,14 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from swiftpm_guard.core.lines import split_lines
-from swiftpm_guard.errors import GitError, GitFailed, InfrastructureError, Overrun, UsageError
-from swiftpm_guard.errors import GitTimeout as GitTimeout  # its old home still works
+from swiftpm_guard.errors import (
+    GitError,
+    GitFailed,
+    GitTimeout,
+    InfrastructureError,
+    Overrun,
+    UsageError,
+)
 from swiftpm_guard.infra import process
 from swiftpm_guard.infra.process import Done
 from swiftpm_guard.redact import redact_userinfo

@@ -41,7 +41,8 @@ from swiftpm_guard.core.names import (
     validate_excluded,
 )
 from swiftpm_guard.core.package_diff import PackageDiff, comparison_patterns, consumer_snippet
-from swiftpm_guard.errors import InputError, UsageError
+from swiftpm_guard.errors import GitError, InputError, UsageError
+from swiftpm_guard.infra.git import TreeEntry
 from swiftpm_guard.infra.swift_locate import locate_swift
 from swiftpm_guard.jobs.adapters import QUIET, Adapters
 from swiftpm_guard.jobs.check import (
@@ -59,10 +60,8 @@ from swiftpm_guard.jobs.resolve import resolve_targets
 from swiftpm_guard.jobs.weight import scratch_published
 from swiftpm_guard.sinks.git_push import (
     NETWORK_TIMEOUT,
-    GitError,
     PushStatus,
     ScratchRepo,
-    TreeEntry,
     commit_onto,
     tree_of,
 )

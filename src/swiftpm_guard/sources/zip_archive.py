@@ -38,7 +38,7 @@ from pathlib import Path
 from typing import BinaryIO
 
 from swiftpm_guard.core.zip_rules import Damage, ZipContents, ZipEntry
-from swiftpm_guard.errors import ZipProblem as ZipProblem  # its old home still works
+from swiftpm_guard.errors import ZipProblem
 from swiftpm_guard.infra.fs import open_regular
 from swiftpm_guard.limits import (
     ZIP_DIRECTORY_MAX_BYTES,
