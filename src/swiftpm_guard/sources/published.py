@@ -244,15 +244,6 @@ def _sources(objects: Objects, trees: Sequence[str]) -> dict[str, bool]:
     return {oid: holds(oid, 0) for oid in trees}
 
 
-def read_published_branches(repo: str, pattern: str = DEFAULT_PATTERN, *,
-                            timeout: float = GIT_TIMEOUT,
-                            config: Sequence[tuple[str, str]] = ()) -> list[PublishedBranch]:
-    """The matching branches of a local repository or a remote, read without work trees."""
-    validate_ref_glob(pattern, "--branches")
-    with opened_repository(repo, pattern, timeout=timeout, config=config) as git_dir:
-        return read_branches(git_dir, pattern, timeout=timeout)
-
-
 def read_tips(git_dir: str, commits: Sequence[str], *,
               timeout: float = GIT_TIMEOUT) -> dict[str, TipCommit]:
     """Author, date and subject of each commit, through one `cat-file --batch`."""
@@ -296,7 +287,8 @@ def _signature(text: str) -> tuple[str, str]:
 def read_published_with_tips(repo: str, pattern: str = DEFAULT_PATTERN, *,
                              timeout: float = GIT_TIMEOUT,
                              config: Sequence[tuple[str, str]] = ()) -> list[PublishedBranch]:
-    """`read_published_branches`, each branch with its tip commit's author, date and subject."""
+    """The matching branches of a local repository or a remote, read without work trees, each
+    with its tip commit's author, date and subject."""
     import dataclasses
 
     validate_ref_glob(pattern, "--branches")
