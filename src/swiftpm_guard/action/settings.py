@@ -347,20 +347,6 @@ INPUTS: dict[str, str] = {
     "proxy": "",
     "pr-comment": "false",
 }
-#: Every output the action writes (action.yml declares the same, tested).
-OUTPUTS = (
-    "consistent",
-    "products",
-    "binary-targets",
-    "report",
-    "manifest",
-    "branch",
-    "pushed",
-    "not-pushed-reason",
-    "json",
-    "attestation-subjects",
-    "check-run-id",
-)
 MODES = ("auto", "check", "publish", "audit", "preflight")
 PR_CONCLUSIONS = ("auto", "neutral", "failure")
 
