@@ -46,7 +46,6 @@ PUBLISH_EVENTS = frozenset({"schedule", "workflow_dispatch"})
 @dataclass(frozen=True, kw_only=True)
 class ActionSettings:
     mode: str  # resolved: "check", "publish" or "audit"
-    requested_mode: str
     template: str
     template_ref: str
     version: str | None
@@ -166,15 +165,14 @@ class ActionSettings:
             return read_input(env, name, (config or {}).get(name))
 
         event = Event.from_env(env)
-        requested = choice("mode", value("mode"), MODES)
-        mode = requested
-        if requested == "auto":
+        mode = choice("mode", value("mode"), MODES)
+        if mode == "auto":
             mode = "publish" if event.name in PUBLISH_EVENTS else "check"
         behaviour = _behaviour(value)
         zips = value("verify-zips")  # auto: every entry's data is verified when publishing
         behaviour["verify_zips"] = (mode == "publish" if zips.lower() == "auto"
                                     else boolean("verify-zips", zips))
-        return cls(mode=mode, requested_mode=requested, event=event, token=_github_token(env),
+        return cls(mode=mode, event=event, token=_github_token(env),
                    push_token=_push_token(env), **_sources(value), **_release(value), **behaviour,
                    **_runner(env), config=config_input(env))
 
