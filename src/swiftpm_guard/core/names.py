@@ -118,9 +118,9 @@ def repo_path(value: str, what: str, *, folder: bool = False) -> str:
     return path if folder else path.removesuffix(trailing)
 
 
-def tree_path(path: str, *, option: str = "--template") -> str:
+def tree_path(path: str) -> str:
     """A path inside the template ref (the one path rule)."""
-    return repo_path(path, option)
+    return repo_path(path, "--template")
 
 
 def manifest_path(template: str) -> str:

@@ -274,11 +274,10 @@ class Git:
                     raise GitTimeout(_subcommand(args), timeout) from None
                 raise GitError(f"git {_subcommand(args)}: {overrun}") from None
 
-    def output(self, args: Sequence[str], *, timeout: float, stdin: bytes | None = None,
-               cwd: str | Path | None = None,
-               variables: Mapping[str, str] | None = None) -> bytes:
+    def output(self, args: Sequence[str], *, timeout: float,
+               stdin: bytes | None = None) -> bytes:
         """The output of git `args`; GitFailed when git fails."""
-        done = self.run(args, timeout=timeout, cwd=cwd, stdin=stdin, variables=variables)
+        done = self.run(args, timeout=timeout, stdin=stdin)
         if done.returncode != 0:
             raise GitFailed(_subcommand(args), self.last_line(done, args), done.stderr)
         return done.stdout

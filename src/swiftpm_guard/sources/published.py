@@ -140,8 +140,7 @@ class Objects:
 
 
 def read_branches(git_dir: str, pattern: str = DEFAULT_PATTERN, *,
-                  timeout: float = GIT_TIMEOUT,
-                  max_manifest_bytes: int = TEMPLATE_MAX_BYTES) -> list[PublishedBranch]:
+                  timeout: float = GIT_TIMEOUT) -> list[PublishedBranch]:
     """Every matching branch's manifests and stub folders, read from objects in batches."""
     branches = list_branches(git_dir, pattern, timeout=timeout)
     objects = Objects(git_dir, timeout)
@@ -151,14 +150,14 @@ def read_branches(git_dir: str, pattern: str = DEFAULT_PATTERN, *,
                      if e.mode in _BLOB_MODES and is_manifest_name(e.path)]
     sizes = objects.sizes(manifest_oids)
     stub_roots = {commit: _stub_root(entries) for commit, entries in roots.items()}
-    objects.load([o for o in manifest_oids if sizes.get(o, 0) <= max_manifest_bytes]
+    objects.load([o for o in manifest_oids if sizes.get(o, 0) <= TEMPLATE_MAX_BYTES]
                  + [e.sha for e in stub_roots.values() if e is not None])
     stub_trees = [e.sha for root in stub_roots.values() if root is not None
                   for e in objects.tree(root.sha) or [] if e.kind == "tree"]
     has_sources = _sources(objects, stub_trees)
     result = []
     for name, commit in branches:
-        manifests = _manifests(roots[commit], objects, sizes, max_manifest_bytes)
+        manifests = _manifests(roots[commit], objects, sizes, TEMPLATE_MAX_BYTES)
         root = stub_roots[commit]
         if root is None:
             result.append(PublishedBranch(name=name, commit=commit, manifests=manifests))
