@@ -25,7 +25,7 @@ from swiftpm_guard.core.names import (
     check_token,
     check_version_shape,
     parse_id,
-    relative_path,
+    repo_path,
     validate_excluded,
     validate_plain_expression,
     validate_ref,
@@ -203,11 +203,11 @@ def _sources(value: Value) -> dict[str, Any]:
     specs = tuple(replace(WorkflowSpec.parse(line), plain=plain)
                   for line in lines_of(value("frameworks-from")))
     for spec in specs:
-        relative_path(spec.path, "input frameworks-from workflow")
+        repo_path(spec.path, "input frameworks-from workflow")
     refs = tuple(validate_ref_or_glob(r, "input frameworks-ref")
                  for r in words_of(value("frameworks-ref")))
     return {
-        "template": relative_path(value("template"), "input template"),
+        "template": repo_path(value("template"), "input template"),
         "template_ref": validate_ref(value("template-ref"), "input template-ref"),
         "artifacts": _paths(value, "artifacts"),
         "checksums": _paths(value, "checksums"),
@@ -242,7 +242,7 @@ def workspace_path(path: str, what: str) -> str:
             "with a relative path:) and give that relative path here, or give inputs run-id "
             "and artifact-name to read the run's artifact directly"
         )
-    return relative_path(path, what)
+    return repo_path(path, what)
 
 
 def _release(value: Value) -> dict[str, Any]:

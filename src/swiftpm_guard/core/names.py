@@ -496,11 +496,6 @@ def validate_ref(value: str, what: str) -> str:
     return value
 
 
-def relative_path(value: str, what: str) -> str:
-    """A path in the workspace (the one path rule)."""
-    return repo_path(value, what)
-
-
 _VAR_RE = re.compile(r"[A-Za-z_][A-Za-z0-9_]*")
 _JOB_RE = re.compile(r"[A-Za-z_][A-Za-z0-9_-]*")
 
