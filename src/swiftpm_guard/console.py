@@ -12,7 +12,6 @@ and a block that must be shown exactly (a rendered manifest) through `block`, be
 from __future__ import annotations
 
 import os
-import secrets
 import sys
 from typing import TextIO
 
@@ -55,6 +54,8 @@ def command(line: str) -> None:
 def block(text: str) -> None:
     """`text` on stdout exactly, between `::stop-commands::<token>` and `::<token>::`, with a
     fresh random token, so that no line of it runs as a workflow command."""
+    import secrets  # only here: it loads hmac and random, which a check never needs
+
     token = secrets.token_hex(16)
     while token in text.lower():
         token = secrets.token_hex(16)

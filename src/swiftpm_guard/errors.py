@@ -103,6 +103,11 @@ class ZipProblem(Exception):
     """The file is not a zip in the accepted shape (the message says where)."""
 
 
+class RulesUnreadable(Exception):
+    """A branch's rules could not be read (401, 403, 404, or the API failing for good): the
+    audit says it could not tell; the message says why, in one line."""
+
+
 class UnreadableOutput(ValueError):
     """SwiftPM exited in a way that is neither a result nor an error we can read."""
 

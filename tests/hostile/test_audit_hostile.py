@@ -5,10 +5,10 @@ import subprocess
 
 import pytest
 
-from support.published import STUB, BranchSpec, fast_import_stream
+from support.published import STUB, BranchSpec, fast_import_stream, read_published_branches
 from swiftpm_guard.cli.main import main
 from swiftpm_guard.core.audit import AuditOptions, audit
-from swiftpm_guard.sources.published import read_published_branches
+from swiftpm_guard.infra.git import Git
 
 
 def make_repo(path, branches):
@@ -106,7 +106,7 @@ def test_huge_binary_and_odd_manifests_become_findings(tmp_path):
             "swiftpm-1.0.4": {"README.md": b"nothing\n"},
         },
     )
-    report = audit(read_published_branches(str(repo)), AuditOptions())
+    report = audit(read_published_branches(str(repo), git=Git()), AuditOptions())
     messages = {b.branch: [(f.code, f.message) for f in b.findings] for b in report.branches}
     assert messages["swiftpm-1.0.0"][0][0] == "manifest-unreadable"
     assert "more than" in messages["swiftpm-1.0.0"][0][1]
@@ -125,6 +125,6 @@ def test_work_tree_repository_is_read_in_place(tmp_path):
         ["git", "clone", "--quiet", "--branch", "swiftpm-1.0.0", str(bare), str(clone)], check=True
     )
     # A clone has only its checked-out branch under refs/heads: that is what a path means.
-    report = audit(read_published_branches(str(clone)), AuditOptions())
+    report = audit(read_published_branches(str(clone), git=Git()), AuditOptions())
     assert [b.branch for b in report.branches] == ["swiftpm-1.0.0"]
     assert report.consistent

@@ -19,10 +19,11 @@ import pytest
 
 from support.git_http import GitHttpServer, RedirectServer, git_http_server, redirect_server
 from support.git_remote import make_template_remote, refs
+from support.published import read_published_branches
 from support.release import Release
 from swiftpm_guard.cli.main import main
 from swiftpm_guard.core.names import authorization_header
-from swiftpm_guard.sources.published import read_published_branches
+from swiftpm_guard.infra.git import Git
 
 TOKEN = "ghs_RedirectedToken0123456789abcdef"
 BRANCH = "refs/heads/swiftpm-1.2.3"
@@ -112,7 +113,7 @@ def test_audit_reading_with_a_token_header_does_not_follow_a_redirect(
     header = [(f"{origin[0]}//{origin[2]}/", authorization_header(TOKEN))]
     config = [(f"http.{key}.extraHeader", value) for key, value in header]
     with pytest.raises(Exception) as raised:
-        read_published_branches(named, "swiftpm-*", timeout=60, config=config)
+        read_published_branches(named, "swiftpm-*", git=Git(), timeout=60, config=config)
     assert getattr(raised.value, "exit_code", None) == 3
     assert TOKEN not in str(raised.value)
     assert redirected.elsewhere.authorizations == []
@@ -158,7 +159,8 @@ def test_the_workspace_fetch_does_not_follow_a_redirect_with_a_persisted_header(
     git(workspace, "update-ref", "-d", "refs/remotes/origin/swiftpm")
     upstream = Upstream(named, ((f"http.{origin}.extraHeader", authorization_header(TOKEN)),))
     logged: list[str] = []
-    assert Checkout(workspace, upstream=upstream).git_ref("swiftpm", logged.append) is None
+    checkout = Checkout(workspace, git=Git(), upstream=upstream)
+    assert checkout.git_ref("swiftpm", logged.append) is None
     assert redirected.named.requests, "git never asked the named remote"
     assert redirected.elsewhere.authorizations == [], "git followed the redirect"
     assert len(logged) == 1 and TOKEN not in logged[0]

@@ -22,6 +22,7 @@ from support.release import BINARY_ONLY_KEYS, PRODUCT_KEYS, all_names
 from swiftpm_guard.cli.main import main
 from swiftpm_guard.core.audit import AuditOptions, audit
 from swiftpm_guard.infra import process
+from swiftpm_guard.infra.git import Git
 from swiftpm_guard.report.audit import groups, to_markdown
 
 NIGHTLIES = nightly_versions(115, start="20250509")  # 2025-05-09 … 2025-08-31
@@ -104,7 +105,7 @@ def found(report, severity):
 def test_audit_names_exactly_the_broken_branches(published):
     repo, specs, errors, warnings = published
     assert len(specs) >= 100
-    branches = read_published_branches(str(repo))
+    branches = read_published_branches(str(repo), git=Git())
     # main, swiftpm (the template branch) and feature/swiftpm-x do not match swiftpm-*.
     assert sorted(b.name for b in branches) == sorted(s.branch_name for s in specs)
     report = audit(branches, AuditOptions())
@@ -117,7 +118,7 @@ def test_audit_names_exactly_the_broken_branches(published):
 
 def test_findings_name_the_subject_file_and_line(published):
     repo, *_ = published
-    report = audit(read_published_branches(str(repo)), AuditOptions())
+    report = audit(read_published_branches(str(repo), git=Git()), AuditOptions())
     by_branch = {b.branch: b for b in report.branches}
     left = by_branch[branch(nightly("20250819"))].findings
     assert {(f.subject, f.file) for f in left} == {("kernels_llm", "Package.swift"),
@@ -189,7 +190,7 @@ def test_cli_json_and_grouped_markdown(published, tmp_path, capsys):
 
 def test_markdown_groups_only_consecutive_runs(published):
     repo, *_ = published
-    report = audit(read_published_branches(str(repo)), AuditOptions())
+    report = audit(read_published_branches(str(repo), git=Git()), AuditOptions())
     runs = groups(report)
     assert sum(len(g.branches) for g in runs) == len(report.branches)
     placeholder_runs = [g for g in runs if g.kind == "nightly"
@@ -214,11 +215,11 @@ def test_warn_downgrades_a_code_and_glob_selects(published, tmp_path):
 
 def test_remote_over_file_url_and_smart_http_reads_the_same(published, tmp_path):
     repo, *_ = published
-    local = audit(read_published_branches(str(repo)), AuditOptions())
-    via_file = audit(read_published_branches(f"file://{repo}"), AuditOptions())
+    local = audit(read_published_branches(str(repo), git=Git()), AuditOptions())
+    via_file = audit(read_published_branches(f"file://{repo}", git=Git()), AuditOptions())
     assert via_file.branches == local.branches
     with serve_git(repo.parent) as base:
-        via_http = audit(read_published_branches(f"{base}{repo.name}", "swiftpm-0.7.?"),
+        via_http = audit(read_published_branches(f"{base}{repo.name}", "swiftpm-0.7.?", git=Git()),
                          AuditOptions())
     assert [b.branch for b in via_http.branches] == [
         "swiftpm-0.7.0", "swiftpm-0.7.1", "swiftpm-0.7.2"]
@@ -236,10 +237,10 @@ def test_git_processes_do_not_grow_with_branches(published, monkeypatch):
         return real(argv, *args, **kwargs)
 
     monkeypatch.setattr(process.subprocess, "Popen", counting)  # every process starts there
-    read_published_branches(str(repo), "swiftpm-0.7.0.202506*")
+    read_published_branches(str(repo), "swiftpm-0.7.0.202506*", git=Git())
     few = len(calls)
     calls.clear()
-    read_published_branches(str(repo))
+    read_published_branches(str(repo), git=Git())
     assert len(calls) == few <= 6
     assert not any("checkout" in argv or "worktree" in argv for argv in calls)
 

@@ -11,6 +11,7 @@ import pytest
 
 from support.actions_env import clone, git, make_origin
 from support.published import BranchSpec, build_repo, read_published_branches
+from swiftpm_guard.infra.git import Git
 from swiftpm_guard.sources.refs import Checkout
 
 pytestmark = pytest.mark.skipif(os.geteuid() != 0, reason="needs root to chown to uid 1001")
@@ -38,7 +39,7 @@ def test_the_workspace_clone_readers(tmp_path):
     git(workspace, "update-ref", "-d", "refs/remotes/origin/swiftpm")
     _give_away(workspace)
     assert _refused(workspace)
-    ref = Checkout(workspace).git_ref("swiftpm", lambda line: pytest.fail(line))
+    ref = Checkout(workspace, git=Git()).git_ref("swiftpm", lambda line: pytest.fail(line))
     assert ref is not None and ref.commit == origin.swiftpm
     assert b"__SHA256_executorch__" in ref.read("Package.swift.template", max_bytes=10**6,
                                                  what="template")
@@ -53,5 +54,5 @@ def test_audit_reads_a_local_repository_owned_by_another_user(tmp_path):
     git(workspace, "config", "--bool", "core.bare", "false")
     _give_away(workspace)
     assert _refused(workspace)
-    branches = read_published_branches(str(workspace))
+    branches = read_published_branches(str(workspace), git=Git())
     assert [b.name for b in branches] == ["swiftpm-1.0.0", "swiftpm-1.0.1"]

@@ -16,6 +16,7 @@ from support.hosted_release import FIXTURE_BASE, serve_release
 from support.release import write_real_zip, write_release, write_template_branch
 from swiftpm_guard.cli.main import main
 from swiftpm_guard.core.names import Identity, Remote
+from swiftpm_guard.infra.git import Git
 from swiftpm_guard.jobs.commit_proof import Checked, prove_commit
 from swiftpm_guard.sinks.git_push import ScratchRepo
 
@@ -155,7 +156,7 @@ def test_a_dry_run_is_not_refused_for_want_of_swiftpm(remote, release, capsys, t
 def test_a_clone_unlike_the_checked_manifest_is_refused(tmp_path, remote):
     """prove_commit on a real commit whose Package.swift is not the bytes the check judged."""
     repo = ScratchRepo(tmp_path / "scratch.git", Remote.parse(str(remote.bare), cwd=str(tmp_path)),
-                       identity=Identity.parse(AUTHOR)).init()
+                       git=Git(), identity=Identity.parse(AUTHOR)).init()
     base = repo.fetch("refs/heads/swiftpm", depth=1)
     commit = repo.commit(base, remove=(), add={"Package.swift": b"let a = 1\n"}, message="x")
     checked = Checked(manifests={"Package.swift": b"let a = 2\n"}, rendered={}, swift=None)

@@ -7,6 +7,7 @@ from pathlib import Path
 
 from support.git_remote import git, reflog, refs
 from swiftpm_guard.core.names import Identity, Remote
+from swiftpm_guard.infra.git import Git
 from swiftpm_guard.sinks.git_push import PushStatus, ScratchRepo
 
 BRANCH = "refs/heads/swiftpm-1.2.3"
@@ -17,6 +18,7 @@ def scratch(remote, tmp_path: Path) -> tuple[ScratchRepo, str, str]:
     repo = ScratchRepo(
         tmp_path / "scratch.git",
         Remote.parse(remote.url),
+        git=Git(),
         token=remote.token,
         identity=Identity("T", "t@example.invalid"),
     ).init()

@@ -31,7 +31,7 @@ from swiftpm_guard.console import command, log, tell
 from swiftpm_guard.errors import GuardError
 from swiftpm_guard.infra.github import GitHubSession, RetryPolicy
 from swiftpm_guard.infra.scratch import private_tempdir
-from swiftpm_guard.jobs.adapters import Adapters, CheckRunSink
+from swiftpm_guard.jobs.adapters import Adapters, CheckRunSink, run_git
 from swiftpm_guard.jobs.config import config_at_default_branch
 from swiftpm_guard.sinks import actions_io
 
@@ -64,6 +64,9 @@ def _main(env: Mapping[str, str], policy: RetryPolicy | None,
         check_inputs(env)
         event = Event.from_env(env)
         proxy = proxy_from(env)
+        # git's environment is the process's (a rehearsal's `env` is made up; its git is the
+        # developer's), contained by infra.git; its proxy is input proxy, none besides.
+        git = run_git(proxy)
         github = GitHubSession(api_url_from(env), token_from(env), event.repository,
                                (policy or RetryPolicy()).for_run(), proxy=proxy)
         online = github if check_runs is None else None
@@ -73,8 +76,8 @@ def _main(env: Mapping[str, str], policy: RetryPolicy | None,
 
             config, default_branch = config_at_default_branch(
                 Path(env.get("GITHUB_WORKSPACE", "").strip() or "."), config_input(env),
-                default_branch=event.default_branch or _schedule_branch(event), github=online,
-                log=spoken)
+                git=git, default_branch=event.default_branch or _schedule_branch(event),
+                github=online, log=spoken)
             settings = ActionSettings.from_env(
                 env, config.as_inputs() if config is not None else None)
             if default_branch != event.default_branch:  # asked once, for the file
@@ -83,7 +86,7 @@ def _main(env: Mapping[str, str], policy: RetryPolicy | None,
             return modes.run(settings, Adapters(log=spoken, github=online,
                                                 notice=_notice, check_runs=check_runs,
                                                 own_clone=check_runs is not None,
-                                                proxy=proxy))
+                                                proxy=proxy, git=git))
         finally:
             github.close()
     except GuardError as error:

@@ -218,7 +218,7 @@ def _remote(settings: ActionSettings, adapters: Adapters) -> RepositoryRemote:
     from swiftpm_guard.jobs.remote import own_clone_remote, repository_remote
 
     if adapters.own_clone:
-        return own_clone_remote(settings.workspace, adapters.log)
+        return own_clone_remote(settings.workspace, adapters.git, adapters.log)
     return repository_remote(server_url=settings.server_url,
                              repository=settings.event.repository, token=settings.token,
                              push_token=settings.push_token, log=adapters.log)
@@ -229,7 +229,7 @@ def _upstream(settings: ActionSettings) -> Upstream:
 
     return upstream_of(server_url=settings.server_url, repository=settings.event.repository,
                        token=settings.token, push_token=settings.push_token,
-                       head=settings.event.sha, proxy=settings.proxy)
+                       head=settings.event.sha)
 
 
 def publish_request(settings: ActionSettings, remote: RepositoryRemote,
@@ -402,7 +402,7 @@ def run_audit(settings: ActionSettings, adapters: Adapters) -> int:
         urls=UrlSettings(base_url=settings.base_url, verify_zips=settings.verify_zips,
                          proxy=settings.proxy)
         if settings.verify_urls else None,
-        git_config=remote.git_config())
+        git=adapters.git, git_config=remote.git_config())
     # The API session is the event repository's, the one `_remote` reads the branches of.
     report = with_protection(report, adapters.github)
     assert report.protection is not None  # with_protection always says something

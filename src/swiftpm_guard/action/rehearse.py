@@ -21,12 +21,15 @@ import json
 import os
 import re
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
-from swiftpm_guard.action.settings import INPUTS, MODES, PUBLISH_EVENTS
 from swiftpm_guard.console import say
+from swiftpm_guard.core.names import MODES
 from swiftpm_guard.errors import UsageError
 from swiftpm_guard.jobs.adapters import Adapters
+
+if TYPE_CHECKING:
+    from swiftpm_guard.infra.git import Git
 
 EVENTS = ("push", "pull_request", "workflow_dispatch", "schedule")
 #: Inputs a rehearsal does not take: it posts and pushes nothing, so it holds no token.
@@ -69,6 +72,8 @@ def add_parsers(commands: argparse._SubParsersAction[Any]) -> None:
 
 def inputs_of(args: argparse.Namespace) -> dict[str, str]:
     """The step's inputs from the options; publish where it could push is a dry run."""
+    from swiftpm_guard.action.settings import INPUTS, PUBLISH_EVENTS  # not for other commands
+
     given: dict[str, str] = {}
     for item in args.input:
         name, sep, value = item.partition("=")
@@ -112,11 +117,12 @@ def payload_of(event: str, *, repository: str, default_branch: str, ref: str, he
     return {"schedule": "rehearsal", "repository": repo}
 
 
-def runner_env(args: argparse.Namespace, out: Path) -> dict[str, str]:
-    """The environment the runner gives the action's step, built from the local clone."""
+def runner_env(args: argparse.Namespace, out: Path, git: Git) -> dict[str, str]:
+    """The environment the runner gives the action's step, built from the local clone (read
+    with the run's `git`)."""
     from swiftpm_guard.jobs.rehearsal import local_clone
 
-    clone = local_clone(Path(args.clone))
+    clone = local_clone(Path(args.clone), git)
     repository = args.repository or clone.repository()
     if repository is None or not _REPOSITORY.fullmatch(repository):
         raise UsageError("cannot tell the repository from the clone's origin: give "
@@ -180,7 +186,7 @@ def run(args: argparse.Namespace, adapters: Adapters) -> int:
         out.mkdir(parents=True, exist_ok=True)
     except OSError as error:
         raise UsageError(f"--out {args.out!r} cannot be created: {error.strerror}") from None
-    env = runner_env(args, out)
+    env = runner_env(args, out, adapters.git)
     (out / "check-run.json").unlink(missing_ok=True)
     (out / COMMENT_FILE).unlink(missing_ok=True)
     recording = CheckRunRecording(out / "check-run.json", args.server_url)

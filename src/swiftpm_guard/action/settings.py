@@ -20,6 +20,7 @@ from swiftpm_guard.core.checks import DEFAULT_VERSION_PATTERN
 from swiftpm_guard.core.lines import split_lines
 from swiftpm_guard.core.names import (
     DEFAULT_AUTHOR,
+    MODES,
     Identity,
     WorkflowSpec,
     check_token,
@@ -345,7 +346,6 @@ INPUTS: dict[str, str] = {
     "proxy": "",
     "pr-comment": "false",
 }
-MODES = ("auto", "check", "publish", "audit", "preflight")
 PR_CONCLUSIONS = ("auto", "neutral", "failure")
 
 def read_input(env: Mapping[str, str], name: str, default: str | None = None) -> str:

@@ -111,7 +111,7 @@ def run(args: argparse.Namespace, adapters: Adapters) -> int:
     options = options_from(args)
     # Without --base-url each branch's own `let url = "…"` is the base of its URLs.
     urls = url_settings(args) if args.verify_urls else None
-    report = audit_repository(args.repo, args.branches, options, urls=urls,
+    report = audit_repository(args.repo, args.branches, options, git=adapters.git, urls=urls,
                               git_timeout=args.git_timeout)
     if args.rulesets is not None:
         token, _where = token_from_env(args)

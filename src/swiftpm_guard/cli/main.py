@@ -10,7 +10,6 @@ from __future__ import annotations
 import argparse
 import json
 import sys
-import traceback
 from collections.abc import Sequence
 from typing import Any, NoReturn
 
@@ -23,7 +22,7 @@ from swiftpm_guard.console import log, package_text, reader_left, say, tell
 from swiftpm_guard.core.model import CODES
 from swiftpm_guard.errors import GuardError, InputError
 from swiftpm_guard.infra.scratch import private_tempdir
-from swiftpm_guard.jobs.adapters import Adapters
+from swiftpm_guard.jobs.adapters import Adapters, run_git
 
 DESCRIPTION = ("Generate and guard the Package.swift of a SwiftPM binary package: check its "
                "template against what was built, render it, publish it create-only, audit "
@@ -90,8 +89,9 @@ def _dispatch(args: argparse.Namespace, parser: Parser, argv: Sequence[str]) -> 
     if args.command == "schema":
         package_text(schema_text(args.kind))
         return 0
+    proxy = getattr(args, "proxy", None) or None
     adapters = Adapters(log=(lambda _line: None) if getattr(args, "quiet", False) else log,
-                        proxy=getattr(args, "proxy", None) or None)
+                        proxy=proxy, git=run_git(proxy))
     if args.command in CONFIGURED:
         given = given_options(parser, parser.subcommands[args.command], argv)
         apply_config(args, given, adapters.log)
@@ -118,6 +118,8 @@ def main(argv: Sequence[str] | None = None) -> int:
     except BrokenPipeError:
         raise  # the reader left: `run` says nothing and exits 141
     except Exception as error:  # a bug must not pass for "error findings" (exit 1)
+        import traceback  # only for a bug: it loads tokenize and linecache
+
         # The traceback quotes whatever the failing value held: through the door.
         tell(traceback.format_exc().rstrip("\n"))
         log(f"internal error (a bug): {type(error).__name__}: {' '.join(str(error).split())}")

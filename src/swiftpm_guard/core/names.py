@@ -23,6 +23,8 @@ DEFAULT_BRANCH_PREFIX = "swiftpm-"
 #: The published branches an audit reads by default.
 DEFAULT_BRANCH_GLOB = f"{DEFAULT_BRANCH_PREFIX}*"
 DEFAULT_TEMPLATE_REF = "swiftpm"
+#: The action's input `mode` (action.settings; `rehearse --mode`, which must not load them).
+MODES = ("auto", "check", "publish", "audit", "preflight")
 DEFAULT_AUTHOR = "github-actions[bot] <41898282+github-actions[bot]@users.noreply.github.com>"
 
 #: The one ref rule's characters, a subset of git-check-ref-format's: no space, control,

@@ -19,6 +19,7 @@ scratch repositories of its own); the neutral settings below are defence in dept
 from __future__ import annotations
 
 import contextlib
+import dataclasses
 import os
 import shutil
 import tempfile
@@ -244,6 +245,19 @@ class Git:
     user_config: bool = False
     variables: Mapping[str, str] = field(default_factory=dict)
     proxy: str | None = None
+
+    def derive(self, git_dir: str | Path | None = None, *,
+               config: Iterable[tuple[str, str]] = (), user_config: bool | None = None,
+               safe_directories: Iterable[str] = (),
+               variables: Mapping[str, str] | None = None) -> Git:
+        """This git (the run's environment and proxy) in `git_dir`, with `config`,
+        `safe_directories` and `variables` added to its own; `user_config` when given."""
+        return dataclasses.replace(
+            self, git_dir=None if git_dir is None else str(git_dir),
+            config=(*self.config, *config),
+            user_config=self.user_config if user_config is None else user_config,
+            safe_directories=(*self.safe_directories, *safe_directories),
+            variables={**self.variables, **(variables or {})})
 
     def settings(self) -> list[tuple[str, str]]:
         return [*self.config, *((("http.proxy", self.proxy),) if self.proxy else ())]

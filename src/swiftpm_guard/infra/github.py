@@ -22,8 +22,6 @@ from typing import TYPE_CHECKING, Any, TypeVar
 
 from swiftpm_guard import console
 from swiftpm_guard.errors import GitHubApiError, InfrastructureError
-from swiftpm_guard.infra import http_deadline
-from swiftpm_guard.infra.network import ca_bundle, configure
 
 if TYPE_CHECKING:
     # Re-exported for annotations elsewhere: PyGithub is named only here and in sinks/.
@@ -98,6 +96,8 @@ def connect(api_url: str, token: str | None, policy: RetryPolicy,
     and CA bundles (infra.network): only `proxy`, the pinned CA."""
     from github import Auth, Github  # noqa: TID251  (PyGithub's home)
 
+    from swiftpm_guard.infra.network import ca_bundle  # ssl: only with a client
+
     client = Github(base_url=api_url.rstrip("/"), auth=Auth.Token(token) if token else None,
                     timeout=policy.request_timeout, retry=_retry(policy), lazy=True,
                     seconds_between_requests=None, verify=ca_bundle(),
@@ -122,6 +122,7 @@ def _own_connections(client: Github, proxy: str | None) -> None:
     them is refused rather than left trusting the environment.
     """
     from swiftpm_guard.infra import github_http
+    from swiftpm_guard.infra.network import configure
 
     requester = client.requester
     if not all(hasattr(requester, slot) for slot in (*_CONNECTION_SLOTS, _PERSIST_SLOT)):
@@ -160,6 +161,7 @@ def download_session(policy: RetryPolicy, proxy: str | None = None) -> Session:
     """A requests session for what PyGithub cannot fetch (a redirect to another host): under
     the call's deadline, retried like every API call, deaf to the environment (only `proxy`)."""
     from swiftpm_guard.infra import github_http
+    from swiftpm_guard.infra.network import configure
 
     made = github_http.session(_retry(policy))
     configure(made, proxy)
@@ -169,6 +171,8 @@ def download_session(policy: RetryPolicy, proxy: str | None = None) -> Session:
 def call(policy: RetryPolicy, what: str, operation: Callable[[], T]) -> T:
     """Run `operation` (its requests retried by PyGithub's retry, within the budget); raise
     GitHubApiError when it fails for good."""
+    from swiftpm_guard.infra import http_deadline  # http.client, ssl: only when the API is used
+
     state = _Call(what, policy, policy.monotonic())
     seconds = state.left()
     outer = getattr(_calls, "current", None)

@@ -2,9 +2,12 @@
 
 from __future__ import annotations
 
+import os
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Protocol
+
+from swiftpm_guard.infra.git import Git
 
 if TYPE_CHECKING:
     from swiftpm_guard.core.model import CheckRunOutput
@@ -37,14 +40,15 @@ class Adapters:
 
     `log` takes progress lines without a prefix; `notice` a line the reader must see though it
     is no finding (the action: a `::notice`; None: the log); `github` is the API session (the
-    action's: the CLI has none); `environ` is the environment git and SwiftPM inherit; `proxy`
-    the one proxy the run was given.
+    action's: the CLI has none); `git` the one git every job runs (`run_git`: its contained
+    environment and the run's proxy); `proxy` the one proxy the run was given.
     """
 
     log: Callable[[str], None] = _quiet
     notice: Callable[[str], None] | None = None
     github: GitHubSession | None = None
-    environ: Mapping[str, str] | None = field(default=None, repr=False)
+    #: Every git of the run derives from this one (infra.git.Git.derive).
+    git: Git = field(default_factory=Git, repr=False)
     #: A rehearsal's sink for the check run (None: the Checks API through `github`).
     check_runs: CheckRunSink | None = None
     #: A rehearsal on the developer's own clone: other refs are read from that clone, as the
@@ -57,6 +61,12 @@ class Adapters:
 
 #: No log, no API session, the process's environment: what a job gets when given nothing.
 QUIET = Adapters()
+
+
+def run_git(proxy: str | None, environ: Mapping[str, str] | None = None) -> Git:
+    """The run's one Git, for a front end to put in its Adapters (front ends reach infra only
+    through jobs): `environ` (the process's) filtered by infra.git, through `proxy` only."""
+    return Git(environ=os.environ if environ is None else environ, proxy=proxy)
 
 
 def noticed(adapters: Adapters) -> Callable[[str], None]:

@@ -20,23 +20,26 @@ from swiftpm_guard.core.audit import (
 )
 from swiftpm_guard.core.model import Finding, HostedStats, Severity
 from swiftpm_guard.core.urls import HostedZip, UrlSettings, zips_of_published
-from swiftpm_guard.errors import InputError
+from swiftpm_guard.errors import InputError, RulesUnreadable
 from swiftpm_guard.redact import shown_location
 from swiftpm_guard.sources.published import GIT_TIMEOUT, read_published_with_tips
 
 if TYPE_CHECKING:
+    from swiftpm_guard.infra.git import Git
     from swiftpm_guard.infra.github import GitHubSession
 
 
-def audit_repository(repo: str, pattern: str, options: AuditOptions, *,
+def audit_repository(repo: str, pattern: str, options: AuditOptions, *, git: Git,
                      urls: UrlSettings | None = None,
                      git_timeout: float = GIT_TIMEOUT,
                      git_config: Sequence[tuple[str, str]] = ()) -> AuditReport:
     """Read, judge and (with `urls`) fetch: the same call for the CLI and the action.
 
-    `git_config` is for the git processes that talk to a remote (the action's token header).
+    `git` is the run's one Git (its proxy included); `git_config` is for the git processes
+    that talk to a remote (the action's token header).
     """
-    branches = read_published_with_tips(repo, pattern, timeout=git_timeout, config=git_config)
+    branches = read_published_with_tips(repo, pattern, git=git, timeout=git_timeout,
+                                        config=git_config)
     shown = shown_location(repo)  # reports and messages quote it: never a userinfo
     if not branches:
         raise InputError(f"no branch matches {pattern!r} under refs/heads (for a clone's "
@@ -79,7 +82,7 @@ def with_protection(report: AuditReport, github: GitHubSession | None) -> AuditR
     if github is None:
         return dataclasses.replace(report, protection=Protection(
             asked=(), unknown="no GitHub API session to ask (a rehearsal, or no token)"))
-    from swiftpm_guard.sources.rulesets import RulesUnreadable, branch_rules
+    from swiftpm_guard.sources.rulesets import branch_rules
 
     asked = branches_to_ask([b.branch for b in report.branches])
     answers: list[BranchRules] = []

@@ -81,7 +81,6 @@ from swiftpm_guard.sources.artifacts import (
     scan_zip_folder,
 )
 from swiftpm_guard.sources.template import load_template, manifests_beside
-from swiftpm_guard.sources.workflow import read_workflow_frameworks
 
 if TYPE_CHECKING:
     from swiftpm_guard.jobs.resolve import ResolveOutcome, ResolveSettings
@@ -273,7 +272,9 @@ def check(request: CheckRequest, adapters: Adapters = QUIET) -> CheckResult:
     broken infrastructure. On a pull request what the base has already is `existing`."""
     import tempfile  # scratch for what other refs and the API hand over
 
-    checkout = checkout_of(request, adapters if request.reads_refs else QUIET)
+    # Without refs to read: no log, no API session, but still the run's one git.
+    checkout = checkout_of(request, adapters if request.reads_refs
+                           else replace(QUIET, git=adapters.git))
     with tempfile.TemporaryDirectory(prefix="swiftpm-guard-") as scratch:
         # Templates read from a ref keep their stubs in `scratch`: judged while it is there.
         return evaluate(gather(request, checkout, Path(scratch), adapters), adapters)
@@ -341,9 +342,11 @@ def evaluate(gathered: Gathered, adapters: Adapters = QUIET) -> CheckResult:
     there, for check and publish."""
     request = gathered.request
     result = _judged(gathered, adapters)
-    existing = _existing(result, gathered, adapters)
+    known = _known_on_base(gathered, adapters)
     findings = with_fixes(result.report.findings, request, result.sources, gathered.checkout,
                           gathered.builder)
+    # Matched after the fix lines are added: `existing` holds the findings as reported.
+    existing = None if known is None else frozenset(f for f in findings if identity(f) in known)
     base = gathered.base.sources if gathered.base is not None else None
     return replace(result, report=replace(result.report, findings=findings),
                    builder=gathered.builder,
@@ -362,10 +365,9 @@ def _judged(gathered: Gathered, adapters: Adapters) -> CheckResult:
     return result
 
 
-def _existing(result: CheckResult, gathered: Gathered, adapters: Adapters
-              ) -> frozenset[Finding] | None:
-    """The findings the pull request's base has too (shown, but not this change's doing);
-    None when there is no base to compare with."""
+def _known_on_base(gathered: Gathered, adapters: Adapters) -> set[tuple[object, ...]] | None:
+    """What the pull request's base finds (`identity`): findings it has too are shown, but are
+    not this change's doing. None when there is no base to compare with."""
     if gathered.base is None:
         return None
     try:
@@ -374,8 +376,7 @@ def _existing(result: CheckResult, gathered: Gathered, adapters: Adapters
         adapters.log(f"cannot evaluate the base branch {gathered.request.base_ref!r} ({error}); "
                      "every finding counts as new")
         return None
-    known = {identity(f) for f in before.report.findings}
-    return frozenset(f for f in result.report.findings if identity(f) in known)
+    return {identity(f) for f in before.report.findings}
 
 
 def base_request(request: CheckRequest) -> CheckRequest | None:
@@ -404,7 +405,8 @@ def checkout_of(request: CheckRequest, adapters: Adapters) -> Checkout:
     """The repository the request's paths are in, read through the front end's adapters."""
     from swiftpm_guard.sources.refs import Checkout
 
-    return Checkout(request.root, github=adapters.github, default_branch=request.default_branch,
+    return Checkout(request.root, git=adapters.git, github=adapters.github,
+                    default_branch=request.default_branch,
                     upstream=None if adapters.own_clone else request.upstream,
                     log=adapters.log)
 
@@ -564,7 +566,9 @@ def read_artifacts(request: CheckRequest, checkout: Checkout, scratch: Path,
             artifacts += expand_declared(names, request.debug_suffix, "workflow")
             ref_paths.setdefault(spec.path, ref)
             reads.append(Phrase.of("framework list ", spec.path, f" from {reader.where}"))
-    else:
+    elif request.frameworks_from:
+        from swiftpm_guard.sources.workflow import read_workflow_frameworks  # PyYAML: only here
+
         for spec in request.frameworks_from:
             request.path(spec.path)  # refused when it leaves a confined root
             names = read_workflow_frameworks(spec, root=request.root, display=spec.path)

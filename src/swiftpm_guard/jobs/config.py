@@ -20,9 +20,9 @@ from swiftpm_guard.sources.config_file import (
     ConfigFile,
     parse_config,
 )
-from swiftpm_guard.sources.refs import Checkout
 
 if TYPE_CHECKING:
+    from swiftpm_guard.infra.git import Git
     from swiftpm_guard.infra.github import GitHubSession
 
 __all__ = ["DEFAULT_CONFIG_PATH", "ConfigFile", "config_at_default_branch", "local_config",
@@ -36,8 +36,8 @@ def validate_config_option(value: str, what: str) -> str:
     return repo_path(value, what)
 
 
-def config_at_default_branch(workspace: Path, named: str, *, default_branch: str | None,
-                             github: GitHubSession | None,
+def config_at_default_branch(workspace: Path, named: str, *, git: Git,
+                             default_branch: str | None, github: GitHubSession | None,
                              log: Callable[[str], None]) -> tuple[ConfigFile | None, str | None]:
     """The file `named` (empty: DEFAULT_CONFIG_PATH) at the default branch, and that branch
     when it had to be asked for (so no one asks twice). No file with `none`, or when the
@@ -45,8 +45,11 @@ def config_at_default_branch(workspace: Path, named: str, *, default_branch: str
     named and not there is bad input."""
     if named == "none":
         return None, default_branch
+    from swiftpm_guard.sources.refs import Checkout  # git and the API: not for the CLI's local file
+
     path = named or DEFAULT_CONFIG_PATH
-    checkout = Checkout(workspace, github=github, default_branch=default_branch, log=log)
+    checkout = Checkout(workspace, git=git, github=github, default_branch=default_branch,
+                        log=log)
     try:
         branch = checkout.default_branch()
         reader = checkout.reader(branch)

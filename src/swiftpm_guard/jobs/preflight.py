@@ -95,11 +95,10 @@ def preflight(request: PreflightRequest, adapters: Adapters = QUIET) -> Prefligh
         repo = ScratchRepo(
             Path(tmp) / "repo.git",
             request.remote,
+            git=adapters.git,
             token=request.token,
-            environ=adapters.environ,
             network_timeout=request.git_timeout,
             token_source=request.token_source,
-            proxy=adapters.proxy,
         ).init()
         sha = repo.ls_remote([request.branch]).get(request.branch)
         findings: list[Finding] = []

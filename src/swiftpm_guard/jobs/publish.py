@@ -313,11 +313,10 @@ def publish(request: PublishRequest, adapters: Adapters = QUIET, *,
             work / "repo.git",
             request.remote,
             token=request.token,
+            git=adapters.git,
             identity=request.identity,
-            environ=adapters.environ,
             network_timeout=request.git_timeout,
             token_source=request.token_source,
-            proxy=adapters.proxy,
         ).init()
         refs = _look(repo, request, say)
         result = _check(repo, request, refs, work, (checkout, read), adapters)

@@ -8,6 +8,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from swiftpm_guard.errors import UsageError
+from swiftpm_guard.infra.git import Git
 from swiftpm_guard.sources.refs import clone_git, clone_origin
 
 #: owner/name at the end of a GitHub URL (https://host/owner/name.git, git@host:owner/name).
@@ -30,15 +31,16 @@ class LocalClone:
 
 
 
-def local_clone(root: Path) -> LocalClone:
-    """The clone at `root`; a folder that is none is bad usage."""
+def local_clone(root: Path, git: Git) -> LocalClone:
+    """The clone at `root`, read with the run's `git`; a folder that is none is bad usage."""
     root = root.resolve()
-    head = clone_git(root, "rev-parse", "--verify", "--quiet", "HEAD^{commit}") if (
+    head = clone_git(git, root, "rev-parse", "--verify", "--quiet", "HEAD^{commit}") if (
         root / ".git").exists() else None
     if head is None:
         raise UsageError(f"{root} is not a git clone with a commit checked out: rehearse runs "
                          "on a local clone of the repository")
-    branch = clone_git(root, "symbolic-ref", "--quiet", "--short", "HEAD")
-    remote_head = clone_git(root, "symbolic-ref", "--quiet", "--short", "refs/remotes/origin/HEAD")
+    branch = clone_git(git, root, "symbolic-ref", "--quiet", "--short", "HEAD")
+    remote_head = clone_git(git, root, "symbolic-ref", "--quiet", "--short",
+                            "refs/remotes/origin/HEAD")
     default = remote_head.removeprefix("origin/") if remote_head else None
-    return LocalClone(root, head, branch, clone_origin(root), default)
+    return LocalClone(root, head, branch, clone_origin(git, root), default)

@@ -14,6 +14,7 @@ from pathlib import Path
 
 from swiftpm_guard.core.names import Remote, authorization_header, strip_userinfo
 from swiftpm_guard.errors import UsageError
+from swiftpm_guard.infra.git import Git
 from swiftpm_guard.sources.refs import Upstream
 
 
@@ -32,9 +33,9 @@ class RepositoryRemote:
             return []
         return [(f"http.{origin}.extraHeader", authorization_header(self.token))]
 
-    def upstream(self, head: str | None, proxy: str | None = None) -> Upstream:
+    def upstream(self, head: str | None) -> Upstream:
         """Where a check reads other refs: this repository, with this token."""
-        return Upstream(self.url, tuple(self.git_config()), head, proxy)
+        return Upstream(self.url, tuple(self.git_config()), head)
 
 
 def repository_remote(*, server_url: str, repository: str, token: str | None,
@@ -58,7 +59,7 @@ def repository_remote(*, server_url: str, repository: str, token: str | None,
 
 
 def upstream_of(*, server_url: str, repository: str, token: str | None,
-                push_token: str | None, head: str | None, proxy: str | None) -> Upstream:
+                push_token: str | None, head: str | None) -> Upstream:
     """Where a check reads other refs with git: the repository at the server URL (with the
     token when it may go there; never the clone's origin) at the event's commit `head`."""
     try:
@@ -66,15 +67,15 @@ def upstream_of(*, server_url: str, repository: str, token: str | None,
                                    push_token=push_token, log=lambda _line: None)
     except UsageError:  # plain http: read without a token (the API reads a private one)
         remote = RepositoryRemote(f"{server_url}/{repository}.git", "GITHUB_SERVER_URL")
-    return remote.upstream(head, proxy)
+    return remote.upstream(head)
 
 
-def own_clone_remote(root: Path, log: Callable[[str], None]) -> RepositoryRemote:
+def own_clone_remote(root: Path, git: Git, log: Callable[[str], None]) -> RepositoryRemote:
     """A rehearsal's remote: the developer's own clone's origin, with no token (nothing is
     pushed: a rehearsed publish is a dry run)."""
     from swiftpm_guard.sources.refs import clone_origin
 
-    url = clone_origin(root)
+    url = clone_origin(git, root)
     if url is None:
         raise UsageError(f"{root}: the clone has no usable origin to rehearse against")
     log(f"repository {strip_userinfo(url)[0]} (the clone's origin: a rehearsal)")

@@ -13,9 +13,7 @@ branch appeared meanwhile.
 from __future__ import annotations
 
 import contextlib
-import dataclasses
 import enum
-import os
 import re
 from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
 from dataclasses import dataclass
@@ -44,22 +42,22 @@ NETWORK_TIMEOUT = GIT_NETWORK_SECONDS
 class PublishGit:
     """git as publishing runs it: one binary by absolute path, the scrubbed environment with
     our configuration (the token's header scoped to the remote's origin), a deadline per
-    process, git's messages redacted, and hints that say what the remote wanted."""
+    process, git's messages redacted, and hints that say what the remote wanted. `git` is the
+    run's one Git (jobs.adapters: its environment, its proxy), given the token and identity
+    here."""
 
-    def __init__(self, path: Path, remote: Remote, *, token: str | None = None,
-                 identity: Identity | None = None, environ: Mapping[str, str] | None = None,
+    def __init__(self, path: Path, remote: Remote, *, git: Git, token: str | None = None,
+                 identity: Identity | None = None,
                  network_timeout: float = NETWORK_TIMEOUT,
-                 token_source: str = "the variable --token-env names",
-                 proxy: str | None = None) -> None:
+                 token_source: str = "the variable --token-env names") -> None:
         self.path = path
         self.remote = remote
         self._token = token
         self._token_source = token_source  # where the token comes from, for error hints
         self._network_timeout = network_timeout
-        base = dict(os.environ if environ is None else environ)
         # By absolute path: in the action's container the job's PATH may not lead to git.
         try:
-            find_git(base)
+            find_git(git.environ)
         except InfrastructureError as error:
             raise GitError(f"{error}; publishing needs git") from None
         config: list[tuple[str, str]] = []  # infra.git bounds a stalled transfer already
@@ -73,8 +71,8 @@ class PublishGit:
         # The environment is infra.git's (an allow-list, no system or global config, hooks
         # and every program-starting key neutralised); the identity is ours, never a config's.
         # In the scratch repository by its folder (cwd): ours, made by `init`.
-        self._git = Git(environ=base, config=tuple(config), variables=ident, proxy=proxy)
-        self._repo = dataclasses.replace(self._git, git_dir=str(path))  # for its operations
+        self._git = git.derive(config=config, variables=ident)
+        self._repo = self._git.derive(path)  # for its operations
 
     def redact(self, text: str) -> str:
         if self._token:

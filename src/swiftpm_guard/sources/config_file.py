@@ -13,8 +13,7 @@ from __future__ import annotations
 import re
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
-
-import yaml
+from typing import TYPE_CHECKING
 
 from swiftpm_guard.core.names import (
     Identity,
@@ -29,6 +28,9 @@ from swiftpm_guard.core.names import (
 from swiftpm_guard.core.urls import validate_base_url
 from swiftpm_guard.core.weight import parse_limit
 from swiftpm_guard.errors import InputError, UsageError
+
+if TYPE_CHECKING:
+    import yaml
 
 #: Where the action and the CLI look for it when no path is named.
 DEFAULT_CONFIG_PATH = ".github/swiftpm-guard.yml"
@@ -156,6 +158,8 @@ def _as_input(value: Value) -> str:
 
 def parse_config(data: bytes, *, path: str, where: str) -> ConfigFile:
     """The settings in `data`, validated; InputError (`path:line: …`) on anything else."""
+    import yaml  # only when there is a file: PyYAML is a third of the CLI's start-up
+
     if len(data) > CONFIG_MAX_BYTES:
         raise InputError(f"configuration file is larger than {CONFIG_MAX_BYTES} bytes", file=path)
     try:
@@ -234,6 +238,8 @@ def _typed(key: str, spec: _Key, node: yaml.Node, path: str, line: int) -> Value
 
 def _items(key: str, node: yaml.Node, path: str, line: int) -> tuple[str, ...]:
     """A list of strings, or one string holding one item per line."""
+    import yaml  # loaded by parse_config, the only caller
+
     nodes = node.value if isinstance(node, yaml.SequenceNode) else [node]
     items = []
     for item in nodes:
@@ -247,6 +253,8 @@ def _items(key: str, node: yaml.Node, path: str, line: int) -> tuple[str, ...]:
 
 
 def _scalar(node: yaml.Node) -> str | None:
+    import yaml  # loaded by parse_config, the only caller
+
     return node.value if isinstance(node, yaml.ScalarNode) else None
 
 

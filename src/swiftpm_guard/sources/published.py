@@ -44,19 +44,19 @@ def classify_repo(repo: str) -> tuple[str, str]:
     return "local", str(path)
 
 
-def _git(git_dir: str | None = None, config: Iterable[tuple[str, str]] = ()) -> Git:
-    """git as the audit runs it (infra.git.Git). The user's own git configuration (a
-    credential helper, `url.*.insteadOf`) applies only to a CLI run that sends no token
-    (infra.git.git_environment decides); a local repository's config never starts a program
-    (hooks, fsmonitor: neutralised there)."""
-    return Git(git_dir=git_dir, config=tuple(config), user_config=True)
+def _git(git: Git, git_dir: str | None = None, config: Iterable[tuple[str, str]] = ()) -> Git:
+    """The run's `git` (its environment, its proxy) as the audit runs it. The user's own git
+    configuration (a credential helper, `url.*.insteadOf`) applies only to a CLI run that
+    sends no token (infra.git.git_environment decides); a local repository's config never
+    starts a program (hooks, fsmonitor: neutralised there)."""
+    return git.derive(git_dir, config=config, user_config=True)
 
 
 @contextlib.contextmanager
-def opened_repository(repo: str, pattern: str = DEFAULT_PATTERN, *,
+def opened_repository(repo: str, pattern: str = DEFAULT_PATTERN, *, git: Git,
                       timeout: float = GIT_TIMEOUT,
-                      config: Sequence[tuple[str, str]] = ()) -> Iterator[str]:
-    """A git directory whose `refs/heads/` holds the matching branches.
+                      config: Sequence[tuple[str, str]] = ()) -> Iterator[Git]:
+    """The run's `git` in a git directory whose `refs/heads/` holds the matching branches.
 
     A local repository is read in place; a remote one is fetched shallowly (tips only, only
     the matching branches) into a temporary bare repository that is deleted afterwards.
@@ -66,17 +66,17 @@ def opened_repository(repo: str, pattern: str = DEFAULT_PATTERN, *,
     kind, where = classify_repo(repo)
     if kind == "local":
         try:
-            git_dir = _local_git_dir(where, timeout)
+            git_dir = _local_git_dir(git, where, timeout)
         except InfrastructureError:
             raise InputError("not a git repository", file=where) from None
-        yield git_dir
+        yield _git(git, git_dir)
         return
     with tempfile.TemporaryDirectory(prefix="swiftpm-guard-audit-") as temporary:
         mirror = str(Path(temporary) / "mirror.git")
-        _git().output(["init", "--quiet", "--bare", mirror], timeout=timeout)
+        _git(git).output(["init", "--quiet", "--bare", mirror], timeout=timeout)
         # In the mirror (our own config), never in the caller's folder: a workspace's
         # .git/config could name a proxy and turn off TLS checks for the token's request.
-        remote = _git(mirror, config)
+        remote = _git(git, mirror, config)
         heads = [ref.removeprefix("refs/heads/")
                  for ref in remote.ls_remote(where, heads=True, timeout=timeout)]
         branches = [b for b in heads if fnmatch.fnmatchcase(b, pattern)]
@@ -85,22 +85,22 @@ def opened_repository(repo: str, pattern: str = DEFAULT_PATTERN, *,
             remote.output(["fetch", "--quiet", "--no-tags", "--no-write-fetch-head",
                            "--depth=1", "--stdin", where], stdin=refspecs.encode(),
                           timeout=timeout)
-        yield mirror
+        yield _git(git, mirror)
 
 
-def _local_git_dir(path: str, timeout: float) -> str:
+def _local_git_dir(git: Git, path: str, timeout: float) -> str:
     # A clone owned by another user (a runner's workspace, read as root) is refused as
     # "dubious ownership" unless vouched for; later calls name the git dir explicitly, which
     # git does not question.
-    out = _git(config=[("safe.directory", str(Path(path).resolve()))]).output(
+    out = _git(git, config=[("safe.directory", str(Path(path).resolve()))]).output(
         ["-C", path, "rev-parse", "--absolute-git-dir"], timeout=timeout)
     return out.decode("utf-8", "surrogateescape").strip()
 
 
-def list_branches(git_dir: str, pattern: str, *,
+def list_branches(git: Git, pattern: str, *,
                   timeout: float = GIT_TIMEOUT) -> list[tuple[str, str]]:
-    """(branch, commit) for every local branch matching the glob, by name."""
-    out = _git(git_dir).output(["for-each-ref",
+    """(branch, commit) for every local branch of `git`'s repository matching the glob."""
+    out = git.output(["for-each-ref",
                                 "--format=%(objectname) %(objecttype) %(refname)",
                                 "refs/heads/"], timeout=timeout)
     found = []
@@ -120,8 +120,8 @@ _BLOB_MODES = frozenset({"100644", "100755"})
 class Objects:
     """`git cat-file --batch` over many objects at once; each object read at most once."""
 
-    def __init__(self, git_dir: str, timeout: float) -> None:
-        self._git = _git(git_dir)
+    def __init__(self, git: Git, timeout: float) -> None:
+        self._git = git
         self._timeout = timeout
         self.contents: dict[str, tuple[str, bytes] | None] = {}
 
@@ -139,11 +139,11 @@ class Objects:
         return parse_tree(item[1], 32 if len(name) == 64 else 20)
 
 
-def read_branches(git_dir: str, pattern: str = DEFAULT_PATTERN, *,
+def read_branches(git: Git, pattern: str = DEFAULT_PATTERN, *,
                   timeout: float = GIT_TIMEOUT) -> list[PublishedBranch]:
     """Every matching branch's manifests and stub folders, read from objects in batches."""
-    branches = list_branches(git_dir, pattern, timeout=timeout)
-    objects = Objects(git_dir, timeout)
+    branches = list_branches(git, pattern, timeout=timeout)
+    objects = Objects(git, timeout)
     objects.load([f"{commit}^{{tree}}" for _name, commit in branches])
     roots = {commit: objects.tree(f"{commit}^{{tree}}") or [] for _name, commit in branches}
     manifest_oids = [e.sha for entries in roots.values() for e in entries
@@ -243,10 +243,10 @@ def _sources(objects: Objects, trees: Sequence[str]) -> dict[str, bool]:
     return {oid: holds(oid, 0) for oid in trees}
 
 
-def read_tips(git_dir: str, commits: Sequence[str], *,
+def read_tips(git: Git, commits: Sequence[str], *,
               timeout: float = GIT_TIMEOUT) -> dict[str, TipCommit]:
     """Author, date and subject of each commit, through one `cat-file --batch`."""
-    objects = Objects(git_dir, timeout)
+    objects = Objects(git, timeout)
     objects.load(list(commits))
     tips = {}
     for commit in commits:
@@ -283,7 +283,7 @@ def _signature(text: str) -> tuple[str, str]:
     return who + ">", date
 
 
-def read_published_with_tips(repo: str, pattern: str = DEFAULT_PATTERN, *,
+def read_published_with_tips(repo: str, pattern: str = DEFAULT_PATTERN, *, git: Git,
                              timeout: float = GIT_TIMEOUT,
                              config: Sequence[tuple[str, str]] = ()) -> list[PublishedBranch]:
     """The matching branches of a local repository or a remote, read without work trees, each
@@ -291,7 +291,7 @@ def read_published_with_tips(repo: str, pattern: str = DEFAULT_PATTERN, *,
     import dataclasses
 
     validate_ref_glob(pattern, "--branches")
-    with opened_repository(repo, pattern, timeout=timeout, config=config) as git_dir:
-        branches = read_branches(git_dir, pattern, timeout=timeout)
-        tips = read_tips(git_dir, [b.commit for b in branches], timeout=timeout)
+    with opened_repository(repo, pattern, git=git, timeout=timeout, config=config) as opened:
+        branches = read_branches(opened, pattern, timeout=timeout)
+        tips = read_tips(opened, [b.commit for b in branches], timeout=timeout)
     return [dataclasses.replace(b, tip=tips.get(b.commit)) for b in branches]

@@ -15,7 +15,7 @@ import shutil
 import stat
 import tempfile
 import weakref
-from collections.abc import Callable, Mapping, Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path, PurePosixPath
 from typing import TYPE_CHECKING, Protocol
@@ -38,7 +38,6 @@ from swiftpm_guard.infra.process import Done
 from swiftpm_guard.limits import TEMPLATE_MAX_BYTES, WORKFLOW_MAX_BYTES
 from swiftpm_guard.sources.artifacts import DeclaredName
 from swiftpm_guard.sources.template import STUB_DIRS, load_template
-from swiftpm_guard.sources.workflow import read_workflow_frameworks
 from swiftpm_guard.workflow_commands import neutralise
 
 if TYPE_CHECKING:
@@ -162,6 +161,8 @@ def _link_finding(path: str, where: str, what: str) -> Finding:
 def read_workflow_from_ref(
     reader: RefReader, spec: WorkflowSpec, scratch: Path
 ) -> list[DeclaredName]:
+    from swiftpm_guard.sources.workflow import read_workflow_frameworks  # PyYAML: only here
+
     data = reader.read(spec.path, max_bytes=WORKFLOW_MAX_BYTES, what="workflow")
     local = _inside(scratch, spec.path)
     _write(local, data, spec.path)
@@ -183,7 +184,6 @@ class Upstream:
     url: str
     config: tuple[tuple[str, str], ...] = field(default=(), repr=False)
     head: str | None = None
-    proxy: str | None = None  # input proxy: the only one git goes through
 
 
 @dataclass(frozen=True, slots=True)
@@ -197,7 +197,6 @@ class _Source:
     head: str | None = None  # the commit the working tree holds
     tracking: Callable[[str], str | None] | None = None  # the CLI clone's own origin/<ref>
     user_config: bool = False  # a developer's credential helper may answer the fetch
-    proxy: str | None = None
 
 
 class ScratchRefs:
@@ -209,12 +208,13 @@ class ScratchRefs:
     `git for-each-ref` in each alternate, which reads that repository's config). `read` never
     fetches; it borrows, read-only, the objects of `fetched` and of the clone (objects of an
     untrusted repository are data, gitsecurityboundary(7)), and the clone's shallow list as
-    data, so a shallow cut gives no blame. Nothing is written into the clone.
+    data, so a shallow cut gives no blame. Nothing is written into the clone. Every git is
+    the run's `git` (its environment, its proxy) in one of these repositories.
     """
 
-    def __init__(self, source: _Source, environ: Mapping[str, str] | None = None) -> None:
+    def __init__(self, source: _Source, git: Git) -> None:
         self.source = source
-        self._environ = os.environ if environ is None else environ
+        self._base = git
         self._folder: Path | None = None
 
     def _ready(self) -> Path:
@@ -241,8 +241,7 @@ class ScratchRefs:
 
     def _git(self, git_dir: Path | None, config: Sequence[tuple[str, str]] = (),
              user_config: bool = False) -> Git:
-        return Git(environ=self._environ, git_dir=None if git_dir is None else str(git_dir),
-                   config=tuple(config), user_config=user_config, proxy=self.source.proxy)
+        return self._base.derive(git_dir, config=config, user_config=user_config)
 
     @property
     def reader(self) -> Git:
@@ -362,42 +361,42 @@ def _action_source(root: Path, upstream: Upstream) -> _Source | None:
         detached = (_small_file(dot_git / "HEAD") or b"").decode("ascii", "replace").strip()
         if is_object_id(detached):
             head = detached  # the checkout's own commit (a pull request's head, say)
-    return _Source(upstream.url, upstream.config, objects, shallow, head, proxy=upstream.proxy)
+    return _Source(upstream.url, upstream.config, objects, shallow, head)
 
 
-def clone_git(root: Path, *args: str) -> str | None:
-    """git in a developer's own clone (the CLI's; never the action's): its output, or None."""
-    git = Git(safe_directories=(str(root.resolve()),))
+def clone_git(git: Git, root: Path, *args: str) -> str | None:
+    """`git` in a developer's own clone (the CLI's; never the action's): its output, or None."""
+    mine = git.derive(safe_directories=(str(root.resolve()),))
     try:
-        done = git.run(["-C", str(root.resolve()), *args], timeout=_GIT_TIMEOUT)
+        done = mine.run(["-C", str(root.resolve()), *args], timeout=_GIT_TIMEOUT)
     except InfrastructureError:
         return None
     text = done.stdout.decode("utf-8", "surrogateescape").strip()
     return text if done.returncode == 0 and text else None
 
 
-def _cli_source(root: Path) -> _Source | None:
+def _cli_source(root: Path, git: Git) -> _Source | None:
     """The CLI's: the developer's own clone is theirs, so git reads it (through the same
     Git adapter): its origin, HEAD, object folder and `origin/<ref>` refs."""
     if not (root / ".git").exists():
         return None
-    common = clone_git(root, "rev-parse", "--path-format=absolute", "--git-common-dir")
+    common = clone_git(git, root, "rev-parse", "--path-format=absolute", "--git-common-dir")
     if common is None:
         return None
     shallow = _object_ids(Path(common) / "shallow")
 
     def tracking(ref: str) -> str | None:
-        return clone_git(root, "rev-parse", "--verify", "--quiet",
-                          f"refs/remotes/origin/{ref}^{{commit}}")
+        return clone_git(git, root, "rev-parse", "--verify", "--quiet",
+                         f"refs/remotes/origin/{ref}^{{commit}}")
 
-    return _Source(clone_origin(root), (), Path(common) / "objects", shallow or (),
-                   clone_git(root, "rev-parse", "--verify", "--quiet", "HEAD^{commit}"),
+    return _Source(clone_origin(git, root), (), Path(common) / "objects", shallow or (),
+                   clone_git(git, root, "rev-parse", "--verify", "--quiet", "HEAD^{commit}"),
                    tracking, user_config=True)
 
 
-def clone_origin(root: Path) -> str | None:
+def clone_origin(git: Git, root: Path) -> str | None:
     """The CLI clone's origin URL as git is given it: by URL, never by the remote's name."""
-    url = clone_git(root, "remote", "get-url", "origin")
+    url = clone_git(git, root, "remote", "get-url", "origin")
     if url is None:
         return None
     try:
@@ -557,13 +556,15 @@ class Checkout:
 
     The action names the repository (`upstream`): git fetches from that URL and borrows only
     the clone's objects. Without one (the CLI in a developer's own clone), the clone's origin,
-    HEAD and `origin/<ref>` refs are read with git from the clone itself."""
+    HEAD and `origin/<ref>` refs are read with git from the clone itself. `git` is the run's
+    one Git (jobs.adapters), from which every git here derives."""
 
-    def __init__(self, root: Path, *, github: GitHubSession | None = None,
+    def __init__(self, root: Path, *, git: Git, github: GitHubSession | None = None,
                  default_branch: str | None = None,
                  log: Callable[[str], None] = lambda _line: None,
                  upstream: Upstream | None = None) -> None:
         self.root = root
+        self.git = git
         self.github = github
         self._default_branch = default_branch
         self.log = log
@@ -576,8 +577,8 @@ class Checkout:
         if not self._looked:
             self._looked = True
             source = (_action_source(self.root, self.upstream) if self.upstream is not None
-                      else _cli_source(self.root))
-            self._refs = ScratchRefs(source) if source is not None else None
+                      else _cli_source(self.root, self.git))
+            self._refs = ScratchRefs(source, self.git) if source is not None else None
         return self._refs
 
     def git_ref(self, ref: str, log: Callable[[str], None] | None = None, *,

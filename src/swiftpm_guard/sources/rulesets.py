@@ -14,7 +14,7 @@ from typing import TYPE_CHECKING, Any
 from urllib.parse import quote
 
 from swiftpm_guard.core.audit import BranchRules
-from swiftpm_guard.errors import GitHubApiError
+from swiftpm_guard.errors import GitHubApiError, RulesUnreadable
 from swiftpm_guard.infra.github import RetryPolicy, call
 
 if TYPE_CHECKING:
@@ -23,11 +23,6 @@ if TYPE_CHECKING:
 _PAGE = 100
 #: A branch with more active rules than this is not one GitHub serves; stop asking.
 _PAGES_MAX = 5
-
-
-class RulesUnreadable(Exception):
-    """The rules could not be read (401, 403, 404, or the API failing for good): the message
-    says why, in one line."""
 
 
 def branch_rules(client: Github, repository: str, branch: str,

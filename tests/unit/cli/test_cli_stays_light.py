@@ -1,4 +1,6 @@
-"""`swiftpm-guard check` must not pay for PyGithub or requests: only the action loads them."""
+"""`swiftpm-guard check` must not pay for PyGithub or requests: only the action loads them.
+Nor for HTTP, TLS or YAML: a local check reads no API and, without a workflow or a
+configuration file, no YAML (issue 34: the CLI's start-up is most of its gap to openssl)."""
 
 from __future__ import annotations
 
@@ -7,12 +9,14 @@ import sys
 
 from support.release import Release
 
-PROBE = """
+#: What a local check never uses: PyGithub and its stack, the HTTP and TLS clients, PyYAML.
+HEAVY = ("github", "requests", "urllib3", "jwt", "nacl", "http.client", "ssl", "yaml")
+PROBE = f"""
 import sys
+HEAVY = {HEAVY!r}
 from swiftpm_guard.cli.main import main
 code = main(sys.argv[1:])
-heavy = sorted(m for m in ("github", "requests", "urllib3", "jwt", "nacl") if m in sys.modules)
-print("heavy:", ",".join(heavy))
+print("heavy:", ",".join(m for m in HEAVY if m in sys.modules))
 raise SystemExit(code)
 """
 
@@ -57,3 +61,16 @@ def test_importing_the_action_does_not_import_pygithub_either():
         check=False,
     )
     assert done.stdout.strip() == "False False", done.stderr
+
+
+def test_importing_the_cli_loads_no_http_tls_or_yaml():
+    done = subprocess.run(
+        [sys.executable, "-c", "import sys, swiftpm_guard.cli.main; "
+         f"print(sorted(m for m in {HEAVY!r} if m in sys.modules))"],
+        capture_output=True,
+        text=True,
+        timeout=60,
+        check=False,
+    )
+    assert done.returncode == 0, done.stderr
+    assert done.stdout.strip() == "[]"
