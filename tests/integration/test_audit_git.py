@@ -249,3 +249,23 @@ def test_no_matching_branch_is_bad_input(published, capsys):
     repo, *_ = published
     assert main(["audit", "--repo", str(repo), "--branches", "release-*"]) == 2
     assert "no branch matches 'release-*'" in capsys.readouterr().err
+
+
+def test_cli_spells_the_option_and_leaves_a_flag_like_subject_alone(tmp_path, capsys):
+    from support.actions_env import git
+
+    repo = build_repo(tmp_path / "origin.git", [BranchSpec("1.0.0")])
+    tree = git(repo, "rev-parse", "swiftpm-1.0.0^{tree}")
+    edit = git(repo, "commit-tree", tree, "-p", git(repo, "rev-parse", "swiftpm-1.0.0"),
+               "-m", "--allow-overwrite")
+    git(repo, "update-ref", "refs/heads/swiftpm-1.0.0", edit)
+    out_json, out_md = tmp_path / "audit.json", tmp_path / "audit.md"
+    assert main(["audit", "--repo", str(repo), "--json", str(out_json),
+                 "--markdown", str(out_md)]) == 0
+    advice = "Review the edit; to republish on top of it use --update, never --allow-overwrite"
+    [line] = [text for text in capsys.readouterr().err.splitlines()
+              if "edited-after-publish" in text]
+    assert '("--allow-overwrite", ' in line and line.endswith(advice)
+    [finding] = json.loads(out_json.read_text())["branches"][0]["findings"]
+    assert '("--allow-overwrite", ' in finding["message"] and finding["message"].endswith(advice)
+    assert "\ufdd0" not in out_md.read_text() and "--allow-overwrite" in out_md.read_text()

@@ -17,6 +17,7 @@ from pathlib import Path
 from support.release import BINARY_ONLY_KEYS, DEBUG, PRODUCT_KEYS, all_names, template_text
 from swiftpm_guard.core.audit import PublishedBranch
 from swiftpm_guard.core.names import validate_ref_glob
+from swiftpm_guard.core.option_names import option
 from swiftpm_guard.infra.git import Git
 from swiftpm_guard.sources.published import (
     DEFAULT_PATTERN,
@@ -147,6 +148,6 @@ def read_published_branches(repo: str, pattern: str = DEFAULT_PATTERN, *, git: G
                             timeout: float = GIT_TIMEOUT,
                             config: Sequence[tuple[str, str]] = ()) -> list[PublishedBranch]:
     """The matching branches as the audit reads them, without their tip commits."""
-    validate_ref_glob(pattern, "--branches")
+    validate_ref_glob(pattern, option("branches"))
     with opened_repository(repo, pattern, git=git, timeout=timeout, config=config) as opened:
         return read_branches(opened, pattern, timeout=timeout)

@@ -12,9 +12,10 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, replace
 from pathlib import Path
 
-from swiftpm_guard.action.settings import ActionSettings, in_input_names
+from swiftpm_guard.action.settings import ActionSettings, spoken, spoken_key
 from swiftpm_guard.console import command, say, tell
 from swiftpm_guard.core.model import Annotation, CheckRunOutput, Phrase, Report
+from swiftpm_guard.core.option_names import spell_bytes
 from swiftpm_guard.core.subjects import SUBJECTS_FILE, subjects_text
 from swiftpm_guard.errors import InputError
 from swiftpm_guard.jobs.adapters import Adapters
@@ -62,13 +63,14 @@ class Delivery:
 
 def deliver(settings: ActionSettings, adapters: Adapters, delivery: Delivery) -> int:
     folder = out_folder(settings)
-    paths = [(folder / name, data) for name, data in delivery.files]
+    paths = [(folder / name, spell_bytes(data, spoken_key)) for name, data in delivery.files]
     write_atomically(paths)
     _own(settings.workspace, [folder, *(path for path, _data in paths)])
     output = _spoken(delivery.output)
     if delivery.quiet is None:
-        notes, url, commands, run_id = _check_run(settings, adapters, output,
-                                                  delivery.job_level)
+        notes, url, commands, run_id = _check_run(
+            settings, adapters, output,
+            tuple(replace(a, message=spoken(a.message)) for a in delivery.job_level))
     else:
         notes, url, commands, run_id = [f"> No check run: {delivery.quiet}."], None, False, None
     if delivery.gist is not None and settings.pr_comment:
@@ -77,26 +79,27 @@ def deliver(settings: ActionSettings, adapters: Adapters, delivery: Delivery) ->
         else frozenset()
     for line in delivery.log:
         if line not in carried:
-            tell(in_input_names(line))
+            tell(spoken(line))
     if settings.summary_file is not None:
         check_run = (settings.check_name, url) if url is not None else None
-        brief = in_input_names(delivery.brief) if delivery.brief is not None else None
+        brief = spoken(delivery.brief) if delivery.brief is not None else None
         actions_io.append_summary(settings.summary_file, job_summary(
-            output, in_input_names(delivery.markdown), brief=brief, check_run=check_run,
+            output, spoken(delivery.markdown), brief=brief, check_run=check_run,
             notes=notes, reads=delivery.reads))
     if settings.output_file is not None:
         actions_io.write_outputs(settings.output_file, {
-            **delivery.outputs, "check-run-id": "" if run_id is None else str(run_id)})
-    say(in_input_names(delivery.last))
+            **{name: spoken(value) for name, value in delivery.outputs.items()},
+            "check-run-id": "" if run_id is None else str(run_id)})
+    say(spoken(delivery.last))
     return delivery.exit_code
 
 
 def _spoken(output: CheckRunOutput) -> CheckRunOutput:
-    """The output in the action's words: input names for the jobs' flags."""
-    return replace(output, title=in_input_names(output.title),
-                   summary=in_input_names(output.summary),
-                   text=in_input_names(output.text) if output.text is not None else None,
-                   annotations=tuple(replace(a, message=in_input_names(a.message))
+    """The output in the action's words: the options it names as inputs."""
+    return replace(output, title=spoken(output.title),
+                   summary=spoken(output.summary),
+                   text=spoken(output.text) if output.text is not None else None,
+                   annotations=tuple(replace(a, message=spoken(a.message))
                                      for a in output.annotations))
 
 
@@ -164,7 +167,7 @@ def _pr_comment(settings: ActionSettings, adapters: Adapters, output: CheckRunOu
         return []  # only a pull request has a conversation
     wanted = comment(check_name=settings.check_name, template=settings.template,
                      conclusion=output.conclusion, title=output.title,
-                     gist=in_input_names(gist), check_run_url=check_run_url)
+                     gist=spoken(gist), check_run_url=check_run_url)
     if adapters.check_runs is not None:  # a rehearsal (a dry run too) shows what it would say
         done = Commented("recorded", adapters.check_runs.record_comment(wanted.body))
     elif settings.dry_run:

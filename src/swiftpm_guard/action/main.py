@@ -22,9 +22,9 @@ from swiftpm_guard.action.settings import (
     api_url_from,
     check_inputs,
     config_input,
-    in_input_names,
     proxy_from,
     push_token_from,
+    spoken,
     token_from,
 )
 from swiftpm_guard.console import command, log, tell
@@ -37,7 +37,7 @@ from swiftpm_guard.sinks import actions_io
 
 
 def _notice(line: str) -> None:
-    command(actions_io.command("notice", in_input_names(line), {"title": "swiftpm-guard"}))
+    command(actions_io.command("notice", spoken(line), {"title": "swiftpm-guard"}))
 
 
 def _schedule_branch(event: Event) -> str | None:
@@ -71,26 +71,26 @@ def _main(env: Mapping[str, str], policy: RetryPolicy | None,
                                (policy or RetryPolicy()).for_run(), proxy=proxy)
         online = github if check_runs is None else None
         try:
-            def spoken(line: str) -> None:
-                log(in_input_names(line))
+            def said(line: str) -> None:
+                log(spoken(line))
 
             config, default_branch = config_at_default_branch(
                 Path(env.get("GITHUB_WORKSPACE", "").strip() or "."), config_input(env),
                 git=git, default_branch=event.default_branch or _schedule_branch(event),
-                github=online, log=spoken)
+                github=online, log=said)
             settings = ActionSettings.from_env(
                 env, config.as_inputs() if config is not None else None)
             if default_branch != event.default_branch:  # asked once, for the file
                 settings = replace(settings, event=replace(settings.event,
                                                            default_branch=default_branch))
-            return modes.run(settings, Adapters(log=spoken, github=online,
+            return modes.run(settings, Adapters(log=said, github=online,
                                                 notice=_notice, check_runs=check_runs,
                                                 own_clone=check_runs is not None,
                                                 proxy=proxy, git=git))
         finally:
             github.close()
     except GuardError as error:
-        command(actions_io.command("error", in_input_names(str(error)), {"title": "swiftpm-guard"}))
+        command(actions_io.command("error", spoken(str(error)), {"title": "swiftpm-guard"}))
         return error.exit_code
     except KeyboardInterrupt:
         log("interrupted")

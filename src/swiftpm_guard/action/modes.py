@@ -22,7 +22,7 @@ from swiftpm_guard.action.delivery import (
     relative,
     with_subjects,
 )
-from swiftpm_guard.action.settings import ActionSettings
+from swiftpm_guard.action.settings import ActionSettings, spoken
 from swiftpm_guard.console import command
 from swiftpm_guard.core.manifest_files import manifest_of
 from swiftpm_guard.core.model import Annotation, Phrase, Severity
@@ -68,7 +68,6 @@ def check_request(settings: ActionSettings) -> CheckRequest:
         artifacts=settings.artifacts,
         checksums=settings.checksums,
         frameworks=(settings.frameworks,) if settings.frameworks else (),
-        frameworks_label="frameworks input",
         frameworks_from=settings.frameworks_from,
         workflows_from_refs=holds,
         frameworks_refs=settings.frameworks_refs,
@@ -108,7 +107,7 @@ def run(settings: ActionSettings, adapters: Adapters) -> int:
         # Code under review is not a release, nor is a branch publish-refs leaves out. A
         # template PR's own template is in the workspace, which only the check reads: so
         # this is the check, said plainly.
-        command(actions_io.command("notice", why, {"title": "swiftpm-guard"}))
+        command(actions_io.command("notice", spoken(why), {"title": "swiftpm-guard"}))
         return run_check(settings, adapters, request, notes=(note_block(why),),
                          not_pushed=why)
     return run_publish(settings, adapters, request)
@@ -290,7 +289,7 @@ def run_publish(settings: ActionSettings, adapters: Adapters, check: CheckReques
         if settings.summary_file is not None:
             wants = any(s in str(error) for s in ("403", "401", "Authentication", "token"))
             actions_io.append_summary(settings.summary_file, publish_report.failed_summary(
-                str(error), wants_credentials=wants))
+                spoken(str(error)), wants_credentials=wants))
         raise
     if result.pushed and result.commit:
         for line in actions_io.report_push(

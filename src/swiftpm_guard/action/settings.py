@@ -35,6 +35,7 @@ from swiftpm_guard.core.names import (
     validate_version,
 )
 from swiftpm_guard.core.names import DEFAULT_BRANCH_GLOB as DEFAULT_PATTERN
+from swiftpm_guard.core.option_names import spell
 from swiftpm_guard.core.urls import validate_base_url, validate_proxy
 from swiftpm_guard.core.weight import GrowthLimit, parse_limit
 from swiftpm_guard.errors import UsageError
@@ -540,18 +541,11 @@ def resolve_swift(enabled: bool, swift: str) -> str | None:
                          "swift the path of one")
     return found
 
-_FLAG = re.compile(r"(?<![\w-])(?:publish )?--([a-z][a-z0-9-]*)(?![\w-])")
+def spoken(text: str) -> str:
+    """The options our words name (core.option_names), as the action's reader sets them:
+    `input verify-urls`; one without an input (a CLI-only option) by its key."""
+    return spell(text, spoken_key)
 
 
-def in_input_names(text: str) -> str:
-    """The jobs' words speak the CLI's flags; the action's reader sets inputs:
-    `pass --allow-overwrite` → `pass input allow-overwrite`. Flags no input has stay."""
-    def spoken(match: re.Match[str]) -> str:
-        name = _ALIASES.get(match.group(1), match.group(1))
-        return f"input {name}" if name in INPUTS else match.group(0)
-
-    return _FLAG.sub(spoken, text)
-
-
-#: CLI flags named otherwise as inputs (a repeatable flag, a list input).
-_ALIASES = {"active-ref": "active-refs"}
+def spoken_key(key: str) -> str:
+    return f"input {key}" if key in INPUTS else f"option {key}"

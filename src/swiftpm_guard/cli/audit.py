@@ -18,10 +18,12 @@ from typing import TYPE_CHECKING, Any
 from swiftpm_guard.cli.options import (
     DEFAULT_TOKEN_ENV,
     add_url_arguments,
+    say,
+    spelled_files,
+    tell,
     token_from_env,
     url_settings,
 )
-from swiftpm_guard.console import say, tell
 from swiftpm_guard.core.checks import DEFAULT_VERSION_PATTERN
 from swiftpm_guard.core.model import CODES
 from swiftpm_guard.core.names import DEFAULT_BRANCH_GLOB as DEFAULT_PATTERN
@@ -126,7 +128,7 @@ def run(args: argparse.Namespace, adapters: Adapters) -> int:
         files.append((Path(args.json), to_json(report).encode()))
     if args.markdown:
         files.append((Path(args.markdown), to_markdown(report).encode()))
-    write_atomically(files)
+    write_atomically(spelled_files(files))
     if not args.quiet:
         for branch in report.branches:
             tip = tip_line(branch)

@@ -17,8 +17,10 @@ from swiftpm_guard.cli.options import (
     add_url_arguments,
     add_version_arguments,
     check_request,
+    say,
+    spelled_files,
+    tell,
 )
-from swiftpm_guard.console import say, tell
 from swiftpm_guard.errors import UsageError
 from swiftpm_guard.jobs.adapters import Adapters
 
@@ -123,7 +125,7 @@ def run(args: argparse.Namespace, adapters: Adapters) -> int:
     files = _report_files(args, result) + list(zip(drafts, texts, strict=False))
     if report.consistent:
         files += list(zip(outputs, texts, strict=False))
-    write_atomically(files)
+    write_atomically(spelled_files(files))
     if not args.quiet:
         for line in console_lines(report.findings, result.lines, args.debug_suffix):
             tell(line)

@@ -17,7 +17,7 @@ from swiftpm_guard import __version__
 from swiftpm_guard.action import rehearse
 from swiftpm_guard.cli import audit, check, publish
 from swiftpm_guard.cli.config import add_config_argument, apply_config, given_options
-from swiftpm_guard.cli.options import Parser
+from swiftpm_guard.cli.options import Parser, spelled
 from swiftpm_guard.console import log, package_text, reader_left, say, tell
 from swiftpm_guard.core.model import CODES
 from swiftpm_guard.errors import GuardError, InputError
@@ -90,7 +90,8 @@ def _dispatch(args: argparse.Namespace, parser: Parser, argv: Sequence[str]) -> 
         package_text(schema_text(args.kind))
         return 0
     proxy = getattr(args, "proxy", None) or None
-    adapters = Adapters(log=(lambda _line: None) if getattr(args, "quiet", False) else log,
+    adapters = Adapters(log=(lambda _line: None) if getattr(args, "quiet", False)
+                        else lambda line: log(spelled(line)),
                         proxy=proxy, git=run_git(proxy))
     if args.command in CONFIGURED:
         given = given_options(parser, parser.subcommands[args.command], argv)
@@ -110,7 +111,7 @@ def main(argv: Sequence[str] | None = None) -> int:
         with private_tempdir():
             return _dispatch(args, parser, arguments)
     except GuardError as error:
-        log(f"error: {error}")
+        log(f"error: {spelled(str(error))}")
         return error.exit_code
     except KeyboardInterrupt:
         log("interrupted")

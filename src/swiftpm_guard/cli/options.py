@@ -9,13 +9,15 @@ from dataclasses import replace
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from swiftpm_guard.console import say
+from swiftpm_guard import console
+from swiftpm_guard.cli.config import DESTS
 from swiftpm_guard.core.names import (
     DEFAULT_BRANCH_PREFIX,
     WorkflowSpec,
     validate_plain_expression,
     validate_ref_or_glob,
 )
+from swiftpm_guard.core.option_names import spell, spell_bytes
 from swiftpm_guard.core.urls import DEFAULT_URL_TEMPLATE, UrlSettings
 from swiftpm_guard.core.weight import GrowthLimit, parse_limit
 from swiftpm_guard.errors import UsageError
@@ -41,7 +43,7 @@ class Parser(argparse.ArgumentParser):
     def _print_message(self, message: str, file: object = None) -> None:
         # --help and --version-info (errors raise instead): through the one output door.
         if message:
-            say(message.removesuffix("\n"))
+            console.say(message.removesuffix("\n"))
 
     def error(self, message: str) -> None:  # type: ignore[override]
         # main() prints "swiftpm-guard: error: …"; only a subcommand's name is worth adding.
@@ -49,6 +51,32 @@ class Parser(argparse.ArgumentParser):
         where = f"{command}: " if command else ""
         raise UsageError(f"{where}{message} (see swiftpm-guard {command + ' ' if command else ''}"
                          "--help)")
+
+
+# -- the options our words name, spelled as flags ---------------------------------------------
+
+
+def flag(key: str) -> str:
+    """An option's key (core.option_names) as its flag: `active-refs` → `--active-ref`."""
+    dest = DESTS[key][0] if key in DESTS else key
+    return "--" + dest.replace("_", "-")
+
+
+def spelled(text: str) -> str:
+    return spell(text, flag)
+
+
+def spelled_files(files: list[tuple[Path, bytes]]) -> list[tuple[Path, bytes]]:
+    """Reports as the command line writes them: the options they name as flags."""
+    return [(path, spell_bytes(data, flag)) for path, data in files]
+
+
+def say(text: str) -> None:
+    console.say(spelled(text))
+
+
+def tell(text: str) -> None:
+    console.tell(spelled(text))
 
 
 # -- what is checked -----------------------------------------------------------------------------

@@ -22,10 +22,13 @@ from swiftpm_guard.cli.options import (
     add_url_arguments,
     add_version_arguments,
     check_request,
+    say,
+    spelled_files,
+    tell,
     token_from_env,
     url_settings,
 )
-from swiftpm_guard.console import block, say, tell
+from swiftpm_guard.console import block
 from swiftpm_guard.core.checks import DEFAULT_VERSION_PATTERN
 from swiftpm_guard.core.names import DEFAULT_AUTHOR, DEFAULT_EXCLUDED, DEFAULT_TEMPLATE_REF
 from swiftpm_guard.jobs.adapters import Adapters
@@ -141,7 +144,7 @@ def run(args: argparse.Namespace, adapters: Adapters) -> int:
         return run_preflight(args, adapters)
     request = request_from(args)
     result = publish(request, adapters)
-    write_atomically(_files(args, result))
+    write_atomically(spelled_files(_files(args, result)))
     if not args.quiet:
         for finding in ranked(result.report.findings):
             for line in finding_lines(finding):

@@ -33,6 +33,7 @@ from swiftpm_guard.core.model import (
     Stub,
     Template,
 )
+from swiftpm_guard.core.option_names import option
 from swiftpm_guard.core.render import scan
 
 _TOKEN = re.compile(
@@ -313,8 +314,8 @@ def tip_findings(tip: TipCommit | None, branch: str, version: str | None,
         code="edited-after-publish", severity=Severity.WARNING, subject=branch,
         message=f"the tip {tip.commit[:12]} (\"{tip.subject[:80]}\", {tip.author}, {tip.date}) "
         f"is not the publish commit of {version}: the branch was edited after publishing. "
-        "Review the edit; to republish on top of it use publish --update, never "
-        "--allow-overwrite",
+        f"Review the edit; to republish on top of it use {option('update')}, never "
+        f"{option('allow-overwrite')}",
     )]
 
 

@@ -16,6 +16,7 @@ from dataclasses import dataclass, field
 from pathlib import PurePosixPath
 from urllib.parse import urlsplit
 
+from swiftpm_guard.core.option_names import option
 from swiftpm_guard.errors import InputError, UsageError
 from swiftpm_guard.redact import redact_userinfo, shown_location
 
@@ -70,7 +71,7 @@ def ref_problem(ref: str) -> str | None:
 def branch_prefix(prefix: str) -> str:
     if not _PREFIX_CHARS.fullmatch(prefix) or prefix.startswith(("-", "/", ".")):
         raise UsageError(
-            f"--branch-prefix {prefix!r} must be 1-100 of letters, digits and "
+            f"{option('branch-prefix')} {prefix!r} must be 1-100 of letters, digits and "
             "'._/+-', not starting with '-', '/' or '.'"
         )
     return prefix
@@ -89,7 +90,7 @@ def short_branch(ref: str) -> str:
 def template_ref(name: str) -> str:
     """`swiftpm` means `refs/heads/swiftpm`; a name starting with `refs/` is taken as is."""
     full = name if name.startswith("refs/") else f"refs/heads/{name}"
-    return check_ref_name(full, option="--template-ref")
+    return check_ref_name(full, option=option("template-ref"))
 
 
 def path_problem(path: str) -> str | None:
@@ -122,7 +123,7 @@ def repo_path(value: str, what: str, *, folder: bool = False) -> str:
 
 def tree_path(path: str) -> str:
     """A path inside the template ref (the one path rule)."""
-    return repo_path(path, "--template")
+    return repo_path(path, option("template"))
 
 
 def manifest_path(template: str) -> str:
@@ -132,7 +133,7 @@ def manifest_path(template: str) -> str:
         if path.name.endswith(suffix) and len(path.name) > len(suffix):
             return str(path.with_name(path.name.removesuffix(suffix)))
     raise UsageError(
-        f"--template {template!r} must end with '.template' or '.j2' (it is "
+        f"{option('template')} {template!r} must end with '.template' or '.j2' (it is "
         "renamed to the manifest by dropping that suffix)"
     )
 
@@ -146,7 +147,7 @@ class Identity:
     def parse(cls, text: str) -> Identity:
         match = _IDENTITY.fullmatch(text.strip())
         if match is None or _CONTROL.search(text) or len(text) > 300:
-            raise UsageError(f"--author {text!r} must look like 'Name <email@host>'")
+            raise UsageError(f"{option('author')} {text!r} must look like 'Name <email@host>'")
         return cls(match.group("name").strip(), match.group("email"))
 
     def __str__(self) -> str:
@@ -378,12 +379,12 @@ _SAFE_VERSION = re.compile(r"[0-9A-Za-z][0-9A-Za-z._+-]{0,63}")
 def validate_version(version: str) -> str:
     """Refuse versions that could escape a path, URL or ref (exit 2, before anything runs)."""
     if not _SAFE_VERSION.fullmatch(version) or ".." in version or version.endswith("."):
-        raise UsageError(f"--version {version!r} is not a safe version string "
+        raise UsageError(f"{option('version')} {version!r} is not a safe version string "
                          "(letters, digits, '.', '_', '+', '-'; no '..')")
     return version
 
 
-def check_version_shape(version: str, pattern: str, *, option: str = "--version",
+def check_version_shape(version: str, pattern: str, *, option: str = option("version"),
                         custom_pattern: bool = False,
                         pattern_option: str | None = "--version-pattern") -> str:
     """Bad usage, not a finding: a version outside the pattern would only produce a finding
@@ -527,7 +528,8 @@ class WorkflowSpec:
         """`WORKFLOW.yml:JOB:VAR` (the path may itself hold colons)."""
         parts = spec.rsplit(":", 2)
         if len(parts) != 3 or not all(parts):
-            raise InputError(f"--frameworks-from expects WORKFLOW.yml:JOB:VAR, got {spec!r}")
+            raise InputError(f"{option('frameworks-from')} expects WORKFLOW.yml:JOB:VAR, got "
+                             f"{spec!r}")
         path, job, var = parts
         if not _JOB_RE.fullmatch(job):
             raise InputError(f"job id {job!r} is not a valid workflow job id")

@@ -15,6 +15,7 @@ import re
 from collections.abc import Iterable, Set
 
 from swiftpm_guard.core.model import Finding, Severity
+from swiftpm_guard.core.option_names import option
 
 #: Root names: ASCII letters, digits, `.`, `_`, `-`; `@` only in a version-specific manifest.
 _ROOT_NAME = re.compile(r"[A-Za-z0-9._-]+|Package@swift-[0-9]+(?:\.[0-9]+)*\.swift")
@@ -56,7 +57,7 @@ def _root_findings(name: str, checked: Set[str]) -> list[Finding]:
                         message=f"SwiftPM may read the root {name} as the package's manifest, "
                                 "and the check never rendered or read it: consumers would get "
                                 "an unchecked manifest; remove it from the template ref, or "
-                                "name its template with --template")]
+                                f"name its template with {option('template')}")]
     return []
 
 

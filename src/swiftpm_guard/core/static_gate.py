@@ -30,6 +30,7 @@ from __future__ import annotations
 import re
 
 from swiftpm_guard.core.model import Finding, Rendered, Severity
+from swiftpm_guard.core.option_names import option
 from swiftpm_guard.core.render import manifest_line
 
 CODE = "needs-swiftpm"
@@ -99,13 +100,15 @@ def needs_swiftpm(rendered: Rendered, accept_static: bool) -> Finding:
             code=CODE, severity=Severity.ERROR, subject=path, file=path, line=line,
             message=(f"{why}{note}; SwiftPM evaluates the last Package initialised, so only "
                      "SwiftPM can say what this manifest declares and a static reading cannot "
-                     "be accepted: run where `swift` is (--swift, the image with SwiftPM)"),
+                     f"be accepted: run where `swift` is ({option('swift')}, the image with "
+                     "SwiftPM)"),
         )
     severity = Severity.WARNING if accept_static else Severity.ERROR
-    unproven = ("accepted as a static reading (--accept-static): this manifest is unproven"
+    unproven = (f"accepted as a static reading ({option('accept-static')}): this manifest is "
+                "unproven"
                 if accept_static else
-                "run where `swift` is (--swift, the image with SwiftPM), or accept a static "
-                "reading with --accept-static (input accept-static)")
+                f"run where `swift` is ({option('swift')}, the image with SwiftPM), or accept a "
+                f"static reading with {option('accept-static')}")
     # No file: it is about where the check ran, not a line to annotate (the subject names it).
     return Finding(
         code=CODE, severity=severity, subject=path, file=None, line=None,

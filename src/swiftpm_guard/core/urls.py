@@ -15,6 +15,7 @@ from typing import TYPE_CHECKING
 from urllib.parse import unquote, urlsplit
 
 from swiftpm_guard.core.model import NAME_RE, Artifact, Location, Rendered
+from swiftpm_guard.core.option_names import option
 from swiftpm_guard.errors import UsageError
 from swiftpm_guard.redact import shown_location
 
@@ -65,9 +66,9 @@ class UrlSettings:
     def __post_init__(self) -> None:
         validate_url_template(self.template)
         if self.proxy is not None:
-            validate_proxy(self.proxy, "--proxy")
+            validate_proxy(self.proxy, option("proxy"))
         if self.base_url is not None:
-            validate_base_url(self.base_url, "--base-url")
+            validate_base_url(self.base_url, option("base-url"))
         if not 0 < self.timeout <= 600:
             raise UsageError(f"--url-timeout {self.timeout} is not between 0 and 600 seconds")
         if not 0 < self.deadline <= 24 * 3600:
@@ -144,7 +145,7 @@ def zip_url(settings: UrlSettings, *, name: str, version: str, base_url: str | N
     base = settings.base_url or base_url
     if base is None and "{base_url}" in settings.template:
         raise UsageError(f"{where}: no `let url = \"https://…\"` to take the base URL from; "
-                         "give --base-url")
+                         f"give {option('base-url')}")
     url = settings.template.format(base_url=base or "", name=name, version=version)
     if not url.startswith(("https://", "http://")):
         raise UsageError(f"--url-template gives {url!r}, which is not an http(s) URL")

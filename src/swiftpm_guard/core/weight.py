@@ -15,6 +15,7 @@ from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, replace
 
 from swiftpm_guard.core.model import Artifact, DownloadWeight, Finding, HostedStats, Severity
+from swiftpm_guard.core.option_names import option
 from swiftpm_guard.errors import UsageError
 
 _LIMIT = re.compile(r"(?P<number>[0-9]+(?:\.[0-9]+)?)\s*(?P<unit>%|B|KB|MB|GB|KiB|MiB|GiB)",
@@ -40,7 +41,7 @@ class GrowthLimit:
         return self.bytes
 
 
-def parse_limit(text: str, what: str = "--download-growth-limit") -> GrowthLimit:
+def parse_limit(text: str, what: str = option("download-growth-limit")) -> GrowthLimit:
     """`25%`, `500MB`, `1.5GB`, `200MiB` or `0B`; anything else is bad usage (exit 2)."""
     match = _LIMIT.fullmatch(text.strip())
     if match is None:
@@ -154,8 +155,9 @@ def sentence(weight: DownloadWeight) -> str:
         said += (f"; {weight.previous_version}: {size(weight.previous_bytes)}, change "
                  f"{sign}{size(abs(change))} ({share(change, weight.previous_bytes)})")
     elif weight.previous_version is not None:
-        said += (f"; {weight.previous_version}: size unknown"
-                 f" ({weight.previous_note or 'its served sizes are fetched with --verify-urls'})")
+        unknown = weight.previous_note or ("its served sizes are fetched with "
+                                           + option("verify-urls"))
+        said += f"; {weight.previous_version}: size unknown ({unknown})"
     elif weight.previous_note is not None:
         said += f"; no change known ({weight.previous_note})"
     if weight.limit is not None:

@@ -16,6 +16,7 @@ from collections.abc import Mapping
 from dataclasses import dataclass
 
 from swiftpm_guard.core.model import Finding, Severity
+from swiftpm_guard.core.option_names import option
 
 _REQUIRED = ("LibraryIdentifier", "LibraryPath", "SupportedPlatform")
 _OPTIONAL = ("HeadersPath", "SupportedPlatformVariant")
@@ -311,9 +312,9 @@ def unverified_findings(contents: ZipContents, file: str) -> list[Finding]:
     if contents.unverified is None:
         return []
     return [_finding("zip-unverified", file, posixpath.basename(file),
-                     f"--verify-zips could not verify every entry: {contents.unverified}; "
-                     "SwiftPM's unzip tests every entry, so whether it accepts this zip is "
-                     "not known")]
+                     f"{option('verify-zips')} could not verify every entry: "
+                     f"{contents.unverified}; SwiftPM's unzip tests every entry, so whether it "
+                     "accepts this zip is not known")]
 
 
 def _capped(found: list[Finding], code: str, file: str, what: str) -> list[Finding]:

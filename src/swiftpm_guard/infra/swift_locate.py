@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import os
 
+from swiftpm_guard.core.option_names import option
 from swiftpm_guard.errors import UsageError
 
 #: Where the Docker action's image has SwiftPM (the Dockerfile installs Debian's swiftlang).
@@ -16,14 +17,14 @@ IMAGE_SWIFT = "/usr/bin/swift"
 def locate_swift(mode: str) -> tuple[str | None, str]:
     """`auto` → swift on PATH or None; `off` → None; a path → that executable. Plus why."""
     if mode == "off":
-        return None, "--swift off"
+        return None, f"{option('swift')} off"
     if mode == "auto":
         found = on_path("swift")
         if found is None:
-            return None, "no swift on PATH (--swift auto)"
+            return None, f"no swift on PATH ({option('swift')} auto)"
         return found, f"swift on PATH: {found}"
     validate_swift_option(mode)
-    return os.path.abspath(mode), f"--swift {mode}"
+    return os.path.abspath(mode), f"{option('swift')} {mode}"
 
 
 def image_swift(mode: str, swift: str = IMAGE_SWIFT) -> str:
@@ -40,7 +41,7 @@ def validate_swift_option(mode: str) -> str:
     if mode in ("auto", "off"):
         return mode
     if not os.path.isfile(mode) or not os.access(mode, os.X_OK):
-        raise UsageError(f"--swift {mode!r} is not auto, off, or an executable file")
+        raise UsageError(f"{option('swift')} {mode!r} is not auto, off, or an executable file")
     return mode
 
 

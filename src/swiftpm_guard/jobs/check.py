@@ -45,6 +45,7 @@ from swiftpm_guard.core.names import (
     check_against_pattern,
     validate_version,
 )
+from swiftpm_guard.core.option_names import option
 from swiftpm_guard.core.release_lines import (
     LineFindings,
     LinePlan,
@@ -120,7 +121,6 @@ class CheckRequest:
     artifacts: tuple[str, ...] = ()
     checksums: tuple[str, ...] = ()
     frameworks: tuple[str, ...] = ()
-    frameworks_label: str = "--frameworks"  # how an inline list is shown
     frameworks_from: tuple[WorkflowSpec, ...] = ()
     workflows_from_refs: bool = False
     frameworks_refs: tuple[str, ...] = ()
@@ -155,23 +155,24 @@ class CheckRequest:
 
     def __post_init__(self) -> None:
         if not self.templates:
-            raise UsageError("give at least one --template")
+            raise UsageError(f"give at least one {option('template')}")
         if not (self.artifacts or self.checksums or self.frameworks or self.frameworks_from
                 or self.run_artifact is not None):
-            raise UsageError("give at least one source: --artifacts, --checksums, "
-                             "--frameworks or --frameworks-from")
+            raise UsageError(f"give at least one source: {option('artifacts')}, "
+                             f"{option('checksums')}, {option('frameworks')} or "
+                             f"{option('frameworks-from')}")
         if self.version is not None:
             validate_version(self.version)
             check_against_pattern(self.version, self.version_pattern,
                                   custom_pattern=self.version_pattern != DEFAULT_VERSION_PATTERN)
         if not _SUFFIX.fullmatch(self.debug_suffix):
-            raise UsageError(f"--debug-suffix {self.debug_suffix!r} is not [A-Za-z0-9_]*")
+            raise UsageError(f"{option('debug-suffix')} {self.debug_suffix!r} is not [A-Za-z0-9_]*")
         if not 0 < self.render_seconds <= 600:
             raise UsageError(f"--render-timeout {self.render_seconds} is not in (0, 600]")
         validate_swift_option(self.swift)
         if "needs-swiftpm" in self.warn:  # one switch accepts a static reading, and says so
             raise UsageError("--warn needs-swiftpm: accept a static reading with "
-                             "--accept-static (input accept-static) instead")
+                             f"{option('accept-static')} instead")
         unknown = sorted(self.warn - CODES.keys())
         if unknown:
             raise UsageError(f"--warn {unknown[0]!r} is not a finding code "
@@ -465,7 +466,7 @@ def _unverified(report: Report, unreachable: list[tuple[str, str]]) -> Report:
     said = could_not_verify(unreachable)
     if report.consistent:
         raise InfrastructureError(f"verify-urls: {said}; nothing was judged: re-run when the "
-                                  "host answers (or without --verify-urls)")
+                                  f"host answers (or without {option('verify-urls')})")
     notice = Finding(code="url-error", severity=Severity.NOTICE, subject=unreachable[0][0],
                      message=f"{said}; the error findings above refuse this release anyway")
     return replace(report, findings=(*report.findings, notice))
@@ -583,7 +584,7 @@ def read_artifacts(request: CheckRequest, checkout: Checkout, scratch: Path,
         artifacts += read_checksums(request.path(shown), display=str(Path(shown)))
     for listed in request.frameworks:
         file = request.path(listed[1:]) if listed.startswith("@") else None
-        declared = read_declared(listed, label=request.frameworks_label, path=file)
+        declared = read_declared(listed, path=file)
         artifacts += expand_declared(declared, request.debug_suffix)
     if request.run_artifact is not None:
         found, problems, read = _run_artifact(request.run_artifact, checkout, scratch,

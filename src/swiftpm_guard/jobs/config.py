@@ -12,6 +12,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 
 from swiftpm_guard.core.names import repo_path
+from swiftpm_guard.core.option_names import option
 from swiftpm_guard.errors import InputError, Missing, UsageError
 from swiftpm_guard.infra.fs import read_bytes
 from swiftpm_guard.sources.config_file import (
@@ -80,7 +81,7 @@ def local_config(named: str | None, root: Path, log: Callable[[str], None]) -> C
             return None
         named = str(default)
     if not named:
-        raise UsageError("--config needs a file (or none)")
+        raise UsageError(f"{option('config')} needs a file (or none)")
     data = read_bytes(named, display=named, max_bytes=CONFIG_MAX_BYTES,
                       what="configuration file")
     found = parse_config(data, path=named, where="the working tree")

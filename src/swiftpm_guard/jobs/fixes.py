@@ -12,6 +12,7 @@ from typing import TYPE_CHECKING
 
 from swiftpm_guard.core.checks import base_name
 from swiftpm_guard.core.model import Finding
+from swiftpm_guard.core.option_names import option
 
 if TYPE_CHECKING:
     from collections.abc import Callable
@@ -87,7 +88,7 @@ def _fix(finding: Finding, request: CheckRequest, sources: Sources,
     if finding.code == "missing-checksum":
         made = f"{finding.subject}-{request.version}.zip" if request.version else finding.subject
         declared = (f"{lists}{' at ' + where if where else ''}" if request.frameworks_from
-                    else f"the declared names ({request.frameworks_label})")
+                    else f"the declared names ({option('frameworks')})")
         return (f"make the build produce {made} (its build log says why it did not), or drop "
                 f"{name} from {declared} and from the template; upload nothing of this build "
                 "until then")

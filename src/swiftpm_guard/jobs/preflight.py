@@ -24,6 +24,7 @@ from swiftpm_guard.core.names import (
     tree_path,
     validate_version,
 )
+from swiftpm_guard.core.option_names import option
 from swiftpm_guard.core.urls import UrlSettings
 from swiftpm_guard.jobs import verify_urls
 from swiftpm_guard.jobs.adapters import QUIET, Adapters
@@ -124,7 +125,7 @@ def taken(branch: str) -> str:
     """What to do when the version is already published: never upload over it."""
     return (f"stop before uploading: apps pin {branch}'s zips by checksum. Ship this build as "
             f"a new version (the next nightly date, or a bumped version); to change what "
-            f"{branch} holds, republish it with --update (swiftpm-republish.yml), "
+            f"{branch} holds, republish it with {option('update')} (swiftpm-republish.yml), "
             "never by uploading over its zips")
 
 

@@ -40,6 +40,7 @@ from swiftpm_guard.core.names import (
     tree_path,
     validate_excluded,
 )
+from swiftpm_guard.core.option_names import option
 from swiftpm_guard.core.package_diff import PackageDiff, comparison_patterns, consumer_snippet
 from swiftpm_guard.errors import GitError, InputError, UsageError
 from swiftpm_guard.infra.git import TreeEntry
@@ -142,7 +143,7 @@ class PublishRequest:
     def __post_init__(self) -> None:
         check = self.check
         if check.version is None:
-            raise UsageError("publishing needs --version (it names the branch)")
+            raise UsageError(f"publishing needs {option('version')} (it names the branch)")
         if check.stubs_dir is not None:
             raise UsageError(
                 "publish reads stub folders from the template ref; --stubs-dir does not apply"
@@ -150,22 +151,25 @@ class PublishRequest:
         if "branch-exists" in check.warn:
             raise UsageError(
                 "--warn branch-exists is not allowed: republish an existing version with "
-                "--update (a commit on top); --allow-overwrite replaces it, a last resort"
+                f"{option('update')} (a commit on top); {option('allow-overwrite')} replaces it, a "
+                "last resort"
             )
         templates = tuple(tree_path(path) for path in check.templates)
         manifests = [manifest_path(t) for t in templates]
         if len(set(manifests)) != len(manifests):
-            raise UsageError("two --template paths would produce the same manifest")
+            raise UsageError(f"two {option('template')} paths would produce the same manifest")
         remote = Remote.parse(self.repo, cwd=os.getcwd())
         check_remote_token(remote, self.token, self.token_source)
         if self.package_url is not None:
             Remote.parse(self.package_url, cwd=os.getcwd())
         if self.update and self.allow_overwrite:
             raise UsageError(
-                "--update and --allow-overwrite exclude each other: --update adds a commit on "
-                "top of the published tip, --allow-overwrite replaces it"
+                f"{option('update')} and {option('allow-overwrite')} exclude each other: "
+                f"{option('update')} adds a commit on top of the published tip, "
+                f"{option('allow-overwrite')} replaces it"
             )
-        object.__setattr__(self, "exclude", validate_excluded(self.exclude, "--exclude"))
+        object.__setattr__(self, "exclude",
+                           validate_excluded(self.exclude, option("exclude-paths")))
         if not 0 < self.git_timeout <= 3600:
             raise UsageError("--git-timeout must be between 0 and 3600 seconds")
         derived = {
@@ -242,10 +246,10 @@ class PublishResult:
 
 #: What to do about a published version's branch, safest first: a new commit on top keeps
 #: every revision apps pinned; replacing the tip breaks them.
-REPUBLISH = ("republish this version with --update (a new commit on top of the published "
-             "tip: every revision apps pinned stays), or publish a new version; "
-             "--allow-overwrite replaces the tip apps may have pinned: a last resort, only when "
-             "no one can have resolved it")
+REPUBLISH = (f"republish this version with {option('update')} (a new commit on top of the "
+             "published tip: every revision apps pinned stays), or publish a new version; "
+             f"{option('allow-overwrite')} replaces the tip apps may have pinned: a last resort, "
+             "only when no one can have resolved it")
 
 
 def branch_exists(branch: str, message: str, severity: Severity = Severity.ERROR, *,
@@ -375,8 +379,9 @@ def _observed(request: PublishRequest, sha: str | None, url: str) -> list[Findin
     name = short_branch(request.branch)
     if request.allow_overwrite:
         return [branch_exists(name, f"'{name}' exists on {url} at {sha[:12]}; "
-                                    "--allow-overwrite: it will be replaced only if it is still "
-                                    "at that commit when the push lands", Severity.WARNING)]
+                                    f"{option('allow-overwrite')}: it will be replaced only if it "
+                                    "is still at that commit when the push lands",
+                                    Severity.WARNING)]
     return [branch_exists(name, f"'{name}' already exists on {url} at {sha[:12]}; apps pin "
                                 "published versions, so it is never rewritten",
                           fix=REPUBLISH)]
@@ -431,8 +436,8 @@ def _swift_for_proof(request: PublishRequest) -> str | None:
         raise UsageError(
             f"publish proves the commit it pushes with SwiftPM, and there is none ({why}): "
             "run on a runner with `swift` (macOS or ubuntu runners have it), use the action's "
-            "image (it carries SwiftPM), or pass accept-static (--accept-static) to publish on "
-            "a static proof")
+            f"image (it carries SwiftPM), or pass {option('accept-static')} to publish on a "
+            "static proof")
     return swift
 
 
@@ -465,7 +470,7 @@ def _consumer(request: PublishRequest, result: PublishResult) -> tuple[Consumer 
     binary targets' URLs are the real, verified ones; else None and why."""
     settings = request.check.resolve
     if settings is None:
-        return None, "no swift that may download was given (--resolve, --resolve-swift)"
+        return None, f"no swift that may download was given ({option('resolve')}, --resolve-swift)"
     if not request.check.verify_urls:
         return None, ("downloads not proven: SwiftPM 6.0 applies no mirror to binary-target "
                       "URLs, so consumers resolve only when the URLs are verified (verify-urls)")
@@ -498,7 +503,7 @@ def _push(repo: ScratchRepo, request: PublishRequest, result: PublishResult,
         return result
     expect = seen if request.allow_overwrite else None
     if expect is not None:
-        say(f"--allow-overwrite: replacing {name} at {expect[:12]} with {commit[:12]}; "
+        say(f"{option('allow-overwrite')}: replacing {name} at {expect[:12]} with {commit[:12]}; "
             "lease on that commit, no force")
     pushed = repo.push(commit, request.branch, expect=expect)
     if pushed.status in (PushStatus.CREATED, PushStatus.UPDATED):
@@ -535,7 +540,8 @@ def _update(repo: ScratchRepo, request: PublishRequest, result: PublishResult, s
     if result.skipped is not None:
         say(f"not pushing {result.branch}: {result.skipped}")
         return result
-    say(f"--update: {result.branch} at {tip[:12]} gets {commit[:12]} on top; lease on the tip")
+    say(f"{option('update')}: {result.branch} at {tip[:12]} gets {commit[:12]} on top; lease on "
+        "the tip")
     pushed = repo.push(commit, request.branch, expect=seen)
     if pushed.status in (PushStatus.CREATED, PushStatus.UPDATED):
         say(f"pushed {result.branch} at {commit[:12]} ({pushed.detail})")

@@ -15,6 +15,7 @@ from pathlib import Path
 
 from swiftpm_guard.core.checks import CheckOptions, apply_warn
 from swiftpm_guard.core.model import Artifact, Rendered, Report, SwiftStatus
+from swiftpm_guard.core.option_names import option
 from swiftpm_guard.core.static_gate import needs_swiftpm
 from swiftpm_guard.infra.swift_locate import locate_swift, validate_swift_option
 
@@ -61,7 +62,7 @@ def _fallback(report: Report, rendered: Sequence[Rendered], options: CheckOption
               why: str) -> Report:
     findings = apply_warn([needs_swiftpm(item, options.accept_static) for item in rendered],
                           options.warn)
-    how = ("static reading accepted (--accept-static): the manifests are unproven"
+    how = (f"static reading accepted ({option('accept-static')}): the manifests are unproven"
            if options.accept_static else "the static reading cannot prove the manifests")
     status = SwiftStatus(used=False, reason=f"{why}; {how}")
     return replace(report, swiftpm=status, findings=report.findings + tuple(findings))

@@ -10,6 +10,7 @@ from collections.abc import Callable, Mapping, Sequence
 from swiftpm_guard.core.audit import base_url_in
 from swiftpm_guard.core.lines import LineIndex
 from swiftpm_guard.core.model import Artifact, Finding, HostedStats, Location, Rendered, Template
+from swiftpm_guard.core.option_names import option
 from swiftpm_guard.core.render import scan
 from swiftpm_guard.core.urls import HostedZip, UrlSettings, zip_url, zips_of_rendered
 
@@ -70,5 +71,5 @@ def unfinished(branch: str) -> str:
     """Zips without their branch: a run uploaded and then did not publish."""
     return (f"{branch} does not exist, so an earlier run uploaded this version's zips and "
             "did not publish. Finish it by publishing those zips (re-run that run, or publish "
-            "from its artifact: run-id, --artifacts), or replace them with this build's by "
-            "running without verify-absent")
+            f"from its artifact: run-id, {option('artifacts')}), or replace them with this build's "
+            "by running without verify-absent")

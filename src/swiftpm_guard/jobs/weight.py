@@ -12,6 +12,7 @@ from typing import TYPE_CHECKING
 
 from swiftpm_guard.core.checks import apply_warn
 from swiftpm_guard.core.model import DownloadWeight, HostedStats
+from swiftpm_guard.core.option_names import option
 from swiftpm_guard.core.subjects import published_path
 from swiftpm_guard.core.weight import (
     growth_findings,
@@ -51,7 +52,7 @@ def with_weight(result: CheckResult, request: CheckRequest, log: Callable[[str],
         weight = _previous(weight, request, version, published, log)
     elif limit is not None:
         weight = with_previous(weight, None, None, "the previous version's served sizes are "
-                                                   "fetched with --verify-urls")
+                                                   f"fetched with {option('verify-urls')}")
     weight = replace(weight, limit=limit.text if limit is not None else None)
     found = apply_warn(growth_findings(weight, limit, version), request.warn)
     report = replace(report, weight=weight, findings=(*report.findings, *found))

@@ -12,6 +12,7 @@ from collections.abc import Iterable, Sequence
 from swiftpm_guard import __version__
 from swiftpm_guard.core.checks import base_name
 from swiftpm_guard.core.model import Artifact, Finding, ReleaseLine, Report, Severity
+from swiftpm_guard.core.option_names import option
 from swiftpm_guard.core.weight import sentence
 from swiftpm_guard.report.gist import Problem, Reading, headline, problems
 from swiftpm_guard.report.markdown import cell, code, message, text
@@ -161,7 +162,7 @@ def verdict(report: Report) -> str:
         state = "consistent"
     elif only_branch_exists(report):
         state = ("already published (branch-exists; the manifest itself is consistent: "
-                 "republish with --update)")
+                 f"republish with {option('update')})")
     else:
         state = "NOT consistent"
     version = f" for {report.version}" if report.version else ""
@@ -347,8 +348,8 @@ def matrix_markdown(lines: Sequence[ReleaseLine], debug_suffix: str) -> str:
         rows += ["", "Not checked:", ""]
         rows += [f"- {code(line.ref)}: {text(line.skipped or '')}" for line in skipped]
     rows += ["", "Findings on lines that no longer publish are warnings: they will not publish "
-             "again, so they do not fail this check. `--active-ref` names the lines that still "
-             "publish."]
+             f"again, so they do not fail this check. `{option('active-refs')}` names the lines "
+             "that still publish."]
     return "\n".join(rows) + "\n"
 
 

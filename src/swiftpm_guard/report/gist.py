@@ -13,6 +13,7 @@ from dataclasses import dataclass, field
 
 from swiftpm_guard.core.checks import base_name
 from swiftpm_guard.core.model import Finding, Report, Severity
+from swiftpm_guard.core.option_names import option
 
 
 @dataclass(frozen=True, slots=True)
@@ -95,7 +96,7 @@ def title(report: Report, folded: Sequence[Problem], builder: str | None,
         return f"consistent{version}{counts}{more}"
     if {p.finding.code for p in errors} == {"branch-exists"}:
         return (f"{headline(errors[0], builder)}; the manifest itself is consistent "
-                "(republish with --update)")
+                f"(republish with {option('update')})")
     first = errors[0]
     said = headline(first, builder, debug_suffix)
     if first.existing:

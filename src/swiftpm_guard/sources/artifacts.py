@@ -13,6 +13,7 @@ from typing import TYPE_CHECKING
 
 from swiftpm_guard.core.lines import split_lines
 from swiftpm_guard.core.model import NAME_RE, Artifact, Finding, Location, Severity, Slice
+from swiftpm_guard.core.option_names import option
 from swiftpm_guard.errors import InputError
 from swiftpm_guard.infra.fs import (
     display_name,
@@ -314,7 +315,7 @@ def parse_name_list(text: str, *, file: str) -> list[DeclaredName]:
     return names
 
 
-def read_declared(spec: str, *, label: str = "--frameworks",
+def read_declared(spec: str, *, label: str = option("frameworks"),
                   path: Path | None = None) -> list[DeclaredName]:
     """`a,b,c` (shown as `label`) or `@FILE` (read from `path`, else FILE itself)."""
     if spec.startswith("@"):

@@ -42,6 +42,7 @@ from dataclasses import dataclass
 from functools import cache
 from typing import Any, NoReturn
 
+from swiftpm_guard.core.option_names import option
 from swiftpm_guard.sources import bash_syntax as syntax
 
 
@@ -132,8 +133,8 @@ def _rendered(script: bytes, plain: frozenset[str] = frozenset()
             _refuse(f"GitHub expression ${{{{ {inner[:40]} }}}} is rendered into the script "
                     "before bash runs and could be any code; pass it through the step's "
                     "env: and read \"$NAME\", or, when its value is one plain word (letters, "
-                    "digits, ._-/) such as a version, name it in input plain-expressions "
-                    "(--plain-expression)", start)
+                    f"digits, ._-/) such as a version, name it in {option('plain-expressions')}",
+                    start)
         parts += [script[position:start], b"0" * (end + 2 - start)]
         spans.append((start, end + 2))
         position = end + 2

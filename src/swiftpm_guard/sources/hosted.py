@@ -33,6 +33,7 @@ from typing import IO
 
 from swiftpm_guard import __version__
 from swiftpm_guard.core.model import Finding, HostedStats, Severity
+from swiftpm_guard.core.option_names import option
 from swiftpm_guard.core.urls import HostedZip, UrlSettings
 from swiftpm_guard.core.zip_rules import extraction_problem, link_findings, shape_problem
 from swiftpm_guard.errors import ZipProblem
@@ -381,7 +382,7 @@ def _judge(target: HostedZip, result: Fetched) -> Finding | None:
                                             f"{result.links[0]}{more}")
     if result.unverified is not None:
         return _finding("zip-unverified", target,
-                        f"{target.url}: --verify-zips could not verify every entry: "
+                        f"{target.url}: {option('verify-zips')} could not verify every entry: "
                         f"{result.unverified}")
     return None
 

@@ -21,6 +21,7 @@ from swiftpm_guard.core.lines import split_lines
 from swiftpm_guard.core.manifest_files import is_manifest_name
 from swiftpm_guard.core.model import Location, Stub
 from swiftpm_guard.core.names import ALL_KINDS, DEFAULT_BRANCH_GLOB, Remote, validate_ref_glob
+from swiftpm_guard.core.option_names import option
 from swiftpm_guard.errors import InfrastructureError, InputError
 from swiftpm_guard.infra.fs import is_directory, resolved
 from swiftpm_guard.infra.git import Git, TreeEntry, parse_tree
@@ -290,7 +291,7 @@ def read_published_with_tips(repo: str, pattern: str = DEFAULT_PATTERN, *, git: 
     with its tip commit's author, date and subject."""
     import dataclasses
 
-    validate_ref_glob(pattern, "--branches")
+    validate_ref_glob(pattern, option("branches"))
     with opened_repository(repo, pattern, git=git, timeout=timeout, config=config) as opened:
         branches = read_branches(opened, pattern, timeout=timeout)
         tips = read_tips(opened, [b.commit for b in branches], timeout=timeout)

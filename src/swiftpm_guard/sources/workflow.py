@@ -36,6 +36,7 @@ import yaml
 
 from swiftpm_guard.core.model import Location
 from swiftpm_guard.core.names import WorkflowSpec
+from swiftpm_guard.core.option_names import option
 from swiftpm_guard.errors import InputError, Missing
 from swiftpm_guard.infra.bounded import run_bounded
 from swiftpm_guard.infra.fs import read_text
@@ -106,10 +107,9 @@ def frameworks_in_workflow(text: str, job: str, var: str, *, file: str,
     return names
 
 
-#: Every refusal of the shape ends with the ways that need no reading of bash.
-# The action says `input frameworks` for the flag (action.settings.in_input_names).
-_WAY_OUT = ("; declare the names (--frameworks) or check the built zips (--artifacts), which "
-            "are exact")
+#: Every refusal of the shape ends with the ways that need no reading of bash (options by key).
+_WAY_OUT = (f"; declare the names ({option('frameworks')}) or check the built zips "
+            f"({option('artifacts')}), which are exact")
 
 
 def _read_bounded(scripts: list[bytes], var: str, file: str,

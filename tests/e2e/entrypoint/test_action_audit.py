@@ -163,3 +163,27 @@ def test_audit_that_may_not_read_the_rules_says_it_could_not_tell(tmp_path, repo
             "protects the published branches") in result.stdout
     assert "Could not tell whether a ruleset protects the published branches" in \
         rendered_text(fake_github.only_check_run()["output"]["summary"])
+
+
+def test_a_subject_that_looks_like_a_flag_is_printed_as_it_is(tmp_path, repo, fake_github):
+    """The tip's subject is someone else's text: a commit called `--allow-overwrite` stays
+    that, while the finding's advice names the option as the action's input."""
+    branch = "swiftpm-1.2.2"
+    tree = git(repo.bare, "rev-parse", f"{branch}^{{tree}}")
+    edit = git(repo.bare, "commit-tree", tree, "-p", git(repo.bare, "rev-parse", branch),
+               "-m", "--allow-overwrite")
+    git(repo.bare, "update-ref", f"refs/heads/{branch}", edit)
+    assert git(repo.bare, "log", "-1", "--format=%s", branch) == "--allow-overwrite"
+
+    step, workspace, result = _run(tmp_path, repo, fake_github)
+    assert result.returncode == 1, result.stdout + result.stderr
+    advice = ("Review the edit; to republish on top of it use input update, never "
+              "input allow-overwrite")
+    [line] = [text for text in result.stderr.splitlines()
+              if "edited-after-publish" in text and branch in text]
+    assert '("--allow-overwrite", ' in line and line.endswith(advice)
+    report = json.loads((workspace / ".swiftpm-guard/audit.json").read_text())
+    [edited] = [f["message"] for b in report["branches"] for f in b["findings"]
+                if f["code"] == "edited-after-publish"]
+    assert '("--allow-overwrite", ' in edited and edited.endswith(advice)
+    assert "\ufdd0" not in step.summary() and "input allow-overwrite" in step.summary()

@@ -4,10 +4,12 @@ only proxy and only host and port (issue 32)."""
 from __future__ import annotations
 
 import argparse
+import re
 
 import pytest
 
 from swiftpm_guard.cli.options import add_url_arguments, url_settings
+from swiftpm_guard.core.option_names import option
 from swiftpm_guard.core.urls import DEFAULT_URL_TEMPLATE
 from swiftpm_guard.errors import UsageError
 
@@ -38,6 +40,6 @@ def test_proxy_is_the_option_or_none_and_only_host_and_port():
     given = url_settings(_parser().parse_args(["--proxy", "http://127.0.0.1:3128"]))
     assert given.proxy == "http://127.0.0.1:3128"
     for bad in ("http://user:pw@127.0.0.1:3128", "socks5://h:1", "http://h", "http://h:1/x"):
-        with pytest.raises(UsageError, match=r"--proxy .* is not http\(s\)://host:port") as raised:
+        with pytest.raises(UsageError, match=re.escape(option("proxy")) + r" .* is not http\(s\)://host:port") as raised:
             url_settings(_parser().parse_args(["--proxy", bad]))
         assert "pw@" not in str(raised.value)

@@ -15,6 +15,7 @@ from swiftpm_guard.core.audit import (
     version_key,
 )
 from swiftpm_guard.core.model import Finding, Location, Severity, Stub
+from swiftpm_guard.core.option_names import option
 from swiftpm_guard.report.audit import groups, to_dict, to_markdown
 from swiftpm_guard.report.check import SCHEMA_VERSION
 
@@ -156,7 +157,8 @@ def test_a_tip_that_is_not_the_publish_commit_is_a_warning_with_who_and_when():
         ("edited-after-publish", Severity.WARNING)]
     message = branch.findings[0].message
     assert "aaaaaaaaaaaa" in message and "Jane <jane@example.org>" in message
-    assert "2025-02-03T04:05:06+00:00" in message and "publish --update" in message
+    assert "2025-02-03T04:05:06+00:00" in message and \
+        f"use {option('update')}, never {option('allow-overwrite')}" in message
     assert edited.consistent  # a warning: the hand fix may well be right
     assert to_dict(edited)["branches"][0]["tip"] == fixed.as_dict()
     text = to_markdown(edited)

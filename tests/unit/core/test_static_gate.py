@@ -12,6 +12,7 @@ import pytest
 from swiftpm_guard.cli.main import main
 from swiftpm_guard.core.checks import CheckOptions, check
 from swiftpm_guard.core.model import Artifact, Location, Rendered, Severity, Template
+from swiftpm_guard.core.option_names import option
 from swiftpm_guard.core.render import render
 from swiftpm_guard.core.static_gate import needs_swiftpm, tools_version_findings
 
@@ -143,7 +144,7 @@ def test_any_other_manifest_needs_swiftpm_an_error_unless_a_static_reading_is_ac
     warning = needs_swiftpm(rendered(PLAIN), accept_static=True)
 
     assert (error.code, error.severity) == ("needs-swiftpm", Severity.ERROR)
-    assert "--accept-static" in error.message
+    assert option("accept-static") in error.message
     assert (warning.code, warning.severity) == ("needs-swiftpm", Severity.WARNING)
     assert "unproven" in warning.message
 

@@ -8,6 +8,7 @@ from support.published import BranchSpec
 from support.release import write_release
 from swiftpm_guard.cli.main import main
 from swiftpm_guard.core.audit import read_published
+from swiftpm_guard.core.option_names import option
 from swiftpm_guard.core.urls import (
     UrlSettings,
     other_release,
@@ -65,7 +66,7 @@ def test_bad_url_settings(kwargs, message):
 
 
 def test_zip_url_refuses_what_cannot_be_a_url_part():
-    with pytest.raises(UsageError, match="give --base-url"):
+    with pytest.raises(UsageError, match=re.escape(f"give {option('base-url')}")):
         zip_url(UrlSettings(), name="a", version="1.0.0", base_url=None, where="T")
     with pytest.raises(UsageError, match="cannot build a URL"):
         zip_url(UrlSettings(), name="a/../b", version="1.0.0", base_url="https://h/", where="T")

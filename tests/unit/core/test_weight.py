@@ -1,8 +1,11 @@
 """Download weight (core.weight): totals, the previous version, the growth limit."""
 
+import re
+
 import pytest
 
 from swiftpm_guard.core.model import Artifact, DownloadWeight, HostedStats, Location, Severity
+from swiftpm_guard.core.option_names import option
 from swiftpm_guard.core.weight import (
     growth_findings,
     parse_limit,
@@ -29,7 +32,7 @@ def test_limits_are_a_share_or_a_size():
     assert parse_limit("25%").allowed(1000) == 250
     assert parse_limit("1KB").allowed(10) == 1000
     for bad in ("", "25", "-5%", "1 TB", "lots", "25%%"):
-        with pytest.raises(UsageError, match=r"--download-growth-limit .* is not a share"):
+        with pytest.raises(UsageError, match=re.escape(option("download-growth-limit")) + " .* is not a share"):
             parse_limit(bad)
     with pytest.raises(UsageError, match=r"^input download-growth-limit 'x'"):
         parse_limit("x", "input download-growth-limit")
@@ -101,7 +104,7 @@ def test_sentences():
     assert sentence(DownloadWeight(bytes=5, zips=2, measured="built zips", unsized=("x",),
                                    previous_version="1.0.0")) == (
         "a consumer downloads 5 bytes (2 zips, 1 of unknown size, built zips); 1.0.0: size "
-        "unknown (its served sizes are fetched with --verify-urls)")
+        f"unknown (its served sizes are fetched with {option('verify-urls')})")
     assert sentence(DownloadWeight(bytes=5, zips=1, measured="built zips",
                                    previous_note="no version before 1.0.0 is published")) == (
         "a consumer downloads 5 bytes (1 zip, built zips); no change known (no version before "

@@ -16,6 +16,7 @@ import pytest
 from support.release import write_template_branch
 from swiftpm_guard.cli.main import main
 from swiftpm_guard.core.model import Rendered
+from swiftpm_guard.core.option_names import option
 from swiftpm_guard.core.render import render
 from swiftpm_guard.errors import InfrastructureError, UsageError
 from swiftpm_guard.infra.swift_locate import locate_swift
@@ -179,7 +180,7 @@ def test_a_broken_swift_is_an_infrastructure_error(tmp_path, body, says):
 
 def test_locate_swift(tmp_path, monkeypatch):
     monkeypatch.setenv("PATH", str(tmp_path))
-    assert locate_swift("off") == (None, "--swift off")
+    assert locate_swift("off") == (None, f"{option('swift')} off")
     assert locate_swift("auto")[0] is None
     swift = fake_swift(tmp_path, "exit 0")
     assert locate_swift("auto")[0] == swift

@@ -6,6 +6,7 @@ import pytest
 
 from support.release import BINARY_ONLY_KEYS, PRODUCT_KEYS, write_release, write_template_branch
 from swiftpm_guard.core.model import Severity
+from swiftpm_guard.core.option_names import option
 from swiftpm_guard.errors import UsageError
 from swiftpm_guard.jobs.check import CheckRequest, check
 
@@ -165,8 +166,8 @@ def test_version_shapes(tmp_path, version):
 @pytest.mark.parametrize(("version", "hint"), [
     ("1.2", "give one of those, or accept other shapes with --version-pattern REGEX"),
     ("1.2.3.2025", "--version-pattern"), ("1.2.3-rc1", "--version-pattern"),
-    ("v1.2.3", "drop the leading 'v': --version 1.2.3"),
-    ("V1.2.3.20250819", "drop the leading 'V': --version 1.2.3.20250819"),
+    ("v1.2.3", f"drop the leading 'v': {option('version')} 1.2.3"),
+    ("V1.2.3.20250819", f"drop the leading 'V': {option('version')} 1.2.3.20250819"),
 ])
 def test_other_version_shapes_are_bad_usage_with_a_hint(tmp_path, version, hint):
     """Not a finding per zip (exit 1 with 21 findings): one line, exit 2, before any read."""

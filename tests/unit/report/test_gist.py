@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-from swiftpm_guard.action.settings import in_input_names
 from swiftpm_guard.core.model import Finding, Report, Severity
 from swiftpm_guard.report.check import problems_markdown
 from swiftpm_guard.report.check_run import conclusion_for
@@ -71,14 +70,3 @@ def test_auto_fails_only_what_the_pull_request_brings():
                           existing=[old]) == "failure"
     assert conclusion_for(_report([old]), pull_request=False, pr_conclusion="neutral",
                           existing=[old]) == "failure"
-
-
-def test_the_action_speaks_its_inputs_where_the_jobs_name_flags():
-    assert in_input_names("pass --allow-overwrite deliberately") == \
-        "pass input allow-overwrite deliberately"
-    assert in_input_names("no swift on PATH (--swift auto)") == \
-        "no swift on PATH (input swift auto)"
-    assert in_input_names("use publish --update, never --url-template") == \
-        "use input update, never --url-template"  # no input by that name: left as it is
-    assert in_input_names("`--active-ref` names them") == "`input active-refs` names them"
-    assert in_input_names("a--swift b") == "a--swift b"
