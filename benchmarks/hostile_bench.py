@@ -30,7 +30,8 @@ from support.release import write_release  # noqa: E402
 
 READ_ZIP = """
 import os, sys
-from swiftpm_guard.sources.zip_archive import ZipProblem, read_zip_contents
+from swiftpm_guard.errors import ZipProblem
+from swiftpm_guard.sources.zip_archive import read_zip_contents
 try:
     contents = read_zip_contents(__import__("pathlib").Path(sys.argv[1]))
     print(f"{len(contents.entries)} entries")

@@ -5,8 +5,9 @@
 Writes one deflated `<name>.xcframework` zip holding `--mib` MiB of semi-compressible data
 (a binary-like mix of random and repeated bytes) over `--entries` files, then times, on the
 same file in one run: its SHA-256 alone (`sha256_file`, what every check does), the reading in
-its bounded child (`read_zip_bounded`: zipfile's directory, the shape checks, metadata
-entries and symlinks; then with `FullCheck()` every entry inflated and CRC-checked, as `unzip
+its bounded child (`contents_or_problem`, as the folder scan runs it: zipfile's directory, the
+shape checks, metadata entries and symlinks; then with `FullCheck()` every entry inflated and
+CRC-checked, as `unzip
 -t` does), the whole folder scan as `check` and `publish` run it (`scan_zip_folder`, hash and
 judgment, without and with the full check) and, where Info-ZIP is installed, `unzip -t`
 itself. Prints MiB/s of uncompressed data for the full check.
@@ -28,8 +29,22 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT / "src"))
 
+from swiftpm_guard.core.zip_rules import ZipContents  # noqa: E402
+from swiftpm_guard.infra.bounded import run_bounded  # noqa: E402
 from swiftpm_guard.sources.artifacts import scan_zip_folder, sha256_file  # noqa: E402
-from swiftpm_guard.sources.zip_archive import FullCheck, read_zip_bounded  # noqa: E402
+from swiftpm_guard.sources.zip_archive import (  # noqa: E402
+    FullCheck,
+    child_seconds,
+    contents_or_problem,
+)
+
+
+def read_zip_bounded(fd: int, full: FullCheck | None = None) -> ZipContents:
+    """The zip's contents, read in a bounded child as the folder scan reads each zip."""
+    seconds = child_seconds(full)
+    ended = run_bounded(contents_or_problem, fd, full, seconds=seconds)
+    assert ended.kind == "ok" and isinstance(ended.value, ZipContents), ended
+    return ended.value
 
 
 def _write(path: Path, mib: int, entries: int) -> int:

@@ -15,13 +15,13 @@ from swiftpm_guard.core.manifest_shape import ManifestShape
 from swiftpm_guard.core.model import CODES, NAME_RE, Rendered, Template
 from swiftpm_guard.core.render import render, scan, substitute
 from swiftpm_guard.core.zip_rules import content_findings
-from swiftpm_guard.errors import InputError
+from swiftpm_guard.errors import InputError, ZipProblem
 from swiftpm_guard.infra.bounded import Ended
 from swiftpm_guard.sources import workflow as workflow_reader
 from swiftpm_guard.sources.artifacts import parse_checksums, parse_name_list
 from swiftpm_guard.sources.bash_array import Rejected, read_array
 from swiftpm_guard.sources.workflow import frameworks_in_workflow
-from swiftpm_guard.sources.zip_archive import FullCheck, ZipProblem, read_zip_contents
+from swiftpm_guard.sources.zip_archive import FullCheck, read_zip_contents
 
 
 def _text(data: bytes) -> str:

@@ -5,11 +5,10 @@ import subprocess
 
 import pytest
 
-from support.published import STUB, BranchSpec, fast_import_stream
+from support.published import STUB, BranchSpec, fast_import_stream, read_published_branches
 from swiftpm_guard.cli.main import main
 from swiftpm_guard.core.audit import AuditOptions, audit
 from swiftpm_guard.infra.git import Git
-from swiftpm_guard.sources.published import read_published_branches
 
 
 def make_repo(path, branches):

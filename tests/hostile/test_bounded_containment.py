@@ -176,13 +176,14 @@ def test_a_damaged_info_plist_stream_is_a_finding_with_verify_urls(tmp_path: Pat
 def test_the_end_record_is_judged_before_the_directory_is_read(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
+    from swiftpm_guard.errors import ZipProblem
     from swiftpm_guard.sources import zip_archive
 
     path = tmp_path / "claims.zip"
     many_entries_zip(path, "executorch", 10, claimed=3_000_000)
     monkeypatch.setattr(zip_archive.zipfile, "ZipFile",
                         lambda *a, **k: pytest.fail("the directory was read"))
-    with pytest.raises(zip_archive.ZipProblem, match="3000000 entries"):
+    with pytest.raises(ZipProblem, match="3000000 entries"):
         zip_archive.read_zip_contents(path)
 
 
@@ -252,7 +253,8 @@ def test_a_dripping_server_is_stopped_at_the_deadline() -> None:
 
 
 def test_the_json_depth_cap_is_linear_and_exact() -> None:
-    from swiftpm_guard.core.json_depth import TooDeep, loads
+    from swiftpm_guard.core.json_depth import loads
+    from swiftpm_guard.errors import TooDeep
 
     nested: list[object] = []
     for _ in range(63):
@@ -315,7 +317,8 @@ def test_a_dripping_api_is_cut_at_the_run_budget() -> None:
     """Every attempt of every API call runs under what is left of the call's budget and of
     the run's: a server dripping its answer cannot hold the API past the run budget."""
     from support.drip_server import serve_drip
-    from swiftpm_guard.infra.github import GitHubApiError, GitHubSession, RetryPolicy, call
+    from swiftpm_guard.errors import GitHubApiError
+    from swiftpm_guard.infra.github import GitHubSession, RetryPolicy, call
 
     with serve_drip(interval=0.5, seconds=60) as server:
         policy = RetryPolicy(attempts=3, total_seconds=30, run_seconds=2, request_timeout=5,

@@ -19,11 +19,11 @@ import pytest
 
 from support.git_http import GitHttpServer, RedirectServer, git_http_server, redirect_server
 from support.git_remote import make_template_remote, refs
+from support.published import read_published_branches
 from support.release import Release
 from swiftpm_guard.cli.main import main
 from swiftpm_guard.core.names import authorization_header
 from swiftpm_guard.infra.git import Git
-from swiftpm_guard.sources.published import read_published_branches
 
 TOKEN = "ghs_RedirectedToken0123456789abcdef"
 BRANCH = "refs/heads/swiftpm-1.2.3"

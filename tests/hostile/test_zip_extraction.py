@@ -36,8 +36,9 @@ from support.zip_build import (
 from swiftpm_guard.cli.main import main
 from swiftpm_guard.core.model import Severity
 from swiftpm_guard.core.zip_rules import ZipContents, content_findings, shape_problem
+from swiftpm_guard.errors import ZipProblem
 from swiftpm_guard.sources.artifacts import scan_zip_folder
-from swiftpm_guard.sources.zip_archive import FullCheck, ZipProblem, read_zip_contents
+from swiftpm_guard.sources.zip_archive import FullCheck, read_zip_contents
 
 NAME = "foo"
 ROOT = f"{NAME}.xcframework"

@@ -27,9 +27,10 @@ from support.zips import (
     patch_local,
     zero_local_headers,
 )
+from swiftpm_guard.errors import ZipProblem
 from swiftpm_guard.limits import ZIP_MAX_ENTRIES
 from swiftpm_guard.sources.artifacts import scan_artifact_dir
-from swiftpm_guard.sources.zip_archive import ZipProblem, directory, read_zip_contents
+from swiftpm_guard.sources.zip_archive import directory, read_zip_contents
 
 
 def names_of(path: Path) -> list[str]:

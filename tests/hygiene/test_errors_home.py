@@ -30,16 +30,3 @@ def test_every_public_exception_is_in_errors_py():
     looked, found = public_exceptions_outside_errors()
     assert looked > 50 and found == []
 
-
-def test_old_homes_still_import_them():
-    from swiftpm_guard import errors
-    from swiftpm_guard.core.json_depth import TooDeep
-    from swiftpm_guard.core.swiftpm_evaluation import UnreadableOutput
-    from swiftpm_guard.infra.git import GitTimeout
-    from swiftpm_guard.infra.github import GitHubApiError
-    from swiftpm_guard.sinks.git_push import GitError
-    from swiftpm_guard.sources.zip_archive import ZipProblem
-
-    assert (TooDeep, UnreadableOutput, GitTimeout, GitHubApiError, GitError, ZipProblem) == (
-        errors.TooDeep, errors.UnreadableOutput, errors.GitTimeout, errors.GitHubApiError,
-        errors.GitError, errors.ZipProblem)

@@ -11,14 +11,19 @@ import pytest
 
 from support.git_http import serve_git
 from support.markdown import rendered_text
-from support.published import BranchSpec, build_repo, checksum_for, nightly_versions
+from support.published import (
+    BranchSpec,
+    build_repo,
+    checksum_for,
+    nightly_versions,
+    read_published_branches,
+)
 from support.release import BINARY_ONLY_KEYS, PRODUCT_KEYS, all_names
 from swiftpm_guard.cli.main import main
 from swiftpm_guard.core.audit import AuditOptions, audit
 from swiftpm_guard.infra import process
 from swiftpm_guard.infra.git import Git
 from swiftpm_guard.report.audit import groups, to_markdown
-from swiftpm_guard.sources.published import read_published_branches
 
 NIGHTLIES = nightly_versions(115, start="20250509")  # 2025-05-09 … 2025-08-31
 ALL_KEYS = (*PRODUCT_KEYS, *BINARY_ONLY_KEYS)

@@ -10,9 +10,8 @@ from pathlib import Path
 import pytest
 
 from support.actions_env import clone, git, make_origin
-from support.published import BranchSpec, build_repo
+from support.published import BranchSpec, build_repo, read_published_branches
 from swiftpm_guard.infra.git import Git
-from swiftpm_guard.sources.published import read_published_branches
 from swiftpm_guard.sources.refs import Checkout
 
 pytestmark = pytest.mark.skipif(os.geteuid() != 0, reason="needs root to chown to uid 1001")

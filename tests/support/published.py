@@ -15,6 +15,16 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from support.release import BINARY_ONLY_KEYS, DEBUG, PRODUCT_KEYS, all_names, template_text
+from swiftpm_guard.core.audit import PublishedBranch
+from swiftpm_guard.core.names import validate_ref_glob
+from swiftpm_guard.core.option_names import option
+from swiftpm_guard.infra.git import Git
+from swiftpm_guard.sources.published import (
+    DEFAULT_PATTERN,
+    GIT_TIMEOUT,
+    opened_repository,
+    read_branches,
+)
 
 STUB = b"// Wrapper target stub: SwiftPM needs a source.\n"
 
@@ -132,3 +142,12 @@ def nightly_versions(count: int, start: str = "20250509", base: str = "0.7.0") -
 
 
 __all__ = ["DEBUG", "BranchSpec", "build_repo", "checksum_for", "nightly_versions"]
+
+
+def read_published_branches(repo: str, pattern: str = DEFAULT_PATTERN, *, git: Git,
+                            timeout: float = GIT_TIMEOUT,
+                            config: Sequence[tuple[str, str]] = ()) -> list[PublishedBranch]:
+    """The matching branches as the audit reads them, without their tip commits."""
+    validate_ref_glob(pattern, option("branches"))
+    with opened_repository(repo, pattern, git=git, timeout=timeout, config=config) as opened:
+        return read_branches(opened, pattern, timeout=timeout)

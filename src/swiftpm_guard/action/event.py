@@ -10,7 +10,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from swiftpm_guard.core import json_depth
-from swiftpm_guard.errors import InputError, UsageError
+from swiftpm_guard.errors import InputError, TooDeep, UsageError
 from swiftpm_guard.infra.fs import read_bytes
 
 PR_EVENTS = frozenset({"pull_request", "pull_request_target"})
@@ -106,7 +106,7 @@ def _payload(path: str) -> dict[str, Any]:
     data = read_bytes(path, display=path, max_bytes=EVENT_MAX_BYTES, what="event payload")
     try:
         payload = json_depth.loads(data)
-    except json_depth.TooDeep as error:
+    except TooDeep as error:
         raise InputError(f"event payload is not the JSON we read: {error}", file=path) from None
     except ValueError as error:
         raise InputError(f"event payload is not JSON: {error}", file=path) from None

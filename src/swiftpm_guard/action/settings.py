@@ -26,7 +26,7 @@ from swiftpm_guard.core.names import (
     check_token,
     check_version_shape,
     parse_id,
-    relative_path,
+    repo_path,
     validate_excluded,
     validate_plain_expression,
     validate_ref,
@@ -48,7 +48,6 @@ PUBLISH_EVENTS = frozenset({"schedule", "workflow_dispatch"})
 @dataclass(frozen=True, kw_only=True)
 class ActionSettings:
     mode: str  # resolved: "check", "publish" or "audit"
-    requested_mode: str
     template: str
     template_ref: str
     version: str | None
@@ -168,15 +167,14 @@ class ActionSettings:
             return read_input(env, name, (config or {}).get(name))
 
         event = Event.from_env(env)
-        requested = choice("mode", value("mode"), MODES)
-        mode = requested
-        if requested == "auto":
+        mode = choice("mode", value("mode"), MODES)
+        if mode == "auto":
             mode = "publish" if event.name in PUBLISH_EVENTS else "check"
         behaviour = _behaviour(value)
         zips = value("verify-zips")  # auto: every entry's data is verified when publishing
         behaviour["verify_zips"] = (mode == "publish" if zips.lower() == "auto"
                                     else boolean("verify-zips", zips))
-        return cls(mode=mode, requested_mode=requested, event=event, token=_github_token(env),
+        return cls(mode=mode, event=event, token=_github_token(env),
                    push_token=_push_token(env), **_sources(value), **_release(value), **behaviour,
                    **_runner(env), config=config_input(env))
 
@@ -207,11 +205,11 @@ def _sources(value: Value) -> dict[str, Any]:
     specs = tuple(replace(WorkflowSpec.parse(line), plain=plain)
                   for line in lines_of(value("frameworks-from")))
     for spec in specs:
-        relative_path(spec.path, "input frameworks-from workflow")
+        repo_path(spec.path, "input frameworks-from workflow")
     refs = tuple(validate_ref_or_glob(r, "input frameworks-ref")
                  for r in words_of(value("frameworks-ref")))
     return {
-        "template": relative_path(value("template"), "input template"),
+        "template": repo_path(value("template"), "input template"),
         "template_ref": validate_ref(value("template-ref"), "input template-ref"),
         "artifacts": _paths(value, "artifacts"),
         "checksums": _paths(value, "checksums"),
@@ -246,7 +244,7 @@ def workspace_path(path: str, what: str) -> str:
             "with a relative path:) and give that relative path here, or give inputs run-id "
             "and artifact-name to read the run's artifact directly"
         )
-    return relative_path(path, what)
+    return repo_path(path, what)
 
 
 def _release(value: Value) -> dict[str, Any]:
@@ -349,20 +347,6 @@ INPUTS: dict[str, str] = {
     "proxy": "",
     "pr-comment": "false",
 }
-#: Every output the action writes (action.yml declares the same, tested).
-OUTPUTS = (
-    "consistent",
-    "products",
-    "binary-targets",
-    "report",
-    "manifest",
-    "branch",
-    "pushed",
-    "not-pushed-reason",
-    "json",
-    "attestation-subjects",
-    "check-run-id",
-)
 PR_CONCLUSIONS = ("auto", "neutral", "failure")
 
 def read_input(env: Mapping[str, str], name: str, default: str | None = None) -> str:

@@ -230,7 +230,8 @@ def _stub_path(template: Template, name: str) -> str:
     return f"{template.stubs_dir}/{name}/"
 
 
-def _stub_findings(item: Rendered) -> list[Finding]:
+def stub_findings(item: Rendered) -> list[Finding]:
+    """Missing, empty and orphan stub folders of one manifest (the audit applies the same rules)."""
     template = item.template
     stubs = {stub.name: stub for stub in template.stubs}
     where = {p.name: p.location for p in reversed(item.placeholders)}
@@ -318,7 +319,3 @@ def apply_warn(findings: Iterable[Finding], warn: frozenset[str]) -> list[Findin
             if f.code in warn and f.severity is Severity.ERROR else f
             for f in findings]
 
-
-def stub_findings(item: Rendered) -> list[Finding]:
-    """Missing, empty and orphan stub folders of one manifest (the audit applies the same rules)."""
-    return _stub_findings(item)

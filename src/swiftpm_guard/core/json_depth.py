@@ -16,7 +16,7 @@ from array import array
 from itertools import accumulate
 from typing import Any
 
-from swiftpm_guard.errors import TooDeep as TooDeep  # its old home still works
+from swiftpm_guard.errors import TooDeep
 
 #: Real payloads nest a dozen levels; GitHub's event payloads under twenty.
 MAX_DEPTH = 64

@@ -121,9 +121,9 @@ def repo_path(value: str, what: str, *, folder: bool = False) -> str:
     return path if folder else path.removesuffix(trailing)
 
 
-def tree_path(path: str, *, option: str = option("template")) -> str:
+def tree_path(path: str) -> str:
     """A path inside the template ref (the one path rule)."""
-    return repo_path(path, option)
+    return repo_path(path, option("template"))
 
 
 def manifest_path(template: str) -> str:
@@ -497,11 +497,6 @@ def validate_ref(value: str, what: str) -> str:
     if problem:
         raise UsageError(f"{what} {value!r} is not a valid branch name: {problem}")
     return value
-
-
-def relative_path(value: str, what: str) -> str:
-    """A path in the workspace (the one path rule)."""
-    return repo_path(value, what)
 
 
 _VAR_RE = re.compile(r"[A-Za-z_][A-Za-z0-9_]*")

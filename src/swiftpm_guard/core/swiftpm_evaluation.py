@@ -35,7 +35,7 @@ from swiftpm_guard.core.model import (
 )
 from swiftpm_guard.core.platform_slices import Platform, coverage_findings
 from swiftpm_guard.core.render import LEFT, manifest_line
-from swiftpm_guard.errors import UnreadableOutput as UnreadableOutput  # old home works
+from swiftpm_guard.errors import UnreadableOutput
 
 #: A copied package lives in a folder of this name, so SwiftPM calls it 'package' in messages.
 PACKAGE_DIR = "package"

@@ -28,8 +28,14 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from swiftpm_guard.core.lines import split_lines
-from swiftpm_guard.errors import GitError, GitFailed, InfrastructureError, Overrun, UsageError
-from swiftpm_guard.errors import GitTimeout as GitTimeout  # its old home still works
+from swiftpm_guard.errors import (
+    GitError,
+    GitFailed,
+    GitTimeout,
+    InfrastructureError,
+    Overrun,
+    UsageError,
+)
 from swiftpm_guard.infra import process
 from swiftpm_guard.infra.process import Done
 from swiftpm_guard.redact import redact_userinfo
@@ -282,11 +288,10 @@ class Git:
                     raise GitTimeout(_subcommand(args), timeout) from None
                 raise GitError(f"git {_subcommand(args)}: {overrun}") from None
 
-    def output(self, args: Sequence[str], *, timeout: float, stdin: bytes | None = None,
-               cwd: str | Path | None = None,
-               variables: Mapping[str, str] | None = None) -> bytes:
+    def output(self, args: Sequence[str], *, timeout: float,
+               stdin: bytes | None = None) -> bytes:
         """The output of git `args`; GitFailed when git fails."""
-        done = self.run(args, timeout=timeout, cwd=cwd, stdin=stdin, variables=variables)
+        done = self.run(args, timeout=timeout, stdin=stdin)
         if done.returncode != 0:
             raise GitFailed(_subcommand(args), self.last_line(done, args), done.stderr)
         return done.stdout

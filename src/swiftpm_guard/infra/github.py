@@ -21,8 +21,7 @@ from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any, TypeVar
 
 from swiftpm_guard import console
-from swiftpm_guard.errors import GitHubApiError as GitHubApiError  # its old home still works
-from swiftpm_guard.errors import InfrastructureError
+from swiftpm_guard.errors import GitHubApiError, InfrastructureError
 
 if TYPE_CHECKING:
     # Re-exported for annotations elsewhere: PyGithub is named only here and in sinks/.

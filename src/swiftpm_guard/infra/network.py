@@ -18,7 +18,6 @@ from __future__ import annotations
 import os
 import ssl
 import urllib.request
-from collections.abc import Mapping
 from typing import TYPE_CHECKING
 from urllib.parse import urlsplit
 
@@ -31,9 +30,9 @@ if TYPE_CHECKING:
 CA_FILE_ENV = "SWIFTPM_GUARD_CA_FILE"
 
 
-def ca_bundle(env: Mapping[str, str] | None = None) -> str:
+def ca_bundle() -> str:
     """The CA bundle our HTTPS clients trust (see the module's note)."""
-    env = os.environ if env is None else env
+    env = os.environ
     if env.get("GITHUB_ACTIONS") != "true" and env.get(CA_FILE_ENV):
         return env[CA_FILE_ENV]
     # `openssl_cafile` is the path built into OpenSSL; `cafile` would honour SSL_CERT_FILE.

@@ -32,10 +32,15 @@ from swiftpm_guard.core.swiftpm_evaluation import (
     PACKAGE_DIR,
     CommandResult,
     Evaluation,
-    UnreadableOutput,
     interpret,
 )
-from swiftpm_guard.errors import InfrastructureError, InputError, Overrun, UsageError
+from swiftpm_guard.errors import (
+    InfrastructureError,
+    InputError,
+    Overrun,
+    UnreadableOutput,
+    UsageError,
+)
 from swiftpm_guard.infra import process
 from swiftpm_guard.infra.fs import open_regular, read_bytes, walk
 from swiftpm_guard.limits import TREE_MAX_DEPTH

@@ -11,7 +11,7 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-from swiftpm_guard.core.names import relative_path
+from swiftpm_guard.core.names import repo_path
 from swiftpm_guard.core.option_names import option
 from swiftpm_guard.errors import InputError, Missing, UsageError
 from swiftpm_guard.infra.fs import read_bytes
@@ -34,7 +34,7 @@ def validate_config_option(value: str, what: str) -> str:
     """`none` (no file), empty (the default path, if present) or a relative path."""
     if value in ("", "none"):
         return value
-    return relative_path(value, what)
+    return repo_path(value, what)
 
 
 def config_at_default_branch(workspace: Path, named: str, *, git: Git,

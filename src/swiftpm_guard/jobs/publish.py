@@ -42,7 +42,8 @@ from swiftpm_guard.core.names import (
 )
 from swiftpm_guard.core.option_names import option
 from swiftpm_guard.core.package_diff import PackageDiff, comparison_patterns, consumer_snippet
-from swiftpm_guard.errors import InputError, UsageError
+from swiftpm_guard.errors import GitError, InputError, UsageError
+from swiftpm_guard.infra.git import TreeEntry
 from swiftpm_guard.infra.swift_locate import locate_swift
 from swiftpm_guard.jobs.adapters import QUIET, Adapters
 from swiftpm_guard.jobs.check import (
@@ -60,10 +61,8 @@ from swiftpm_guard.jobs.resolve import resolve_targets
 from swiftpm_guard.jobs.weight import scratch_published
 from swiftpm_guard.sinks.git_push import (
     NETWORK_TIMEOUT,
-    GitError,
     PushStatus,
     ScratchRepo,
-    TreeEntry,
     commit_onto,
     tree_of,
 )

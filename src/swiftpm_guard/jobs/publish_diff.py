@@ -25,9 +25,10 @@ from swiftpm_guard.core.package_diff import (
     nothing_to_compare,
     read_package,
 )
-from swiftpm_guard.errors import InputError
+from swiftpm_guard.errors import GitError, InputError
+from swiftpm_guard.infra.git import TreeEntry
 from swiftpm_guard.limits import TEMPLATE_MAX_BYTES
-from swiftpm_guard.sinks.git_push import GitError, ScratchRepo, TreeEntry
+from swiftpm_guard.sinks.git_push import ScratchRepo
 from swiftpm_guard.sources.template import STUB_DIRS
 
 #: How much of a published branch's history is fetched to find its publish commit: hand

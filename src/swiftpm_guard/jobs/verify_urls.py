@@ -8,7 +8,6 @@ from __future__ import annotations
 from collections.abc import Callable, Mapping, Sequence
 
 from swiftpm_guard.core.audit import base_url_in
-from swiftpm_guard.core.checks import apply_warn
 from swiftpm_guard.core.lines import LineIndex
 from swiftpm_guard.core.model import Artifact, Finding, HostedStats, Location, Rendered, Template
 from swiftpm_guard.core.option_names import option
@@ -57,16 +56,15 @@ def zips_of_templates(templates: Sequence[Template], version: str,
     return list(zips.values())
 
 
-def absent(templates: Sequence[Template], version: str, options: UrlSettings,
-           warn: frozenset[str] = frozenset(), *, unpublished: str | None = None
-           ) -> list[Finding]:
+def absent(templates: Sequence[Template], version: str, options: UrlSettings, *,
+           unpublished: str | None = None) -> list[Finding]:
     """`url-exists` for each zip URL of `version` that is already there; `unpublished` names
     the version's branch when it does not exist, so the finding says what that means."""
     from swiftpm_guard.sources.hosted import OVERWRITE, verify_absent
 
     why = OVERWRITE if unpublished is None else unfinished(unpublished)
     zips = zips_of_templates(templates, version, options)
-    return apply_warn(verify_absent(zips, options, why=why), warn)
+    return verify_absent(zips, options, why=why)
 
 
 def unfinished(branch: str) -> str:

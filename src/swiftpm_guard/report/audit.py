@@ -20,10 +20,10 @@ from swiftpm_guard.core.audit import (
     BranchAudit,
     Protection,
 )
-from swiftpm_guard.core.model import Finding, Phrase, Severity
+from swiftpm_guard.core.model import Finding, Phrase
 from swiftpm_guard.report import markdown as md
 from swiftpm_guard.report import mermaid
-from swiftpm_guard.report.check import SCHEMA_VERSION, TOOL, finding_line
+from swiftpm_guard.report.check import SCHEMA_VERSION, TOOL, finding_line, finding_order
 from swiftpm_guard.workflow_commands import neutralise
 
 #: How a count of findings of one code reads: (one, many).
@@ -71,7 +71,7 @@ def to_dict(report: AuditReport) -> dict[str, object]:
         "pattern": report.pattern or None,
         "branches": [
             {"branch": b.branch, "version": b.version,
-             "findings": [f.as_dict() for f in sorted(b.findings, key=_order)],
+             "findings": [f.as_dict() for f in sorted(b.findings, key=finding_order)],
              "tip": b.tip.as_dict() if b.tip else None}
             for b in report.branches
         ],
@@ -89,11 +89,6 @@ def _protection_dict(protection: Protection) -> dict[str, object]:
 
 def to_json(report: AuditReport) -> str:
     return json.dumps(to_dict(report), indent=2, ensure_ascii=False) + "\n"
-
-
-def _order(finding: Finding) -> tuple[bool, str, int, str, str]:
-    return (finding.severity is not Severity.ERROR, finding.file or "", finding.line or 0,
-            finding.code, finding.subject)
 
 
 def console_line(branch: str, finding: Finding) -> str:
@@ -249,7 +244,7 @@ def to_markdown(report: AuditReport, *, sound_groups: bool = True) -> str:
         same = f" (the same in the {others} other branches of this run)" if others > 1 else \
             " (the same in the next branch)" if others == 1 else ""
         lines += [f"**{md.text(group.label)}** — {md.code(first.branch)}{same}:", ""]
-        lines += [finding_line(f) for f in sorted(first.findings, key=_order)]
+        lines += [finding_line(f) for f in sorted(first.findings, key=finding_order)]
         lines.append("")
     lines += repair_markdown(report)
     if report.protection is not None:

@@ -44,7 +44,7 @@ def to_dict(report: Report) -> dict[str, object]:
         "products": report.products,
         "binary_targets": report.binary_targets,
         "counts_source": report.counts_source,
-        "findings": [f.as_dict() for f in sorted(report.findings, key=_order)],
+        "findings": [f.as_dict() for f in sorted(report.findings, key=finding_order)],
         "swiftpm": report.swiftpm.as_dict() if report.swiftpm else None,
         "proof": report.proof,
         "declared": list(report.declared),
@@ -68,7 +68,8 @@ def to_json(report: Report) -> str:
     return json.dumps(to_dict(report), indent=2, ensure_ascii=False) + "\n"
 
 
-def _order(finding: Finding) -> tuple[int, str, int, str, str]:
+def finding_order(finding: Finding) -> tuple[bool, str, int, str, str]:
+    """Errors first, then by place (file, line), code and subject."""
     return (finding.severity is not Severity.ERROR, finding.file or "", finding.line or 0,
             finding.code, finding.subject)
 

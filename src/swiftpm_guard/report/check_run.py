@@ -28,6 +28,7 @@ from swiftpm_guard.core.model import (
 )
 from swiftpm_guard.report import gist
 from swiftpm_guard.report import markdown as md
+from swiftpm_guard.report.check import finding_order
 from swiftpm_guard.report.gist import Reading
 from swiftpm_guard.report.markdown import code
 
@@ -181,16 +182,7 @@ def assemble(*, conclusion: str, title: str, markdown: str, text: str | None,
 
 def _ordered(findings: Iterable[Finding]) -> list[Finding]:
     """Errors first, then by place, so the first annotations are the ones that matter."""
-    return sorted(
-        findings,
-        key=lambda f: (
-            f.severity is not Severity.ERROR,
-            f.file or "",
-            f.line or 0,
-            f.code,
-            f.subject,
-        ),
-    )
+    return sorted(findings, key=finding_order)
 
 
 def audit_listing(report: AuditReport) -> list[str]:

@@ -17,7 +17,6 @@ from dataclasses import dataclass
 from swiftpm_guard.report.markdown import code, text
 
 #: GitHub refuses a comment body over 65536 characters; the gist is cut well before.
-BODY_MAX = 65_536
 _GIST_MAX = 60_000
 _MARKER = re.compile(
     r"<!-- swiftpm-guard pr-comment key=([0-9a-f]{16}) findings=([0-9a-f]{16}) -->")

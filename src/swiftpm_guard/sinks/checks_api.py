@@ -14,7 +14,8 @@ from functools import partial
 from typing import TYPE_CHECKING
 
 from swiftpm_guard.core.model import Annotation, CheckRunOutput
-from swiftpm_guard.infra.github import GitHubApiError, GitHubSession, call
+from swiftpm_guard.errors import GitHubApiError
+from swiftpm_guard.infra.github import GitHubSession, call
 
 if TYPE_CHECKING:
     from swiftpm_guard.infra.github import CheckRun, Repository

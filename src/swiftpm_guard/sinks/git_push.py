@@ -21,10 +21,15 @@ from pathlib import Path
 
 from swiftpm_guard.core.lines import split_lines
 from swiftpm_guard.core.names import Identity, Remote, authorization_header
-from swiftpm_guard.errors import GitError as GitError  # its old home still works
-from swiftpm_guard.errors import GitFailed, InfrastructureError, InputError, os_problem
-from swiftpm_guard.infra.git import Git, GitTimeout, find_git
-from swiftpm_guard.infra.git import TreeEntry as TreeEntry  # what publishing's callers import
+from swiftpm_guard.errors import (
+    GitError,
+    GitFailed,
+    GitTimeout,
+    InfrastructureError,
+    InputError,
+    os_problem,
+)
+from swiftpm_guard.infra.git import Git, TreeEntry, find_git
 from swiftpm_guard.infra.process import Done
 from swiftpm_guard.limits import GIT_NETWORK_SECONDS
 from swiftpm_guard.workflow_commands import neutralise

@@ -20,7 +20,8 @@ from dataclasses import dataclass
 from functools import partial
 from typing import TYPE_CHECKING
 
-from swiftpm_guard.infra.github import GitHubApiError, GitHubSession, call
+from swiftpm_guard.errors import GitHubApiError
+from swiftpm_guard.infra.github import GitHubSession, call
 
 if TYPE_CHECKING:
     from github.Issue import Issue  # noqa: TID251  (PyGithub's home)

@@ -16,10 +16,10 @@ from functools import partial
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from swiftpm_guard.errors import InputError
+from swiftpm_guard.errors import InputError, ZipProblem
 from swiftpm_guard.infra.github import RetryPolicy, call, download_session
 from swiftpm_guard.limits import ARTIFACT_MAX_BYTES
-from swiftpm_guard.sources.zip_archive import ZipProblem, directory
+from swiftpm_guard.sources.zip_archive import directory
 
 if TYPE_CHECKING:
     from swiftpm_guard.infra.github import Github

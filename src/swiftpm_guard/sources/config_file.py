@@ -18,7 +18,7 @@ from typing import TYPE_CHECKING
 from swiftpm_guard.core.names import (
     Identity,
     WorkflowSpec,
-    relative_path,
+    repo_path,
     validate_excluded,
     validate_plain_expression,
     validate_ref,
@@ -49,7 +49,7 @@ def _each(check: Callable[[str], object]) -> Callable[[tuple[str, ...]], None]:
 
 
 def _workflow(line: str) -> None:
-    relative_path(WorkflowSpec.parse(line).path, "frameworks-from workflow")
+    repo_path(WorkflowSpec.parse(line).path, "frameworks-from workflow")
 
 
 def _suffix(value: str) -> None:
@@ -92,7 +92,7 @@ class _Key:
 #: Every setting the file may hold: the action's inputs that are the same in every step of a
 #: repository. The CLI applies those it has an option for (cli/config.py).
 KEYS: dict[str, _Key] = {
-    "template": _Key("str", lambda v: relative_path(v, "template")),
+    "template": _Key("str", lambda v: repo_path(v, "template")),
     "template-ref": _Key("str", lambda v: validate_ref(v, "template-ref")),
     "frameworks-from": _Key("lines", _each(_workflow)),
     "plain-expressions": _Key("words", _each(

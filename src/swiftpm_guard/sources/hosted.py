@@ -36,10 +36,11 @@ from swiftpm_guard.core.model import Finding, HostedStats, Severity
 from swiftpm_guard.core.option_names import option
 from swiftpm_guard.core.urls import HostedZip, UrlSettings
 from swiftpm_guard.core.zip_rules import extraction_problem, link_findings, shape_problem
+from swiftpm_guard.errors import ZipProblem
 from swiftpm_guard.infra import http_deadline
 from swiftpm_guard.infra.http_deadline import Deadline
 from swiftpm_guard.infra.network import opener
-from swiftpm_guard.sources.zip_archive import FullCheck, ZipProblem, read_zip_contents
+from swiftpm_guard.sources.zip_archive import FullCheck, read_zip_contents
 
 #: One socket read at most.
 _READ = 64 * 1024

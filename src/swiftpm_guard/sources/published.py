@@ -141,8 +141,7 @@ class Objects:
 
 
 def read_branches(git: Git, pattern: str = DEFAULT_PATTERN, *,
-                  timeout: float = GIT_TIMEOUT,
-                  max_manifest_bytes: int = TEMPLATE_MAX_BYTES) -> list[PublishedBranch]:
+                  timeout: float = GIT_TIMEOUT) -> list[PublishedBranch]:
     """Every matching branch's manifests and stub folders, read from objects in batches."""
     branches = list_branches(git, pattern, timeout=timeout)
     objects = Objects(git, timeout)
@@ -152,14 +151,14 @@ def read_branches(git: Git, pattern: str = DEFAULT_PATTERN, *,
                      if e.mode in _BLOB_MODES and is_manifest_name(e.path)]
     sizes = objects.sizes(manifest_oids)
     stub_roots = {commit: _stub_root(entries) for commit, entries in roots.items()}
-    objects.load([o for o in manifest_oids if sizes.get(o, 0) <= max_manifest_bytes]
+    objects.load([o for o in manifest_oids if sizes.get(o, 0) <= TEMPLATE_MAX_BYTES]
                  + [e.sha for e in stub_roots.values() if e is not None])
     stub_trees = [e.sha for root in stub_roots.values() if root is not None
                   for e in objects.tree(root.sha) or [] if e.kind == "tree"]
     has_sources = _sources(objects, stub_trees)
     result = []
     for name, commit in branches:
-        manifests = _manifests(roots[commit], objects, sizes, max_manifest_bytes)
+        manifests = _manifests(roots[commit], objects, sizes, TEMPLATE_MAX_BYTES)
         root = stub_roots[commit]
         if root is None:
             result.append(PublishedBranch(name=name, commit=commit, manifests=manifests))
@@ -245,15 +244,6 @@ def _sources(objects: Objects, trees: Sequence[str]) -> dict[str, bool]:
     return {oid: holds(oid, 0) for oid in trees}
 
 
-def read_published_branches(repo: str, pattern: str = DEFAULT_PATTERN, *, git: Git,
-                            timeout: float = GIT_TIMEOUT,
-                            config: Sequence[tuple[str, str]] = ()) -> list[PublishedBranch]:
-    """The matching branches of a local repository or a remote, read without work trees."""
-    validate_ref_glob(pattern, option("branches"))
-    with opened_repository(repo, pattern, git=git, timeout=timeout, config=config) as opened:
-        return read_branches(opened, pattern, timeout=timeout)
-
-
 def read_tips(git: Git, commits: Sequence[str], *,
               timeout: float = GIT_TIMEOUT) -> dict[str, TipCommit]:
     """Author, date and subject of each commit, through one `cat-file --batch`."""
@@ -297,7 +287,8 @@ def _signature(text: str) -> tuple[str, str]:
 def read_published_with_tips(repo: str, pattern: str = DEFAULT_PATTERN, *, git: Git,
                              timeout: float = GIT_TIMEOUT,
                              config: Sequence[tuple[str, str]] = ()) -> list[PublishedBranch]:
-    """`read_published_branches`, each branch with its tip commit's author, date and subject."""
+    """The matching branches of a local repository or a remote, read without work trees, each
+    with its tip commit's author, date and subject."""
     import dataclasses
 
     validate_ref_glob(pattern, option("branches"))

@@ -25,6 +25,7 @@ from swiftpm_guard.core.model import Finding, Severity, Template
 from swiftpm_guard.core.names import ALL_KINDS, Remote, WorkflowSpec, strip_userinfo
 from swiftpm_guard.errors import (
     GitFailed,
+    GitHubApiError,
     InfrastructureError,
     InputError,
     Missing,
@@ -32,7 +33,7 @@ from swiftpm_guard.errors import (
     os_problem,
 )
 from swiftpm_guard.infra.git import Git, TreeEntry, is_object_id
-from swiftpm_guard.infra.github import GitHubApiError, RetryPolicy, call
+from swiftpm_guard.infra.github import RetryPolicy, call
 from swiftpm_guard.infra.process import Done
 from swiftpm_guard.limits import TEMPLATE_MAX_BYTES, WORKFLOW_MAX_BYTES
 from swiftpm_guard.sources.artifacts import DeclaredName

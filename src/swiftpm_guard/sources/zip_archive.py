@@ -19,8 +19,8 @@ The accepted shape:
 Then the data: the small entries (every `Info.plist`, every symlink's target) and, with
 `FullCheck` (the default when publishing), every entry's, inflated in bounded steps and
 checked against its size and CRC, bounded in bytes and time.
-`read_zip_bounded` does all of it in a forked child (infra/bounded.py) under a deadline and a
-memory cap.
+The folder scan (sources/artifacts.py) runs all of it in a forked child (infra/bounded.py,
+`contents_or_problem`) under a deadline and a memory cap.
 """
 
 from __future__ import annotations
@@ -38,7 +38,7 @@ from pathlib import Path
 from typing import BinaryIO
 
 from swiftpm_guard.core.zip_rules import Damage, ZipContents, ZipEntry
-from swiftpm_guard.errors import ZipProblem as ZipProblem  # its old home still works
+from swiftpm_guard.errors import ZipProblem
 from swiftpm_guard.infra.fs import open_regular
 from swiftpm_guard.limits import (
     ZIP_DIRECTORY_MAX_BYTES,
@@ -168,25 +168,11 @@ def read_zip_contents(source: Path | BinaryIO, *, full: FullCheck | None = None)
     """The entries, the ones refused and why, the metadata and symlink targets (CRC-checked),
     and with `full` every entry's data checked: from an open zip (the descriptor that was
     hashed, never a second open by name), or from a path opened the bounded way. In this
-    process: `read_zip_bounded` is the same in a child."""
+    process: `contents_or_problem` is the same in a child."""
     if isinstance(source, Path):
         with open_regular(source, display=str(source), what="zip") as stream:
             return _contents(stream.fileno(), full)
     return _contents(source.fileno(), full)
-
-
-def read_zip_bounded(fd: int, full: FullCheck | None = None) -> ZipContents:
-    """`read_zip_contents` in a forked child under a deadline and a memory cap: a zip that
-    makes zipfile or zlib run away is stopped and refused. Call it with no other threads."""
-    from swiftpm_guard.infra.bounded import run_bounded
-
-    seconds = child_seconds(full)
-    ended = run_bounded(contents_or_problem, fd, full, seconds=seconds)
-    if ended.kind != "ok" or ended.value is None:
-        raise ZipProblem(f"reading it {ended.failure(seconds)}")
-    if isinstance(ended.value, str):
-        raise ZipProblem(ended.value)
-    return ended.value
 
 
 def child_seconds(full: FullCheck | None) -> float:

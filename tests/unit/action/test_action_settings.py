@@ -60,7 +60,7 @@ def test_proxy_is_host_and_port_only(tmp_path):
 
 def test_defaults(tmp_path):
     settings = _settings(tmp_path)
-    assert settings.mode == "check" and settings.requested_mode == "auto"
+    assert settings.mode == "check"
     assert settings.template == "Package.swift.template" and settings.template_ref == "swiftpm"
     assert settings.pr_conclusion == "auto" and settings.dry_run is False
     assert settings.token is None and settings.branch is None

@@ -17,11 +17,12 @@ from support.release import write_template_branch
 from swiftpm_guard.action.settings import (
     INPUTS,
     MODES,
-    OUTPUTS,
 )
 from swiftpm_guard.cli.main import main
 
 ROOT = Path(__file__).resolve().parents[3]
+#: The outputs action.yml declares (the action writes each: test_action_contract).
+OUTPUTS = set(yaml.safe_load((ROOT / "action.yml").read_text())["outputs"])
 EXAMPLES = sorted((ROOT / "docs" / "examples").glob("*.yml"))
 EXECUTORCH = ROOT / "docs" / "examples" / "executorch-upload-frameworks-ios.yml"
 #: FRAMEWORKS in pytorch/executorch's .github/workflows/apple.yml, job build-frameworks-ios,

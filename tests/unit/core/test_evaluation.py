@@ -4,11 +4,8 @@ import json
 
 import pytest
 
-from swiftpm_guard.core.swiftpm_evaluation import (
-    CommandResult,
-    UnreadableOutput,
-    interpret,
-)
+from swiftpm_guard.core.swiftpm_evaluation import CommandResult, interpret
+from swiftpm_guard.errors import UnreadableOutput
 
 OK_DESCRIBE = CommandResult(0, "{}", "")
 

@@ -13,7 +13,6 @@ from swiftpm_guard.core.names import (
     check_ref_name,
     manifest_path,
     ref_problem,
-    relative_path,
     repo_path,
     strip_userinfo,
     template_ref,
@@ -82,7 +81,7 @@ def test_one_ref_rule_for_full_refs_and_branch_names(name):
     ("./a+b_c-d/e.f", "a+b_c-d/e.f"),
 ])
 def test_one_path_rule_for_every_path_a_user_names(value, path):
-    assert repo_path(value, "x") == tree_path(value) == relative_path(value, "x") == path
+    assert repo_path(value, "x") == tree_path(value) == path
     assert validate_excluded((value,)) == (path + "/" if value.endswith("/") else path,)
 
 
@@ -90,7 +89,6 @@ def test_one_path_rule_for_every_path_a_user_names(value, path):
                                    "a//b", "-x", "a b", "a\nb", "a\\b", "a*b", "x" * 401])
 def test_the_path_rule_refuses_in_one_line(value):
     for check in (lambda: repo_path(value, "input template"), lambda: tree_path(value),
-                  lambda: relative_path(value, "input template"),
                   lambda: validate_excluded((value,))):
         with pytest.raises(UsageError, match="must be a relative path inside the repository") \
                 as raised:

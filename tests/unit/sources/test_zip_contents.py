@@ -13,9 +13,10 @@ from swiftpm_guard.core.zip_rules import (
     decode_xcframework,
     shape_problem,
 )
+from swiftpm_guard.errors import ZipProblem
 from swiftpm_guard.sources.artifacts import scan_zip_folder
 from swiftpm_guard.sources.template import load_template
-from swiftpm_guard.sources.zip_archive import ZipProblem, read_zip_contents
+from swiftpm_guard.sources.zip_archive import read_zip_contents
 
 
 def judged(tmp_path, name="foo", **options):
