@@ -114,7 +114,8 @@ def needs_swiftpm(rendered: Rendered, accept_static: bool) -> Finding:
         code=CODE, severity=severity, subject=path, file=None, line=None,
         message=(f"SwiftPM did not evaluate {path}; whether each placeholder is live "
                  "code, which `#if` branches and computed collections keep which binary "
-                 f"targets, and which are products only SwiftPM can say: {unproven}"),
+                 "targets, which are products, and which platforms the XCFrameworks' slices "
+                 f"must cover only SwiftPM can say: {unproven}"),
     )
 
 
