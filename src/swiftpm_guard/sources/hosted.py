@@ -166,21 +166,24 @@ def _status_failure(error: urllib.error.HTTPError) -> Exception:
 def _download(url: str, settings: UrlSettings) -> Fetched:
     """One attempt: stream the body through SHA-256, stopping early if it is not a zip, all
     of it (redirects included) within the download's deadline."""
+    def read(response: http.client.HTTPResponse, deadline: Deadline) -> Fetched:
+        content_type = response.headers.get("Content-Type", "")
+        return _hash_stream(response, deadline, settings, content_type)
+
+    return _within_deadline(_request(url), settings, read)
+
+
+def _within_deadline(request: urllib.request.Request, settings: UrlSettings,
+                     read: Callable[[http.client.HTTPResponse, Deadline], Fetched]) -> Fetched:
+    """`_opened` with the whole exchange (redirects included) inside the download's deadline;
+    a failure after it passed says so."""
     with http_deadline.bounded(settings.deadline) as deadline:
         try:
-            return _download_within(url, settings, deadline)
+            return _opened(request, settings, lambda response: read(response, deadline))
         except (_Transient, _Final):
             if deadline.expired:
                 raise _late(settings) from None
             raise
-
-
-def _download_within(url: str, settings: UrlSettings, deadline: Deadline) -> Fetched:
-    def read(response: http.client.HTTPResponse) -> Fetched:
-        content_type = response.headers.get("Content-Type", "")
-        return _hash_stream(response, deadline, settings, content_type)
-
-    return _opened(_request(url), settings, read)
 
 
 def _opened(request: urllib.request.Request, settings: UrlSettings,
@@ -212,13 +215,7 @@ def _size(url: str, settings: UrlSettings) -> Fetched:
     unread. Neither: "unsized"."""
     request = _request(url)
     request.add_header("Range", "bytes=0-0")
-    with http_deadline.bounded(settings.deadline) as deadline:
-        try:
-            return _opened(request, settings, _announced)
-        except (_Transient, _Final):
-            if deadline.expired:
-                raise _late(settings) from None
-            raise
+    return _within_deadline(request, settings, lambda response, _deadline: _announced(response))
 
 
 def _announced(response: http.client.HTTPResponse) -> Fetched:
